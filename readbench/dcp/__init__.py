@@ -1,1 +1,26 @@
-"""readbench.dcp"""
+"""Context pruning (DCP) as a pure projection of an inspect message list.
+
+`project(messages, config, state=, usage=) -> Projection(messages, stats, state)` runs one of the
+configurations in `configs.py` before a model call: PSU3D0/pi-dcp (shared/specs/dcp.md Part A),
+diegopetrucci's cache-aware sister extension (Part B) or SWE-agent observation masking
+(anchors.md §1). The input is never mutated.
+"""
+
+from readbench.dcp._project import prefix_break_index, project
+from readbench.dcp._types import ContextUsage, DcpState, DecisionRecord, GateInfo, Projection, ProjectionStats
+from readbench.dcp.configs import CONFIG_NAMES, DcpConfig, get_config, list_configs
+
+__all__ = [
+    "CONFIG_NAMES",
+    "ContextUsage",
+    "DcpConfig",
+    "DcpState",
+    "DecisionRecord",
+    "GateInfo",
+    "Projection",
+    "ProjectionStats",
+    "get_config",
+    "list_configs",
+    "prefix_break_index",
+    "project",
+]

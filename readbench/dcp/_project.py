@@ -1,0 +1,116 @@
+"""`project`: the pruned view of a message list for one model call (brief §2, metrics.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from inspect_ai.model import ChatMessage
+
+from readbench.dcp._params import ObsMaskParams, PiDcpParams, SisterParams
+from readbench.dcp._pidcp import run_pi_dcp
+from readbench.dcp._pressure import effective_band
+from readbench.dcp._sister import run_sister
+from readbench.dcp._types import ContextUsage, DcpState, Projection, ProjectionStats
+from readbench.dcp._view import PiView, text_chars
+from readbench.dcp.configs import DcpConfig, get_config
+from readbench.dcp.strategies import obs_mask
+
+__all__ = ["project", "prefix_break_index"]
+
+
+def project(
+    messages: list[ChatMessage],
+    config: DcpConfig | str | dict[str, Any],
+    *,
+    state: DcpState | None = None,
+    usage: ContextUsage | None = None,
+) -> Projection:
+    """Prune `messages` for one model call; never mutates the input list or its messages.
+
+    Parameters
+    ----------
+    messages
+        The full history the agent would send (system messages are passed through untouched and
+        are not counted as turns: pi's hook never sees them, pi-tools.md §5.3).
+    config
+        A `DcpConfig`, a preset name or a `{"base", "name", ...}` dict (see `get_config`).
+    state
+        Sticky decisions from the previous call (`Projection.state` of that call); None = empty.
+        Only the sister family reads or extends it.
+    usage
+        Pre-pruning context usage for pi-dcp's pressure band (dcp.md §3); None = unknown.
+
+    Returns
+    -------
+    Projection
+        `messages`: same length and order; replaced messages are `model_copy` copies keeping
+        their ids, untouched ones are the input objects. `stats`: see `ProjectionStats`.
+        `state`: the state to pass to the next call.
+
+    Raises
+    ------
+    ValueError
+        Bad `config` (see `get_config`).
+    """
+    cfg = get_config(config)
+    state = state if state is not None else DcpState()
+    view = PiView(messages)
+    pruned: dict[str, int] = {}
+    skipped: dict[str, dict[str, int]] = {}
+    newly: dict[str, int] = {}
+    saved = 0
+    footer = None
+    band = eff = None
+    ratio = usage.ratio if usage is not None else None
+    gate = None
+    new_state = state
+    if isinstance(cfg.params, PiDcpParams):
+        out = run_pi_dcp(view, cfg.params, usage)
+        pruned = {k: out.run.pruned[k] for k in out.ran}
+        skipped = {k: dict(out.run.skipped[k]) for k in out.ran}
+        saved = out.run.tokens_saved
+        footer = out.footer
+        band, eff, ratio = out.band, effective_band(out.band), out.ratio
+    elif isinstance(cfg.params, SisterParams):
+        so = run_sister(view, cfg.params, state)
+        pruned, newly, saved, gate, new_state = so.pruned, so.newly_pruned, so.footer_tokens_saved, so.gate, so.state
+    elif isinstance(cfg.params, ObsMaskParams):
+        masked = obs_mask.apply(view, cfg.params)
+        pruned = {obs_mask.STRATEGY_ID: len(masked)}
+        saved = sum(text_chars(view.original(p).content) // 4 for p in masked)
+    changed = tuple(view.index[p] for p in view.changed_positions())
+    stats = ProjectionStats(
+        config=cfg.name,
+        family=cfg.family,
+        pruned=pruned,
+        skipped=skipped,
+        newly_pruned=newly,
+        footer_tokens_saved=saved,
+        footer_text=footer,
+        earliest_changed_index=changed[0] if changed else None,
+        changed_indices=changed,
+        band=band,
+        effective_band=eff,
+        usage_ratio=ratio,
+        gate=gate,
+    )
+    return Projection(view.output(), stats, new_state)
+
+
+def _same(a: ChatMessage, b: ChatMessage) -> bool:
+    return a is b or a.model_dump(exclude={"id"}) == b.model_dump(exclude={"id"})
+
+
+def prefix_break_index(previous: list[ChatMessage], current: list[ChatMessage]) -> int | None:
+    """First position < len(previous) where `current` differs from `previous`, else None.
+
+    This is a rewrite of history already sent (metrics.md `dcp_prefix_breaks`): pass the
+    previous call's projected list and this call's. Messages are compared by content (ids
+    ignored). A `current` shorter than `previous` breaks at `len(current)`.
+    """
+    for i, prev in enumerate(previous):
+        if i >= len(current):
+            return i
+        if not _same(prev, current[i]):
+            return i
+    return None

@@ -1,0 +1,176 @@
+"""The sister extension's pipeline for one call (shared/specs/dcp.md §7.1 "Order").
+
+proposals [dedupe, error-purge, superseded-file-ops] on the unpruned view -> drop keys already
+decided -> `minCharsSaved` floor (results with an image bypass it) -> collapse proposals for the
+same target (earlier strategy wins) -> drop targets claimed by sticky decisions -> protection
+filter -> token savings (drop <= 0) -> net-benefit gate on the whole batch -> apply sticky
+decisions (oldest first) then accepted ones -> new state = old decisions + newly applied.
+Sticky decisions bypass floor and gate but still pass the protection check.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from readbench.dcp._gate import accepts, cost_model
+from readbench.dcp._js import js_len, js_stringify
+from readbench.dcp._params import SisterParams
+from readbench.dcp._sister_common import (
+    Proposal,
+    estimate_content_tokens,
+    estimate_message_tokens,
+    estimate_text_tokens,
+    is_protected,
+    pair_index,
+    recency_boundary,
+)
+from readbench.dcp._types import DcpState, DecisionRecord, GateInfo, finite_or_none
+from readbench.dcp._view import PiView, blocks, calls_of, is_error, text_chars
+from readbench.dcp.strategies import sister_dedupe, sister_error_purge, sister_file_ops
+from readbench.dcp.strategies.sister_error_purge import pruned_arguments
+
+__all__ = ["SisterOutcome", "run_sister", "STRATEGY_IDS", "agent_state"]
+
+STRATEGY_IDS = (sister_dedupe.STRATEGY_ID, sister_error_purge.STRATEGY_ID, sister_file_ops.STRATEGY_ID)
+
+
+@dataclass(frozen=True)
+class SisterOutcome:
+    """What `run_sister` did."""
+
+    state: DcpState
+    pruned: dict[str, int]
+    newly_pruned: dict[str, int]
+    footer_tokens_saved: int
+    gate: GateInfo
+
+
+def agent_state(view: PiView) -> str:
+    """`classifyAgentStateFromMessages`: last message is a user prompt -> `idle`, else `mid_loop`."""
+    if len(view) == 0:
+        return "idle"
+    return "idle" if view.role(len(view) - 1) == "user" else "mid_loop"
+
+
+def _effect(view: PiView, d: Proposal | DecisionRecord, pairs: dict) -> tuple[int, int, int] | None:
+    """(position changed, chars saved, tokens saved) of applying `d` to the unpruned view, or
+    None when it would not apply (target absent; input purge of a call that did not error)."""
+    apos, cidx, rpos = pairs.get(d.tool_call_id, (None, 0, None))
+    if rpos is None:
+        return None
+    result = view.original(rpos)
+    if d.kind == "tool_result_content":
+        text = d.placeholder if d.placeholder is not None else ""
+        chars = max(0, text_chars(result.content) - js_len(text))
+        tokens = max(0, estimate_content_tokens(result.content) - estimate_text_tokens(text))
+        return rpos, chars, tokens
+    if apos is None or not is_error(result):
+        return None
+    before = js_stringify(calls_of(view.original(apos))[cidx].arguments or {})
+    after = js_stringify(pruned_arguments(d.reason))
+    return apos, max(0, js_len(before) - js_len(after)), max(0, estimate_text_tokens(before) - estimate_text_tokens(after))
+
+
+def _apply(view: PiView, d: Proposal | DecisionRecord, pairs: dict) -> int:
+    """Apply `d`; returns the pi-dcp-style footer estimate (floor(original chars / 4))."""
+    apos, cidx, rpos = pairs[d.tool_call_id]
+    if d.kind == "tool_result_content":
+        orig = view.original(rpos).content
+        view.set_result_text(rpos, d.placeholder or "")
+        return text_chars(orig) // 4
+    before = js_stringify(calls_of(view.original(apos))[cidx].arguments or {})
+    view.set_call_arguments(apos, d.tool_call_id, pruned_arguments(d.reason))
+    return js_len(before) // 4
+
+
+def _target(kind: str, call_id: str) -> str:
+    return f"{kind}:toolCallId:{call_id}"
+
+
+def run_sister(view: PiView, params: SisterParams, state: DcpState) -> SisterOutcome:
+    """Run the sister pipeline on `view` (copy-on-write) and return the new state and numbers."""
+    boundary = recency_boundary(view, params.recent_turns)
+    pairs = pair_index(view)
+    proposals: list[Proposal] = []
+    if params.dedupe:
+        proposals += sister_dedupe.propose(view)
+    if params.error_purge:
+        proposals += sister_error_purge.propose(view, params.min_turns_old)
+    if params.superseded_file_ops:
+        proposals += sister_file_ops.propose(view, params.cwd)
+
+    known = state.keys
+    fresh: list[Proposal] = []
+    seen: set[str] = set()
+    for p in proposals:
+        if p.key in known or p.key in seen:
+            continue
+        seen.add(p.key)
+        fresh.append(p)
+
+    if params.min_chars_saved > 0:
+        kept = []
+        for p in fresh:
+            rpos = pairs.get(p.tool_call_id, (None, 0, None))[2]
+            has_image = rpos is not None and any(k == "image" for k, _ in blocks(view.original(rpos).content))
+            eff = _effect(view, p, pairs)
+            if (p.kind == "tool_result_content" and has_image) or (eff is not None and eff[1] >= params.min_chars_saved):
+                kept.append(p)
+        fresh = kept
+
+    priority = {sid: i for i, sid in enumerate(STRATEGY_IDS)}
+    by_target: dict[str, Proposal] = {}
+    for p in fresh:
+        cur = by_target.get(p.target)
+        if cur is None or priority[p.strategy_id] < priority[cur.strategy_id]:
+            by_target[p.target] = p
+    claimed = {_target(d.kind, d.tool_call_id) for d in state.decisions}
+
+    candidates: list[tuple[Proposal, int, int]] = []
+    for p in by_target.values():
+        if p.target in claimed or is_protected(view, p.tool_call_id, params, boundary, pairs):
+            continue
+        eff = _effect(view, p, pairs)
+        if eff is None or eff[2] <= 0:
+            continue
+        candidates.append((p, eff[0], eff[2]))
+
+    a_state = agent_state(view)
+    threshold = params.threshold_idle if a_state == "idle" else params.threshold_mid_loop
+    if not candidates:
+        gate = GateInfo(params.gate_mode, a_state, threshold, 0, None, 0, 0, 0.0, 0.0, None, False)
+        accepted: list[Proposal] = []
+    elif params.gate_mode == "off":
+        removed = sum(c[2] for c in candidates)
+        gate = GateInfo("off", a_state, threshold, len(candidates), None, 0, removed, 0.0, 0.0, None, True)
+        accepted = [c[0] for c in candidates]
+    else:
+        earliest = min(c[1] for c in candidates)
+        tail = sum(estimate_message_tokens(view, pos) for pos in range(earliest, len(view)))
+        removed = sum(c[2] for c in candidates)
+        model = cost_model(tail, removed, params.cached_price_ratio)
+        ok = accepts(model, threshold, params.gate_mode)
+        gate = GateInfo(
+            params.gate_mode, a_state, threshold, len(candidates), view.index[earliest], tail, removed,
+            model.penalty_tokens, model.recurring_saving_tokens, finite_or_none(model.break_even_calls), ok,
+        )
+        accepted = [c[0] for c in candidates] if ok else []
+
+    pruned = {sid: 0 for sid in STRATEGY_IDS}
+    newly = {sid: 0 for sid in STRATEGY_IDS}
+    saved = 0
+    applied_targets: set[str] = set()
+    new_decisions = list(state.decisions)
+    for d in [*state.decisions, *accepted]:
+        target = _target(d.kind, d.tool_call_id)
+        if target in applied_targets or is_protected(view, d.tool_call_id, params, boundary, pairs):
+            continue
+        if _effect(view, d, pairs) is None:
+            continue
+        saved += _apply(view, d, pairs)
+        applied_targets.add(target)
+        pruned[d.strategy_id] = pruned.get(d.strategy_id, 0) + 1
+        if isinstance(d, Proposal):
+            newly[d.strategy_id] += 1
+            new_decisions.append(DecisionRecord(d.key, d.strategy_id, d.kind, d.tool_call_id, d.reason, d.placeholder))
+    return SisterOutcome(DcpState(tuple(new_decisions)), pruned, newly, saved, gate)

@@ -1,0 +1,136 @@
+"""Named DCP configurations: data in one registry (shared/specs/dcp.md §9, brief §2).
+
+A configuration is a pruning family plus its typed parameters:
+
+| name | family | what it is |
+| --- | --- | --- |
+| `off` | off | no pruning (the baseline) |
+| `pi-dcp` | pi-dcp | PSU3D0/pi-dcp defaults (dcp.md §5) |
+| `pi-dcp-dedup-only` | pi-dcp | only `deduplicate` |
+| `pi-dcp-stable` | pi-dcp | defaults without ` (Turn N)` in placeholders (isolates dcp.md §2.5) |
+| `pi-dcp-aggressive` | pi-dcp | `supersedeWrites` on and band forced `high` |
+| `dcp-gated` | sister | diegopetrucci pi-dynamic-context-pruning defaults, r = 0.1, T = 22 (§7.3) |
+| `obs-mask-5` | obs-mask | SWE-agent last-5 observations (anchors.md §1) |
+
+User-defined configurations are dicts `{"base": "<name>", "name": "<new name>", <field>: value}`
+whose other keys are fields of the base's parameter class (`PiDcpParams`, `SisterParams`,
+`ObsMaskParams` in `readbench.dcp._params`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from readbench.dcp._params import ObsMaskParams, PiDcpParams, SisterParams, params_to_dict
+
+__all__ = ["DcpConfig", "get_config", "list_configs", "CONFIG_NAMES"]
+
+FAMILIES = ("off", "pi-dcp", "sister", "obs-mask")
+
+
+@dataclass(frozen=True)
+class DcpConfig:
+    """A pruning configuration. `params` is None for `off`."""
+
+    name: str
+    """Registry or user-given name (appears in logs and reports)."""
+    family: str
+    """`off`, `pi-dcp`, `sister` or `obs-mask`."""
+    base: str
+    """Preset it was derived from (itself for a preset)."""
+    origin: str
+    """One line: where the behaviour comes from."""
+    params: PiDcpParams | SisterParams | ObsMaskParams | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """`{"name", "family", "base", "origin", "params"}`; params JSON-ready."""
+        return {
+            "name": self.name,
+            "family": self.family,
+            "base": self.base,
+            "origin": self.origin,
+            "params": params_to_dict(self.params) if self.params is not None else {},
+        }
+
+
+_PI = "PSU3D0/pi-dcp 8d15a33 (shared/specs/dcp.md Part A)"
+_PRESETS: dict[str, DcpConfig] = {
+    c.name: c
+    for c in (
+        DcpConfig("off", "off", "off", "no pruning: the model sees the full history", None),
+        DcpConfig("pi-dcp", "pi-dcp", "pi-dcp", f"{_PI}, default config", PiDcpParams()),
+        DcpConfig(
+            "pi-dcp-dedup-only", "pi-dcp", "pi-dcp-dedup-only", f"{_PI}, only deduplicate enabled",
+            PiDcpParams(purge_errors=False, output_body_replace=False, supersede_writes=False),
+        ),
+        DcpConfig(
+            "pi-dcp-stable", "pi-dcp", "pi-dcp-stable", f"{_PI}, placeholders without the (Turn N) counter",
+            PiDcpParams(turn_counter=False),
+        ),
+        DcpConfig(
+            "pi-dcp-aggressive", "pi-dcp", "pi-dcp-aggressive", f"{_PI}, supersedeWrites on, band forced high",
+            PiDcpParams(supersede_writes=True, force_band="high"),
+        ),
+        DcpConfig(
+            "dcp-gated", "sister", "dcp-gated",
+            "diegopetrucci/pi-dynamic-context-pruning 0.1.6 defaults, cache gate r=0.1 T=22 (dcp.md Part B)",
+            SisterParams(),
+        ),
+        DcpConfig(
+            "obs-mask-5", "obs-mask", "obs-mask-5",
+            "SWE-agent LastNObservations n=5, 'last-5 observations collapsed' (anchors.md §1)",
+            ObsMaskParams(keep_last=5),
+        ),
+    )
+}
+
+CONFIG_NAMES: tuple[str, ...] = tuple(_PRESETS)
+"""Names of the presets, in table order."""
+
+
+def list_configs() -> list[DcpConfig]:
+    """All presets, in table order."""
+    return list(_PRESETS.values())
+
+
+def get_config(spec: str | dict[str, Any] | DcpConfig) -> DcpConfig:
+    """Resolve a preset name, a `{"base", "name", **overrides}` dict, or a DcpConfig.
+
+    Raises
+    ------
+    ValueError
+        Unknown preset (the message lists valid names), a dict without string `base`/`name`,
+        an override key that is not a parameter of the base's family (named in the message),
+        or an invalid parameter value.
+    """
+    if isinstance(spec, DcpConfig):
+        return spec
+    if isinstance(spec, str):
+        if spec not in _PRESETS:
+            raise ValueError(f"unknown DCP configuration {spec!r}; valid: {', '.join(CONFIG_NAMES)}")
+        return _PRESETS[spec]
+    if not isinstance(spec, dict):
+        raise ValueError(f"DCP configuration must be a name or a dict, got {type(spec).__name__}")
+    base_name, name = spec.get("base"), spec.get("name")
+    if not isinstance(base_name, str):
+        raise ValueError(f"DCP configuration dict needs a string 'base', got {base_name!r}")
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"DCP configuration dict needs a non-empty string 'name', got {name!r}")
+    base = get_config(base_name)
+    overrides = {k: v for k, v in spec.items() if k not in ("base", "name")}
+    if base.params is None:
+        if overrides:
+            raise ValueError(f"DCP configuration {base_name!r} takes no parameters, got {sorted(overrides)}")
+        return dataclasses.replace(base, name=name, base=base_name)
+    valid = {f.name for f in dataclasses.fields(base.params)}
+    for key in overrides:
+        if key not in valid:
+            raise ValueError(
+                f"unknown parameter {key!r} for DCP family {base.family!r}; valid: {', '.join(sorted(valid))}"
+            )
+    fixed = {k: tuple(v) if isinstance(v, list) else v for k, v in overrides.items()}
+    params = dataclasses.replace(base.params, **fixed)
+    origin = f"{base.origin}; overrides {sorted(overrides)}" if overrides else base.origin
+    return DcpConfig(name, base.family, base_name, origin, params)

@@ -1,0 +1,52 @@
+"""pi-dcp `purgeErrors` (shared/specs/dcp.md §2.2, `strategies/purge-errors.ts`).
+
+For an errored tool result (`isError`) that is not protected, whose turnAge >= minTurnAge and
+which is not already a `[DCP:` placeholder: concatenate its text blocks until the text is longer
+than 200 chars, keep the first line cut to 150 chars, and replace the content with
+`[DCP: Stale error payload minimized.]\\n<firstLine>...`. With default turn protection (8 turns)
+every message of a single-prompt session has turnAge 0, so this never fires there.
+"""
+
+from __future__ import annotations
+
+from readbench.dcp._js import js_len, js_slice
+from readbench.dcp._pidcp_run import PiDcpRun, estimate_tokens, is_dcp_placeholder
+from readbench.dcp._view import blocks, is_error
+
+__all__ = ["PREFIX", "apply", "first_line"]
+
+PREFIX = "[DCP: Stale error payload minimized.]\n"
+NAME = "purgeErrors"
+
+
+def first_line(content: object) -> str:
+    """Text kept from an error payload: first line of the first >200 chars, at most 150 chars."""
+    summary = ""
+    for kind, text in blocks(content):
+        if kind == "text":
+            summary += text
+            if js_len(summary) > 200:
+                break
+    return js_slice(summary.split("\n")[0], 150)
+
+
+def apply(run: PiDcpRun) -> None:
+    """Minimise stale error payloads, oldest first."""
+    view = run.view
+    for pos in range(len(view)):
+        if view.role(pos) != "toolResult":
+            continue
+        msg = view.current(pos)
+        if not is_error(msg):
+            continue
+        prot = run.protection(pos)
+        if run.check(NAME, prot):
+            continue
+        if prot.turn_age < run.params.min_turn_age:
+            run.skip(NAME, "recent")
+            continue
+        if is_dcp_placeholder(msg.content):
+            run.skip(NAME, "other")
+            continue
+        run.record(NAME, estimate_tokens(msg.content))
+        view.set_result_text(pos, f"{PREFIX}{first_line(msg.content)}...")
