@@ -18,7 +18,7 @@ _COMMAND_MODULES = [
     "readbench.corpus._cli",  # tasks build|list|check|stats
     "readbench.sim._cli",  # sim profiles|calibrate
     "readbench.analysis._cli",  # eval, report
-    "readbench.sandbox_cli",  # images, k8s-values, doctor
+    "readbench.sandbox._cli",  # images, k8s-values
 ]
 
 

@@ -1,0 +1,51 @@
+# readbench — thin wrappers over the `readbench` CLI. Two commands matter on a fresh machine:
+#   make eval   # venv + install + corpus (+ images when Docker answers) + smoke matrix + report
+#   make test   # the test suite (CI runs exactly this, after provisioning Docker)
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+MATRIX ?= evals/smoke.yaml
+SANDBOX ?= auto
+RUN_ID ?=
+PYTEST_ARGS ?=
+
+.PHONY: setup corpus images eval report test bench nightly setup-differential docker clean
+
+setup: $(STAMP)
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip   # pip 23's resolver backtracks for many minutes on this tree
+	$(BIN)/pip install -q -e ".[dev,docker]"
+	touch $@
+
+corpus: setup
+	$(BIN)/readbench tasks build
+
+images: corpus
+	$(BIN)/readbench images
+
+eval: corpus
+	$(BIN)/readbench eval --matrix $(MATRIX) --sandbox $(SANDBOX) $(if $(RUN_ID),--run-id $(RUN_ID))
+
+report: setup
+	$(BIN)/readbench report $(or $(RUN_ID:%=results/%),results/latest)
+
+test: setup
+	$(BIN)/pytest $(PYTEST_ARGS)
+
+bench: corpus
+	$(BIN)/readbench bench
+
+nightly:
+	$(MAKE) eval MATRIX=evals/nightly.yaml
+
+# provisions a Docker engine >= 24.0.6 + Compose v2 on a bare Debian machine (root; idempotent)
+docker: setup
+	bash sandboxes/provision-docker.sh
+
+setup-differential:
+	bash tests/differential/setup.sh
+
+clean:
+	rm -rf $(VENV) .cache results/*/ results/latest

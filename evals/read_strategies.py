@@ -1,0 +1,39 @@
+"""inspect entry point: `inspect eval evals/read_strategies.py --model readbench/sim-mixed -T variant=B -T dcp=pi-dcp`.
+
+Task arguments (-T, values parsed as YAML):
+    variant: read preset name (`readbench variants`) or a spec dict {base, name, ...params}.
+    dcp: DCP configuration name (`readbench dcp configs`) or a spec dict.
+    cache_models: comma list of cache models priced per sample (`readbench cache models`).
+    sandbox_kind: auto | docker | local (auto = docker when an engine >= 24.0.6 answers).
+    families, sources: comma lists that filter the corpus; limit: first N tasks.
+    max_turns: model generations per sample (inspect turn_limit).
+    context_window_tokens: window for DCP pressure bands (tokens).
+    allow_local: let a real (non-simulated) model run in the unisolated local sandbox.
+"""
+
+from typing import Any
+
+from inspect_ai import Task, task
+
+from readbench.task import read_strategies_task
+
+
+@task
+def read_strategies(
+    variant: str | dict[str, Any] = "stock",
+    dcp: str | dict[str, Any] = "off",
+    cache_models: str | list[str] = "anthropic-5m,openai,deepseek",
+    sandbox_kind: str = "auto",
+    families: str | list[str] | None = None,
+    sources: str | list[str] | None = None,
+    limit: int | None = None,
+    max_turns: int = 80,
+    context_window_tokens: int = 200_000,
+    allow_local: bool = False,
+) -> Task:
+    """One arm of the benchmark: every corpus task under one read variant and DCP configuration."""
+    return read_strategies_task(
+        variant=variant, dcp=dcp, cache_models=cache_models, sandbox_kind=sandbox_kind,
+        families=families, sources=sources, limit=limit, max_turns=max_turns,
+        context_window_tokens=context_window_tokens, allow_local=allow_local,
+    )

@@ -1,0 +1,74 @@
+"""`readbench eval` (run a matrix) and `readbench report` (table + statistics + report from logs)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+RESULTS = Path("results")
+
+
+def _build_report(run_dir: Path) -> Path:
+    import json
+
+    from readbench.analysis.report import render_report
+    from readbench.analysis.table import tidy_table
+
+    table = tidy_table(run_dir / "logs")
+    table.to_parquet(run_dir / "table.parquet")
+    meta_path = run_dir / "run.json"
+    meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+    return render_report(table, run_dir / "report", run_meta=meta)
+
+
+@click.command("eval")
+@click.option("--matrix", "matrix_path", type=click.Path(exists=True, dir_okay=False), default="evals/smoke.yaml",
+              show_default=True, help="Matrix file (arms = variants x dcp x models).")
+@click.option("--model", "models", multiple=True, help="Override the matrix's models (repeatable).")
+@click.option("--sandbox", "sandbox_kind", type=click.Choice(["auto", "docker", "local"]), default="auto",
+              show_default=True, help="auto = docker when an engine >= 24.0.6 answers, else local.")
+@click.option("--run-id", default=None, help="results/<run-id>/ (default: the matrix name; re-running resumes).")
+@click.option("-T", "task_args", multiple=True, metavar="KEY=VALUE", help="Extra task argument (YAML value).")
+def eval_cmd(matrix_path: str, models: tuple[str, ...], sandbox_kind: str, run_id: str | None,
+             task_args: tuple[str, ...]) -> None:
+    """Run a matrix of arms through inspect's eval_set, then write the table and the report."""
+    import yaml
+
+    from readbench.matrix import load_matrix, run_matrix
+
+    try:
+        matrix = load_matrix(matrix_path)
+    except ValueError as ex:
+        raise click.BadParameter(str(ex), param_hint="--matrix")
+    overrides = {}
+    for item in task_args:
+        if "=" not in item:
+            raise click.BadParameter(f"{item!r} is not KEY=VALUE", param_hint="-T")
+        key, value = item.split("=", 1)
+        overrides[key] = yaml.safe_load(value)
+    run_dir = RESULTS / (run_id or matrix.name)
+    ok, log_dir = run_matrix(matrix, run_dir, sandbox_kind=sandbox_kind, overrides=overrides,
+                             models=list(models) or None)
+    report = _build_report(run_dir)
+    latest = RESULTS / "latest"
+    if latest.is_symlink() or not latest.exists():
+        latest.unlink(missing_ok=True)
+        latest.symlink_to(run_dir.name)
+    click.echo(f"logs:   {log_dir}   (inspect view --log-dir {log_dir})")
+    click.echo(f"table:  {run_dir / 'table.parquet'}")
+    click.echo(f"report: {report}")
+    if not ok:
+        click.echo("some arms did not complete; re-run the same command to resume", err=True)
+        sys.exit(1)
+
+
+@click.command("report")
+@click.argument("run_dir", type=click.Path(exists=True, file_okay=False), default="results/latest")
+def report_cmd(run_dir: str) -> None:
+    """Rebuild table.parquet and report/ of RUN_DIR from its inspect logs alone."""
+    click.echo(_build_report(Path(run_dir)))
+
+
+commands = [eval_cmd, report_cmd]

@@ -1,0 +1,150 @@
+"""Matrix files and the `readbench eval` command: arms = read variant x DCP config x model,
+run through inspect's ``eval_set`` so an interrupted run resumes (inspect-notes.md §6).
+
+A matrix file (YAML, e.g. evals/smoke.yaml)::
+
+    name: smoke                  # default run id: results/<name>/
+    models: [readbench/sim-mixed]
+    epochs: 1
+    variants: [stock, A, B]      # preset names, or names defined under `presets`
+    dcp: ["off"]                 # configuration names, or names defined under `dcp_presets`
+    cache_models: [anthropic-5m, openai, deepseek]
+    task_args: {limit: 12}       # any other -T argument of evals/read_strategies.py
+    presets:                     # user-defined read presets, no code needed
+      B-1500: {base: B, max_lines: 1500}
+    dcp_presets:
+      pi-dcp-t4: {base: pi-dcp, turn_protection_turns: 4}
+
+Outputs under ``results/<run-id>/``: ``logs/`` (inspect .eval logs, one per arm; open them
+with ``inspect view --log-dir results/<run-id>/logs``), ``run.json`` (the resolved matrix),
+``table.parquet`` and ``report/`` (readbench.analysis).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+#: keys a matrix file may contain
+MATRIX_KEYS = {"name", "models", "epochs", "variants", "dcp", "cache_models", "task_args", "presets",
+               "dcp_presets", "max_samples", "max_sandboxes"}
+
+
+@dataclass(frozen=True)
+class Matrix:
+    """A resolved experiment matrix.
+
+    Attributes:
+        name: default run id.
+        models: inspect model strings (one log per arm and model).
+        epochs: epochs per sample (samples are paired across arms by id and epoch).
+        variants: read presets as specs accepted by readbench.read.get_variant.
+        dcp: DCP configurations as specs accepted by readbench.dcp.get_config.
+        cache_models: cache models priced per sample.
+        task_args: further task arguments.
+    """
+
+    name: str
+    models: list[str]
+    epochs: int
+    variants: list[str | dict[str, Any]]
+    dcp: list[str | dict[str, Any]]
+    cache_models: list[str]
+    task_args: dict[str, Any] = field(default_factory=dict)
+    max_samples: int | None = None
+    max_sandboxes: int | None = None
+
+    def arms(self) -> list[tuple[str | dict[str, Any], str | dict[str, Any]]]:
+        """(variant, dcp) pairs in a stable order."""
+        return list(itertools.product(self.variants, self.dcp))
+
+
+def load_matrix(path: str | Path) -> Matrix:
+    """Read and validate a matrix YAML file.
+
+    Raises:
+        FileNotFoundError: the file does not exist.
+        ValueError: unknown keys, empty lists, or a name that is neither a preset nor defined
+            in the file (the message names the key and the offending value).
+    """
+    from readbench.dcp import get_config
+    from readbench.read import get_variant
+
+    path = Path(path)
+    raw = yaml.safe_load(path.read_text()) or {}
+    if not isinstance(raw, dict):
+        raise ValueError(f"{path}: a matrix file must be a mapping, got {type(raw).__name__}")
+    unknown = set(raw) - MATRIX_KEYS
+    if unknown:
+        raise ValueError(f"{path}: unknown matrix keys {sorted(unknown)}; allowed: {sorted(MATRIX_KEYS)}")
+    presets = {name: {**spec, "name": name} for name, spec in (raw.get("presets") or {}).items()}
+    dcp_presets = {name: {**spec, "name": name} for name, spec in (raw.get("dcp_presets") or {}).items()}
+    variants = [presets.get(v, v) for v in raw.get("variants", ["stock"])]
+    dcps = [dcp_presets.get(str(d), str(d)) for d in raw.get("dcp", ["off"])]
+    for key, values in (("variants", variants), ("dcp", dcps), ("models", raw.get("models", ["x"]))):
+        if not values:
+            raise ValueError(f"{path}: `{key}` must not be empty")
+    for v in variants:
+        try:
+            get_variant(v)
+        except (KeyError, ValueError) as ex:
+            raise ValueError(f"{path}: variants: {ex}") from ex
+    for d in dcps:
+        try:
+            get_config(d)
+        except (KeyError, ValueError) as ex:
+            raise ValueError(f"{path}: dcp: {ex}") from ex
+    epochs = int(raw.get("epochs", 1))
+    if epochs < 1:
+        raise ValueError(f"{path}: epochs must be >= 1, got {epochs}")
+    return Matrix(
+        name=str(raw.get("name", path.stem)),
+        models=list(raw.get("models", ["readbench/sim-mixed"])),
+        epochs=epochs,
+        variants=variants,
+        dcp=dcps,
+        cache_models=list(raw.get("cache_models", ["anthropic-5m", "openai", "deepseek"])),
+        task_args=dict(raw.get("task_args") or {}),
+        max_samples=raw.get("max_samples"),
+        max_sandboxes=raw.get("max_sandboxes"),
+    )
+
+
+def run_matrix(matrix: Matrix, run_dir: Path, *, sandbox_kind: str = "auto", overrides: dict[str, Any] | None = None,
+               models: list[str] | None = None) -> tuple[bool, Path]:
+    """Run every arm through ``inspect_ai.eval_set`` into ``run_dir/logs``.
+
+    Re-running with the same ``run_dir`` resumes: finished samples are not redone
+    (eval_set's retry semantics, inspect-notes.md §6).
+
+    Returns:
+        (all arms complete, log directory).
+    """
+    from inspect_ai import eval_set
+
+    from readbench.task import read_strategies_task
+
+    task_args = {**matrix.task_args, **(overrides or {})}
+    run_dir.mkdir(parents=True, exist_ok=True)
+    log_dir = run_dir / "logs"
+    tasks = [
+        read_strategies_task(variant=v, dcp=d, cache_models=matrix.cache_models, sandbox_kind=sandbox_kind,
+                             **task_args)
+        for v, d in matrix.arms()
+    ]
+    (run_dir / "run.json").write_text(json.dumps({
+        "matrix": matrix.name, "models": models or matrix.models, "epochs": matrix.epochs,
+        "variants": matrix.variants, "dcp": matrix.dcp, "cache_models": matrix.cache_models,
+        "task_args": task_args, "sandbox": sandbox_kind,
+    }, indent=2, default=str))
+    ok, _ = eval_set(
+        tasks, log_dir=str(log_dir), model=models or matrix.models, epochs=matrix.epochs,
+        retry_attempts=2, retry_wait=1, fail_on_error=False, max_samples=matrix.max_samples,
+        max_sandboxes=matrix.max_sandboxes, max_tasks=2, log_dir_allow_dirty=False,
+    )
+    return ok, log_dir

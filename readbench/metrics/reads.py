@@ -1,0 +1,136 @@
+"""Per-sample effort and read-fragmentation metrics (shared/specs/metrics.md, "Effort" and
+"Reads and fragmentation").
+
+Pure functions over the full message history and the loop's per-call logs. Read facts come
+from the structured details each read result carries in ``ChatMessageTool.metadata["readbench"]``
+(written by readbench.tools.read from readbench.read.ReadDetails); no notice text is parsed.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool
+
+from readbench.cache import count_tokens
+
+TOOLS = ("read", "grep", "bash", "edit", "write")
+
+
+def _tool_calls(messages: list[ChatMessage]) -> dict[str, tuple[str, dict[str, Any]]]:
+    calls = {}
+    for message in messages:
+        if isinstance(message, ChatMessageAssistant):
+            for call in message.tool_calls or []:
+                calls[call.id] = (call.function, call.arguments)
+    return calls
+
+
+def effort_metrics(messages: list[ChatMessage], calls: list[dict[str, Any]]) -> dict[str, float]:
+    """Turns, tool calls per tool, and token totals.
+
+    Args:
+        messages: the full history of the sample (``state.messages``).
+        calls: the loop's per-call logs (``readbench:calls``; readbench.agent.loop.CallLog as dicts).
+
+    Returns:
+        ``turns`` (assistant messages generated), ``tool_calls``, ``{tool}_calls`` for each pi tool,
+        ``input_tokens`` (Σ prompt tokens actually sent, tokens), ``output_tokens``,
+        ``peak_context_tokens`` (max prompt, tokens).
+    """
+    per_tool = Counter(function for function, _ in _tool_calls(messages).values())
+    prompts = [c["prompt_tokens"] or 0 for c in calls]
+    out = {
+        "turns": float(sum(isinstance(m, ChatMessageAssistant) for m in messages)),
+        "tool_calls": float(sum(per_tool.values())),
+        "input_tokens": float(sum(prompts)),
+        "output_tokens": float(sum(c["output_tokens"] or 0 for c in calls)),
+        "peak_context_tokens": float(max(prompts, default=0)),
+    }
+    for tool in TOOLS:
+        out[f"{tool}_calls"] = float(per_tool.get(tool, 0))
+    return out
+
+
+def read_metrics(messages: list[ChatMessage]) -> dict[str, float]:
+    """Read counts and fragmentation (metrics.md "Reads and fragmentation").
+
+    A line re-delivered after its file changed counts as new: lines are keyed by
+    (path, content sha256, line number).
+
+    Returns:
+        ``blind_reads``, ``capped_reads``, ``blocked_reads``, ``dedup_stubs``,
+        ``dedup_stub_misses``, ``files_read``, ``reads_per_file``, ``lines_delivered``,
+        ``unique_lines_delivered``, ``reread_ratio`` (0 when nothing was delivered),
+        ``read_tokens`` (tokens of read results, o200k), ``reread_tokens`` (the share of each
+        result's tokens that re-delivered lines, tokens), ``mean_lines_per_read``.
+    """
+    calls = _tool_calls(messages)
+    seen: set[tuple[str, str, int]] = set()
+    files: set[str] = set()
+    counts = Counter()
+    delivered = unique = 0
+    read_tokens = reread_tokens = 0.0
+    text_reads = 0
+    for message in messages:
+        if not isinstance(message, ChatMessageTool) or message.function != "read":
+            continue
+        function, args = calls.get(message.tool_call_id or "", ("read", {}))
+        counts["read"] += 1
+        files.add(str(args.get("path", "")))
+        if args.get("offset") is None and args.get("limit") is None:
+            counts["blind"] += 1
+        details = (message.metadata or {}).get("readbench", {})
+        counts["capped"] += bool(details.get("capped"))
+        counts["blocked"] += bool(details.get("blocked"))
+        counts["stubbed"] += bool(details.get("stubbed"))
+        counts["stub_miss"] += bool(details.get("stub_miss"))
+        text = message.error.message if message.error else message.text
+        tokens = count_tokens(text)
+        read_tokens += tokens
+        first, last = details.get("first_line"), details.get("last_line")
+        if first is None or last is None or details.get("stubbed"):
+            continue
+        text_reads += 1
+        n = last - first + 1
+        key = (str(details.get("path")), str(details.get("content_sha256")))
+        fresh = 0
+        for line in range(first, last + 1):
+            if (key[0], key[1], line) not in seen:
+                seen.add((key[0], key[1], line))
+                fresh += 1
+        delivered += n
+        unique += fresh
+        reread_tokens += tokens * (n - fresh) / n
+    reads = counts["read"]
+    return {
+        "blind_reads": float(counts["blind"]),
+        "capped_reads": float(counts["capped"]),
+        "blocked_reads": float(counts["blocked"]),
+        "dedup_stubs": float(counts["stubbed"]),
+        "dedup_stub_misses": float(counts["stub_miss"]),
+        "files_read": float(len(files)),
+        "reads_per_file": reads / len(files) if files else 0.0,
+        "lines_delivered": float(delivered),
+        "unique_lines_delivered": float(unique),
+        "reread_ratio": 1 - unique / delivered if delivered else 0.0,
+        "read_tokens": float(read_tokens),
+        "reread_tokens": float(round(reread_tokens, 3)),
+        "mean_lines_per_read": delivered / text_reads if text_reads else 0.0,
+    }
+
+
+def dcp_metrics(calls: list[dict[str, Any]]) -> dict[str, float]:
+    """DCP economics that need no cache model (metrics.md "DCP economics").
+
+    Returns:
+        ``dcp_pruned_items`` (Σ items pruned over calls), ``dcp_footer_tokens_saved`` (Σ of
+        pi-dcp's per-request footer estimate, tokens), ``dcp_prefix_breaks`` (calls whose input
+        rewrote a position of the previous call's input).
+    """
+    return {
+        "dcp_pruned_items": float(sum(sum(c["pruned"].values()) for c in calls)),
+        "dcp_footer_tokens_saved": float(sum(c["footer_tokens_saved"] for c in calls)),
+        "dcp_prefix_breaks": float(sum(bool(c["prefix_break"]) for c in calls)),
+    }

