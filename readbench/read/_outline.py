@@ -1,0 +1,275 @@
+"""Structural outlines from tree-sitter: definitions (and Markdown headings) with line ranges.
+
+Used by variant C's file map and the swe-agent file map (shared/specs/variants.md "C",
+"swe-agent"). Grammars come from `tree-sitter-language-pack` 0.13, which ships them in the
+wheel; 1.x downloads grammars at run time and fails offline, hence the pin in
+pyproject.toml. Imports are lazy so `readbench.read` imports without tree-sitter loaded.
+
+Line numbers are 1-based rows of `text.split("\\n")` (tree-sitter counts rows at `\\n` too).
+A definition's range runs from its keyword line (`def`/`class`, after decorators, as in
+Python's `ast` `lineno`) to the last line of its last non-comment token (`ast` `end_lineno`).
+"""
+
+from __future__ import annotations
+
+import functools
+import posixpath
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["OutlineEntry", "language_for_path", "outline", "python_function_bodies"]
+
+_EXTENSIONS: dict[str, str] = {
+    ".py": "python",
+    ".pyi": "python",
+    ".js": "javascript",
+    ".mjs": "javascript",
+    ".cjs": "javascript",
+    ".jsx": "javascript",
+    ".ts": "typescript",
+    ".mts": "typescript",
+    ".cts": "typescript",
+    ".tsx": "tsx",
+    ".go": "go",
+    ".rs": "rust",
+    ".java": "java",
+    ".c": "c",
+    ".h": "c",
+    ".cc": "cpp",
+    ".cpp": "cpp",
+    ".cxx": "cpp",
+    ".hpp": "cpp",
+    ".hh": "cpp",
+    ".hxx": "cpp",
+    ".rb": "ruby",
+    ".md": "markdown",
+    ".markdown": "markdown",
+}
+
+_JS_KINDS = {
+    "class_declaration": "class",
+    "abstract_class_declaration": "class",
+    "function_declaration": "function",
+    "generator_function_declaration": "function*",
+    "method_definition": "method",
+    "interface_declaration": "interface",
+    "enum_declaration": "enum",
+}
+
+# node type -> label, per language. Python's `async def` is detected separately.
+_KINDS: dict[str, dict[str, str]] = {
+    "python": {"class_definition": "class", "function_definition": "def"},
+    "javascript": _JS_KINDS,
+    "typescript": _JS_KINDS,
+    "tsx": _JS_KINDS,
+    "go": {"function_declaration": "func", "method_declaration": "method", "type_spec": "type"},
+    "rust": {
+        "function_item": "fn",
+        "struct_item": "struct",
+        "enum_item": "enum",
+        "trait_item": "trait",
+        "impl_item": "impl",
+        "mod_item": "mod",
+    },
+    "java": {
+        "class_declaration": "class",
+        "interface_declaration": "interface",
+        "enum_declaration": "enum",
+        "record_declaration": "record",
+        "method_declaration": "method",
+        "constructor_declaration": "constructor",
+    },
+    "c": {"function_definition": "function", "struct_specifier": "struct"},
+    "cpp": {
+        "function_definition": "function",
+        "struct_specifier": "struct",
+        "class_specifier": "class",
+        "namespace_definition": "namespace",
+    },
+    "ruby": {"class": "class", "module": "module", "method": "def", "singleton_method": "def self."},
+}
+
+_NAME_TYPES = {
+    "identifier",
+    "field_identifier",
+    "qualified_identifier",
+    "destructor_name",
+    "operator_name",
+    "type_identifier",
+    "property_identifier",
+    "constant",
+}
+
+
+@dataclass(frozen=True)
+class OutlineEntry:
+    """One definition or heading.
+
+    `kind` is a label such as "class", "def", "async def", "fn", or "#"*level for a
+    Markdown heading; `depth` its nesting among entries (0 = top level); lines 1-based,
+    inclusive.
+    """
+
+    kind: str
+    name: str
+    start_line: int
+    end_line: int
+    depth: int
+
+    def render(self) -> str:
+        """One map line, e.g. `  def parse (lines 12-40)`."""
+        return f"{'  ' * self.depth}{self.kind} {self.name} (lines {self.start_line}-{self.end_line})"
+
+
+def language_for_path(path: str) -> str | None:
+    """The grammar name for a file path by extension (".py" -> "python"), or None."""
+    return _EXTENSIONS.get(posixpath.splitext(path)[1].lower())
+
+
+@functools.lru_cache(maxsize=16)
+def _parser(language: str) -> Any:
+    from tree_sitter_language_pack import get_parser  # lazy: heavy native import
+
+    return get_parser(language)
+
+
+def _parse(text: str, language: str) -> Any:
+    return _parser(language).parse(text.encode("utf-8", errors="surrogatepass"))
+
+
+def _effective_end_row(node: Any) -> int:
+    """0-based row of the last non-comment token under `node`."""
+    while node.child_count:
+        children = [c for c in node.children if c.type != "comment"]
+        if not children:
+            break
+        node = children[-1]
+    row, col = node.end_point
+    if col == 0 and row > node.start_point[0]:  # a token ending in a newline
+        row -= 1
+    return row
+
+
+def _name_of(node: Any, language: str) -> str:
+    name = node.child_by_field_name("name")
+    if name is None and language in ("c", "cpp"):
+        decl = node.child_by_field_name("declarator")
+        while decl is not None and decl.type not in _NAME_TYPES:
+            decl = decl.child_by_field_name("declarator")
+        name = decl
+    if name is None and node.type == "impl_item":
+        name = node.child_by_field_name("type")
+    if name is None:
+        return "?"
+    return name.text.decode("utf-8", errors="replace")
+
+
+def _kind_of(node: Any, language: str) -> str | None:
+    kind = _KINDS[language].get(node.type)
+    if kind is None:
+        return None
+    if language == "python" and node.type == "function_definition":
+        if node.children and node.children[0].type == "async":
+            return "async def"
+    if node.type in ("struct_specifier", "class_specifier") and node.child_by_field_name("body") is None:
+        return None  # a forward declaration or a type use, not a definition
+    return kind
+
+
+def _code_outline(root: Any, language: str) -> list[OutlineEntry]:
+    entries: list[OutlineEntry] = []
+
+    def visit(node: Any, depth: int) -> None:
+        for child in node.children:
+            kind = _kind_of(child, language)
+            if kind is None:
+                visit(child, depth)
+                continue
+            entries.append(
+                OutlineEntry(
+                    kind=kind,
+                    name=_name_of(child, language),
+                    start_line=child.start_point[0] + 1,
+                    end_line=_effective_end_row(child) + 1,
+                    depth=depth,
+                )
+            )
+            visit(child, depth + 1)
+
+    visit(root, 0)
+    return entries
+
+
+def _markdown_outline(root: Any, n_lines: int) -> list[OutlineEntry]:
+    heads: list[tuple[int, int, str]] = []  # (row, level, title)
+
+    def visit(node: Any) -> None:
+        for child in node.children:
+            if child.type == "atx_heading":
+                marker = child.children[0].type  # atx_h{n}_marker
+                level = int(marker[5]) if marker.startswith("atx_h") else 1
+                content = child.child_by_field_name("heading_content")
+                title = content.text.decode("utf-8", errors="replace").strip() if content else ""
+                heads.append((child.start_point[0], level, title))
+            elif child.type == "setext_heading":
+                underline = child.children[-1].type
+                level = 1 if underline == "setext_h1_underline" else 2
+                content = child.child_by_field_name("heading_content")
+                title = content.text.decode("utf-8", errors="replace").strip() if content else ""
+                heads.append((child.start_point[0], level, title.splitlines()[0] if title else ""))
+            else:
+                visit(child)
+
+    visit(root)
+    entries: list[OutlineEntry] = []
+    stack: list[int] = []  # levels of open headings
+    for i, (row, level, title) in enumerate(heads):
+        end = n_lines
+        for row2, level2, _ in heads[i + 1 :]:
+            if level2 <= level:
+                end = row2  # 0-based row of next heading == 1-based line before it
+                break
+        while stack and stack[-1] >= level:
+            stack.pop()
+        entries.append(OutlineEntry("#" * level, title, row + 1, max(end, row + 1), len(stack)))
+        stack.append(level)
+    return entries
+
+
+def outline(text: str, path: str) -> list[OutlineEntry] | None:
+    """Definitions (or Markdown headings) of `text` in document order, or None when no
+    grammar applies to `path`'s extension.
+
+    Args:
+        text: the decoded file text.
+        path: used only for its extension.
+
+    Returns:
+        Entries with 1-based inclusive line ranges and nesting depth; [] when the grammar
+        applies but finds no definitions.
+    """
+    language = language_for_path(path)
+    if language is None:
+        return None
+    tree = _parse(text, language)
+    if language == "markdown":
+        n_lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+        return _markdown_outline(tree.root_node, n_lines)
+    return _code_outline(tree.root_node, language)
+
+
+def python_function_bodies(text: str) -> list[tuple[int, int]]:
+    """0-based (start_row, end_row) of every Python function body (`function_definition`'s
+    `body` field, nested ones included) in document order, as SWE-agent's file map finds
+    them with the query `(function_definition body: (_) @body)` (anchors.md §1)."""
+    tree = _parse(text, "python")
+    bodies: list[tuple[int, int]] = []
+    stack = [tree.root_node]
+    while stack:
+        node = stack.pop()
+        if node.type == "function_definition":
+            body = node.child_by_field_name("body")
+            if body is not None:
+                bodies.append((body.start_point[0], body.end_point[0]))
+        stack.extend(reversed(node.children))
+    return bodies

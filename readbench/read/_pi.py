@@ -1,0 +1,243 @@
+"""The mechanics of stock pi's read tool as pure functions: selection, head truncation,
+notices. Every variant that "behaves as stock where it says nothing" builds on these.
+
+Source: shared/specs/pi-tools.md §1.2 (algorithm) and §1.3 (notices), pi 0.84.1
+`dist/core/tools/read.js` and `truncate.js`. The caps are parameters so that variant A
+(characters instead of bytes) and the B family (refuse instead of cut) share this code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from readbench.read._jstext import count_lines, format_size, js_slice_end, utf8_len
+
+__all__ = [
+    "Selection",
+    "Truncation",
+    "beyond_eof_message",
+    "check_line_arg",
+    "render_paged",
+    "select",
+    "stock_first_line_message",
+    "truncate_head",
+]
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The requested portion of a decoded file (pi-tools.md §1.2 steps 3-5).
+
+    `all_lines` is `text.split("\\n")`; `total_js_lines` (pi's T) is its length, so a
+    trailing newline adds a phantom empty line and an empty file has T=1. `start0` is the
+    0-based first selected segment, `end0` the exclusive end after JS `slice` rules.
+    `user_limited_lines` is pi's `userLimitedLines` (`None` without a `limit`; it can be
+    negative for a negative `limit`, as in JS).
+    """
+
+    all_lines: list[str]
+    start0: int
+    end0: int
+    selected: str
+    user_limited_lines: int | None
+
+    @property
+    def total_js_lines(self) -> int:
+        """pi's T: segments of `text.split("\\n")`, phantom line included."""
+        return len(self.all_lines)
+
+    @property
+    def real_total_lines(self) -> int:
+        """File lines without the phantom segment after a final newline (0 for "")."""
+        t = len(self.all_lines)
+        return t - 1 if self.all_lines[-1] == "" else t
+
+    @property
+    def start_display(self) -> int:
+        """pi's `startLineDisplay` (1-based S)."""
+        return self.start0 + 1
+
+    def returned_span(self) -> tuple[int, int] | None:
+        """1-based inclusive line range of the whole selection, phantom excluded."""
+        last0 = min(self.end0, self.real_total_lines) - 1
+        if last0 < self.start0:
+            return None
+        return (self.start0 + 1, last0 + 1)
+
+
+def check_line_arg(name: str, value: object) -> int | None:
+    """Validate an `offset`/`limit` argument: `None` or an integer (an integral float such
+    as `5.0` from JSON is accepted).
+
+    Raises:
+        TypeError: for a bool, a non-integral float or any other type, naming `name`.
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        raise TypeError(f"{name} must be an integer or None, got {value!r}")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    raise TypeError(f"{name} must be an integer or None, got {value!r}")
+
+
+def beyond_eof_message(offset: int | None, total_js_lines: int) -> str:
+    """pi's error for `start0 >= T`: `Offset {offset} is beyond end of file ({T} lines total)`."""
+    return f"Offset {offset} is beyond end of file ({total_js_lines} lines total)"
+
+
+def select(text: str, offset: int | None, limit: int | None) -> Selection | str:
+    """Apply `offset` then `limit` as pi does; return the selection, or the beyond-EOF error
+    text when `start0 >= T`.
+
+    `offset` is 1-based; 0, negative and `None` all mean line 1. With a `limit` the portion
+    is `all_lines[start0 : min(start0 + limit, T)]` (JS `slice`: a negative end counts from
+    the end); without one it runs to EOF. pi-tools.md §1.2 steps 3-5.
+    """
+    all_lines = text.split("\n")
+    total = len(all_lines)
+    start0 = max(0, offset - 1) if offset else 0
+    if start0 >= total:
+        return beyond_eof_message(offset, total)
+    if limit is not None:
+        end_line = min(start0 + limit, total)
+        end0 = js_slice_end(end_line, total)
+        user_limited: int | None = end_line - start0
+    else:
+        end0 = total
+        user_limited = None
+    selected = "\n".join(all_lines[start0:end0]) if end0 > start0 else ""
+    return Selection(all_lines, start0, max(end0, start0), selected, user_limited)
+
+
+@dataclass(frozen=True)
+class Truncation:
+    """Result of pi's `truncateHead` on a selection (pi-tools.md §1.2 step 6).
+
+    `output_lines` whole lines kept from the top; `truncated_by` is "lines", "bytes" (or,
+    for a character cap, "chars") or None; `first_line_exceeds` when the first line alone
+    is over the size cap (then `content` is "").
+    """
+
+    content: str
+    truncated: bool
+    truncated_by: str | None
+    output_lines: int
+    first_line_exceeds: bool
+
+
+def truncate_head(
+    content: str,
+    max_lines: int | None,
+    max_size: int | None,
+    measure: Callable[[str], int] = utf8_len,
+    size_unit: str = "bytes",
+) -> Truncation:
+    """pi's `truncateHead`, with the caps as parameters.
+
+    Lines are counted without a trailing empty segment. Nothing is cut when lines <=
+    `max_lines` and `measure(content)` <= `max_size`. Otherwise whole lines are kept from the
+    top while `measure(line) + (1 if not first)` keeps the running size <= `max_size`, up to
+    `max_lines` lines; `truncated_by` is `size_unit` when the size stopped the loop, else
+    "lines" (including pi's quirk where every line fits but a final newline byte did not).
+
+    Args:
+        content: the selected text.
+        max_lines: line cap, or None for none.
+        max_size: size cap in `measure` units (UTF-8 bytes for stock), or None for none.
+        measure: size function; `utf8_len` (stock) or `utf16_len` (variant A's characters).
+        size_unit: label stored in `truncated_by` when the size cap stops the loop.
+    """
+    lines = content.split("\n") if content else []
+    if content.endswith("\n"):
+        lines.pop()
+    n_lines = len(lines)
+    lines_ok = max_lines is None or n_lines <= max_lines
+    size_ok = max_size is None or measure(content) <= max_size
+    if lines_ok and size_ok:
+        return Truncation(content, False, None, n_lines, False)
+    if max_size is not None and measure(lines[0]) > max_size:
+        return Truncation("", True, size_unit, 0, True)
+    kept = 0
+    size = 0
+    truncated_by = "lines"
+    line_cap = n_lines if max_lines is None else min(n_lines, max_lines)
+    for i in range(line_cap):
+        line_size = measure(lines[i]) + (1 if i > 0 else 0)
+        if max_size is not None and size + line_size > max_size:
+            truncated_by = size_unit
+            break
+        kept += 1
+        size += line_size
+    if max_lines is not None and kept >= max_lines:
+        truncated_by = "lines"
+    return Truncation("\n".join(lines[:kept]), True, truncated_by, kept, False)
+
+
+def render_paged(
+    sel: Selection,
+    trunc: Truncation,
+    path: str,
+    *,
+    size_limit_label: str,
+    first_line_message: Callable[[int, str], str],
+    limit_notice: bool = True,
+) -> tuple[str, tuple[int, int] | None]:
+    """Assemble pi's output text and the 1-based line span it returns.
+
+    Precedence (pi-tools.md §1.3): first-line-too-long, then a cap hit ("Showing lines"),
+    then the user-limit notice ("[R more lines in file…]"), else the raw slice.
+
+    Args:
+        sel: the selection.
+        trunc: `truncate_head` applied to `sel.selected`.
+        path: the raw `path` argument (used verbatim by `first_line_message`).
+        size_limit_label: the part in parentheses for a size-cap notice, e.g. "50.0KB limit".
+        first_line_message: builds the first-line-too-long text from (S, path).
+        limit_notice: False suppresses the user-limit notice (the `nocap` preset).
+
+    Returns:
+        (text, span) where span is (first, last) of the file lines in the text, or None.
+    """
+    s = sel.start_display
+    t = sel.total_js_lines
+    if trunc.first_line_exceeds:
+        return first_line_message(s, path), None
+    if trunc.truncated:
+        e = s + trunc.output_lines - 1
+        if trunc.truncated_by == "lines":
+            notice = f"[Showing lines {s}-{e} of {t}. Use offset={e + 1} to continue.]"
+        else:
+            notice = (
+                f"[Showing lines {s}-{e} of {t} ({size_limit_label}). "
+                f"Use offset={e + 1} to continue.]"
+            )
+        span = (s, e) if trunc.output_lines > 0 else None
+        return f"{trunc.content}\n\n{notice}", span
+    span = sel.returned_span()
+    limited = sel.user_limited_lines
+    if limit_notice and limited is not None and sel.start0 + limited < t:
+        remaining = t - (sel.start0 + limited)
+        next_offset = sel.start0 + limited + 1
+        return (
+            f"{trunc.content}\n\n[{remaining} more lines in file. Use offset={next_offset} to continue.]",
+            span,
+        )
+    return trunc.content, span
+
+
+def stock_first_line_message(max_bytes: int, line_bytes: Callable[[int], int]) -> Callable[[int, str], str]:
+    """pi's first-line-too-long text builder for a byte cap `max_bytes`:
+    `[Line S is {size}, exceeds {cap} limit. Use bash: sed -n 'Sp' {path} | head -c {cap}]`.
+    `line_bytes(S)` gives the UTF-8 size of line S."""
+
+    def build(s: int, path: str) -> str:
+        size = format_size(line_bytes(s))
+        cap = format_size(max_bytes)
+        return f"[Line {s} is {size}, exceeds {cap} limit. Use bash: sed -n '{s}p' {path} | head -c {max_bytes}]"
+
+    return build
+
