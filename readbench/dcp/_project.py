@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from inspect_ai.model import ChatMessage
@@ -24,6 +25,7 @@ def project(
     *,
     state: DcpState | None = None,
     usage: ContextUsage | None = None,
+    cwd: str | None = None,
 ) -> Projection:
     """Prune `messages` for one model call; never mutates the input list or its messages.
 
@@ -39,6 +41,10 @@ def project(
         Only the sister family reads or extends it.
     usage
         Pre-pruning context usage for pi-dcp's pressure band (dcp.md §3); None = unknown.
+    cwd
+        The agent's working directory (pi: `ctx.cwd`), used to make relative tool paths
+        absolute for file protection, frontier pins and file-op supersession. None = the
+        configuration's `cwd` parameter (default None: relative paths are only normalised).
 
     Returns
     -------
@@ -53,6 +59,8 @@ def project(
         Bad `config` (see `get_config`).
     """
     cfg = get_config(config)
+    if cwd is not None and cfg.params is not None and hasattr(cfg.params, "cwd"):
+        cfg = dataclasses.replace(cfg, params=dataclasses.replace(cfg.params, cwd=cwd))
     state = state if state is not None else DcpState()
     view = PiView(messages)
     pruned: dict[str, int] = {}

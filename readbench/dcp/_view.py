@@ -14,6 +14,7 @@ strategies' placeholders exactly as in the extensions (which mutate a deep copy 
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from inspect_ai.model import (
@@ -128,15 +129,17 @@ class PiView:
         m = self._cur[pos]
         update: dict[str, Any] = {"content": text}
         if isinstance(m, ChatMessageTool) and m.error is not None:
-            update["error"] = m.error.model_copy(update={"message": text})
+            update["error"] = dataclasses.replace(m.error, message=text)
         self.replace(pos, **update)
 
     def set_call_arguments(self, pos: int, call_id: str, arguments: dict[str, Any]) -> None:
-        """Replace the arguments of tool call `call_id` in the assistant message at `pos`."""
+        """Replace the arguments of tool call `call_id` in the assistant message at `pos`.
+
+        `ToolCall` is a dataclass in inspect-ai 0.3.285: the call is copied with
+        `dataclasses.replace` and the message with `model_copy` (the input call is untouched).
+        """
         m = self._cur[pos]
-        calls = [
-            c.model_copy(update={"arguments": arguments}) if c.id == call_id else c for c in calls_of(m)
-        ]
+        calls = [dataclasses.replace(c, arguments=arguments) if c.id == call_id else c for c in calls_of(m)]
         self.replace(pos, tool_calls=calls)
 
     def changed_positions(self) -> list[int]:
