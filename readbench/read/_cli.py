@@ -1,0 +1,123 @@
+"""`readbench read` and `readbench variants`: run a read variant on a host file, list presets.
+
+`readbench read PATH --variant B --offset 100 --limit 50` prints exactly the text the model
+would receive (no added newline); `--json` prints `{"text", "is_error", "details"}`. A tool
+error (e.g. offset past EOF, a missing file) still exits 0, since it is a valid result; bad
+arguments exit 2. Missing files and directories produce pi's texts (pi-tools.md §1.4).
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+from typing import Any
+
+import click
+
+from readbench.read._session import ReadSession
+from readbench.read._types import ReadVariant
+from readbench.read.registry import get_variant, list_presets, preset_names
+
+__all__ = ["commands", "read_cmd", "resolve_like_pi", "variants_cmd"]
+
+
+def resolve_like_pi(path: str) -> str:
+    """pi's path handling (`path-utils.js`): strip one leading `@`, expand `~`, absolutise
+    against the working directory."""
+    raw = path[1:] if path.startswith("@") else path
+    return os.path.abspath(os.path.expanduser(raw))
+
+
+def _os_error_text(exc: OSError, absolute: str) -> str:
+    """pi's error texts for files it cannot read (pi-tools.md §1.4)."""
+    if exc.errno == errno.ENOENT:
+        return f"ENOENT: no such file or directory, access '{absolute}'"
+    if exc.errno == errno.EISDIR:
+        return "EISDIR: illegal operation on a directory, read"
+    if exc.errno == errno.EACCES:
+        return f"EACCES: permission denied, access '{absolute}'"
+    return f"{errno.errorcode.get(exc.errno or 0, 'EIO')}: {exc.strerror}, read"
+
+
+def _parse_variant(value: str) -> ReadVariant:
+    spec: str | dict[str, Any] = value
+    if value.lstrip().startswith("{"):
+        try:
+            spec = json.loads(value)
+        except json.JSONDecodeError as exc:
+            raise click.BadParameter(f"not valid JSON: {exc}", param_hint="--variant") from exc
+    try:
+        return get_variant(spec)
+    except (ValueError, TypeError) as exc:
+        raise click.BadParameter(str(exc), param_hint="--variant") from exc
+
+
+def _emit(text: str) -> None:
+    out = click.get_binary_stream("stdout")
+    out.write(text.encode("utf-8", errors="surrogatepass"))
+    out.flush()
+
+
+@click.command("read")
+@click.argument("path")
+@click.option(
+    "--variant",
+    "variant_spec",
+    default="stock",
+    show_default=True,
+    help="Preset name (see `readbench variants`) or a JSON preset such as "
+    '\'{"base": "B", "name": "B-1500", "max_lines": 1500}\'.',
+)
+@click.option("--offset", type=int, default=None, help="1-based first line (pi's `offset`).")
+@click.option("--limit", type=int, default=None, help="Maximum lines (pi's `limit`).")
+@click.option("--json", "as_json", is_flag=True, help='Print {"text", "is_error", "details"}.')
+def read_cmd(
+    path: str, variant_spec: str, offset: int | None, limit: int | None, as_json: bool
+) -> None:
+    """Print what the model would receive from `read PATH` under a read variant."""
+    variant = _parse_variant(variant_spec)
+    absolute = resolve_like_pi(path)
+    try:
+        if os.path.isdir(absolute):
+            raise IsADirectoryError(errno.EISDIR, "Is a directory", absolute)
+        with open(absolute, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        text = _os_error_text(exc, absolute)
+        if as_json:
+            _emit(json.dumps({"text": text, "is_error": True, "details": {}}, ensure_ascii=False) + "\n")
+        else:
+            _emit(text)
+        return
+    result = variant.read(
+        data,
+        path,
+        offset,
+        limit,
+        call_id=None,
+        session=ReadSession(),
+        visible_call_ids=None,
+        file_key=absolute,
+    )
+    if as_json:
+        _emit(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
+    else:
+        _emit(result.text)
+
+
+@click.command("variants")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of presets.")
+def variants_cmd(as_json: bool) -> None:
+    """List the read-variant presets with their parameters and origin."""
+    described = [get_variant(p.name).describe() for p in list_presets()]
+    if as_json:
+        click.echo(json.dumps(described, indent=2))
+        return
+    width = max(len(n) for n in preset_names())
+    for d in described:
+        click.echo(f"{d['name']:<{width}}  [{d['family']}]  {d['origin']}")
+        click.echo(" " * (width + 2) + " ".join(f"{k}={json.dumps(v)}" for k, v in d["params"].items()))
+
+
+commands: list[click.Command] = [read_cmd, variants_cmd]

@@ -1,0 +1,197 @@
+"""The swe-agent family: SWE-agent's `str_replace_editor view` behind pi's read schema.
+
+Mirrors `tools/edit_anthropic/bin/str_replace_editor` (SWE-agent, default config with
+`USE_FILEMAP=true`; shared/specs/anchors.md §1, variants.md "swe-agent"):
+- text: decoded as UTF-8, falling back to Latin-1 (its encoding ladder), with universal
+  newlines (`Path.read_text`), tabs expanded;
+- a whole-file read of a `.py` file longer than 16,000 characters shows the file map: every
+  function body spanning 6+ lines (`end_row - start_row >= 5`) replaced by
+  `... eliding lines a-b ...`, each line as `{n:6d} {line}`, between SWE-agent's two notes;
+- otherwise `Here's the result of running \\`cat -n\\` on {path}:\\n` + lines `{n:6}\\t{line}` +
+  `\\n`, where content over 16,000 characters is clipped and SWE-agent's `<response clipped>`
+  note appended (before numbering, as SWE-agent does).
+Adaptations: `offset`/`limit` stand for `view_range=[offset, offset+limit-1]` (a range past
+EOF is clamped, as pi does); the notes name `read` with `offset`/`limit` instead of
+`str_replace_editor view` with `view_range`; lines are split at `\\n` only (SWE-agent's
+`splitlines()` also splits at form feeds, which shifts its numbers).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from readbench.read._outline import python_function_bodies
+from readbench.read._params import check_bool, check_int, params_to_dict
+from readbench.read._pi import check_line_arg
+from readbench.read._session import ReadSession, file_key_for
+from readbench.read._types import ReadResult, ReadVariant, call_facts, make_details
+
+__all__ = ["SweAgentParams", "SweAgentRead", "swe_decode", "swe_filemap"]
+
+TRUNCATED_MESSAGE = (
+    "<response clipped><NOTE>To save on context only part of this file has been shown to you. "
+    "You should retry this tool after you have searched inside the file with `grep -n` in order "
+    "to find the line numbers of what you are looking for.</NOTE>"
+)
+FILEMAP_HEAD = (
+    "<NOTE>This file is too large to display entirely. Showing abbreviated version. "
+    "Please use `read` with the `offset` and `limit` parameters to show selected lines next.</NOTE>"
+)
+FILEMAP_TAIL = (
+    "<IMPORTANT><NOTE>The above file has been abbreviated. Please use `read` with `offset` "
+    "and `limit` to look at relevant files in detail.</NOTE></IMPORTANT>"
+)
+
+
+@dataclass(frozen=True)
+class SweAgentParams:
+    """Parameters of the swe-agent family.
+
+    Attributes:
+        max_response_chars: SWE-agent's `MAX_RESPONSE_LEN` (Python characters).
+        filemap: show the Python file map for long whole-file reads (`USE_FILEMAP`).
+        elide_min_row_span: a function body is elided when `end_row - start_row` is at
+            least this (SWE-agent: 5, i.e. bodies of 6+ lines).
+    """
+
+    max_response_chars: int = 16_000
+    filemap: bool = True
+    elide_min_row_span: int = 5
+
+    def __post_init__(self) -> None:
+        check_int("max_response_chars", self.max_response_chars, minimum=1)
+        check_bool("filemap", self.filemap)
+        check_int("elide_min_row_span", self.elide_min_row_span, minimum=1)
+
+
+def swe_decode(data: bytes) -> str:
+    """SWE-agent's `read_file`: UTF-8, else Latin-1 (never fails); universal newlines."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = data.decode("latin-1")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def swe_filemap(text: str, min_row_span: int) -> list[tuple[str, int | None]]:
+    """SWE-agent's `Filemap.show_filemap` as rows: (row text before tab expansion, the
+    1-based file line it shows verbatim, or None for an `... eliding lines a-b ...` row)."""
+    elide = [(a, b) for a, b in python_function_bodies(text) if b - a >= min_row_span]
+    elided_rows = {row for a, b in elide for row in range(a, b + 1)}
+    messages = [(a, f"... eliding lines {a + 1}-{b + 1} ...", False) for a, b in elide]
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()  # as str.splitlines(): no phantom line after the final newline
+    kept = [(i, line, True) for i, line in enumerate(lines) if i not in elided_rows]
+    return [
+        (f"{i + 1:6d} {line}", i + 1 if verbatim else None)
+        for i, line, verbatim in sorted(messages + kept, key=lambda r: (r[0], r[1]))
+    ]
+
+
+def _ranges_from(lines: list[int]) -> tuple[tuple[int, int], ...]:
+    """Sorted line numbers -> inclusive runs."""
+    out: list[tuple[int, int]] = []
+    for n in lines:
+        if out and out[-1][1] == n - 1:
+            out[-1] = (out[-1][0], n)
+        else:
+            out.append((n, n))
+    return tuple(out)
+
+
+class SweAgentRead(ReadVariant):
+    """SWE-agent's file viewer (preset `swe-agent`); see the module docstring."""
+
+    family: ClassVar[str] = "swe-agent"
+    Params: ClassVar[type] = SweAgentParams
+
+    def __init__(self, name: str, origin: str, params: SweAgentParams) -> None:
+        super().__init__(name, origin, params_to_dict(params))
+        self.p = params
+
+    @property
+    def tool_description(self) -> str:
+        """SWE-agent's view semantics in pi's terms."""
+        n = self.p.max_response_chars
+        mapped = (
+            f" A Python file longer than {n} characters read without offset/limit is shown "
+            "abbreviated, with long function bodies elided."
+            if self.p.filemap
+            else ""
+        )
+        return (
+            "Read the contents of a file. The result is shown as by `cat -n`, with line "
+            f"numbers. Output longer than {n} characters is clipped.{mapped} Use offset "
+            "(1-indexed) and limit to view specific lines."
+        )
+
+    def _clip(self, content: str) -> tuple[str, bool]:
+        n = self.p.max_response_chars
+        if len(content) <= n:
+            return content, False
+        return content[:n] + TRUNCATED_MESSAGE, True
+
+    def read(
+        self,
+        data: bytes,
+        path: str,
+        offset: int | None,
+        limit: int | None,
+        *,
+        call_id: str | None,
+        session: ReadSession,
+        visible_call_ids: frozenset[str] | None,
+        file_key: str | None = None,
+    ) -> ReadResult:
+        """See `ReadVariant.read`."""
+        offset = check_line_arg("offset", offset)
+        limit = check_line_arg("limit", limit)
+        key = file_key or file_key_for(path)
+        text = swe_decode(data)
+        facts = call_facts(self.name, text, data, path, offset, limit, call_id)
+        lines = text.split("\n")
+        ranged = offset is not None or limit is not None
+        if not ranged and self.p.filemap and path.endswith(".py") and len(text) > self.p.max_response_chars:
+            rows = swe_filemap(text, self.p.elide_min_row_span)
+            expanded = [(row.expandtabs(), line) for row, line in rows]
+            clipped, was_clipped = self._clip("\n".join(r for r, _ in expanded))
+            budget = self.p.max_response_chars if was_clipped else None
+            shown: list[int] = []
+            used = 0
+            for row, line in expanded:
+                used += len(row)
+                if budget is not None and used > budget:
+                    break
+                if line is not None:
+                    shown.append(line)
+                used += 1  # the newline
+            ranges = _ranges_from(shown)
+            out = f"{FILEMAP_HEAD}\n{clipped}\n{FILEMAP_TAIL}\n"
+            session.record_read(key, call_id, ranges, facts.content_sha256)
+            return ReadResult(out, False, make_details(facts, ranges=ranges, capped=True, mapped=True))
+        init = offset if offset is not None else 1
+        if init < 1 or init > len(lines):
+            msg = (
+                f"Invalid `offset`: {init}. It should be within the range of lines of the file: "
+                f"[1, {len(lines)}]"
+            )
+            return ReadResult(msg, True, make_details(facts, error="bad_range"))
+        if limit is not None and limit < 1:
+            msg = f"Invalid `limit`: {limit}. It should be at least 1"
+            return ReadResult(msg, True, make_details(facts, error="bad_range"))
+        final = len(lines) if limit is None else min(init + limit - 1, len(lines))
+        content = "\n".join(lines[init - 1 : final])
+        clipped, was_clipped = self._clip(content)
+        clipped = clipped.expandtabs()
+        body = "\n".join(f"{i + init:6}\t{line}" for i, line in enumerate(clipped.split("\n")))
+        out = f"Here's the result of running `cat -n` on {path}:\n{body}\n"
+        last = min(final, facts.total_lines)
+        if was_clipped:
+            n = self.p.max_response_chars
+            complete = content[:n].count("\n") + (1 if content[n] == "\n" else 0)
+            last = min(last, init + complete - 1)
+        ranges = ((init, last),) if last >= init else ()
+        session.record_read(key, call_id, ranges, facts.content_sha256)
+        return ReadResult(out, False, make_details(facts, ranges=ranges, capped=was_clipped))
