@@ -1,0 +1,43 @@
+"""build_source_image on a real engine: content-addressed tags, no rebuild, no pip in the image."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from readbench.sandbox.images import build_source_image
+
+
+def run_in(tag: str, script: str) -> str:
+    return subprocess.run(["docker", "run", "--rm", "--network", "none", tag, "bash", "-c", script],
+                          capture_output=True, text=True, check=True).stdout
+
+
+@pytest.mark.docker
+def test_same_inputs_reuse_the_tag_and_changed_bytes_give_a_new_one(offline_base: str, tiny_repo) -> None:
+    tree, deps = tiny_repo
+    tag = build_source_image("img-tiny", tree, deps, offline_base)
+    assert tag.startswith("readbench-src-img-tiny:") and len(tag.split(":")[1]) == 12
+    t0 = time.monotonic()
+    assert build_source_image("img-tiny", tree, deps, offline_base) == tag
+    assert time.monotonic() - t0 < 5.0  # hashing only, no build
+    (tree / "pkg" / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    changed = build_source_image("img-tiny", tree, deps, offline_base)
+    assert changed != tag
+    assert run_in(changed, "cat /repo/pkg/calc.py") == "def add(a, b):\n    return a - b\n"
+
+
+@pytest.mark.docker
+def test_image_layout_owner_and_no_installer(offline_base: str, tiny_repo) -> None:
+    tree, deps = tiny_repo
+    (deps / "iniconfig").mkdir()
+    (deps / "iniconfig" / "__init__.py").write_text("VERSION = '2.1'\n")
+    tag = build_source_image("img-layout", tree, deps, offline_base)
+    out = run_in(tag, "stat -c '%U %n' /repo/pkg/calc.py /opt/readbench/deps/iniconfig/__init__.py; "
+                      "cd /repo && python3 -c 'import iniconfig; print(iniconfig.VERSION)'; "
+                      "command -v pip pip3 rg git; ls -d /usr/lib/python3*/ensurepip/_bundled 2>/dev/null | wc -l")
+    assert out == ("root /repo/pkg/calc.py\nroot /opt/readbench/deps/iniconfig/__init__.py\n2.1\n"
+                   "/usr/bin/rg\n/usr/bin/git\n0\n")
