@@ -265,8 +265,9 @@ def parse_session(text: str, source: str = "<session>") -> PiSession:
 def export_session(messages: list[ChatMessage], header: dict[str, Any] | None = None) -> str:
     """Write `messages` as a linear version-3 session JSONL (one `message` entry each).
 
-    Entry ids/parents/timestamps come from `metadata["pi"]["entry"]` when present (so an
-    imported branch round-trips), else `m0001`, `m0002`, ... chained in order.
+    Entries are chained in list order (each one's `parentId` is the previous entry's id, the
+    first is the root). Ids and timestamps come from `metadata["pi"]["entry"]` when present (so
+    an imported branch keeps its message ids), else `m0001`, `m0002`, ... and "".
     """
     head = header or {"type": "session", "version": SESSION_VERSION, "id": "readbench-export", "timestamp": "", "cwd": ""}
     lines = [json.dumps(head, ensure_ascii=False)]
@@ -277,7 +278,7 @@ def export_session(messages: list[ChatMessage], header: dict[str, Any] | None = 
         entry = {
             "type": "message",
             "id": eid,
-            "parentId": meta.get("parentId", parent),
+            "parentId": parent,
             "timestamp": meta.get("timestamp", ""),
             "message": to_pi_message(m),
         }
