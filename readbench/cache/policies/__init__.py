@@ -1,0 +1,1 @@
+"""Cache models, one module each, behind one registry (`readbench.cache.registry`)."""

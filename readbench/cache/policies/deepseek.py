@@ -1,0 +1,108 @@
+"""`deepseek`: DeepSeek V4-era context caching with prefix units (shared/specs/caching.md §4).
+
+- Each cached prefix is an independent unit; a request hits only a unit it matches in full
+  (a request that diverges inside a unit gets nothing from that unit). The hit is the longest
+  fully matched unit.
+- Units are persisted (a) at the end of every request's input and at the end of its output
+  (the output unit is registered when the next request shows the previous prompt followed by an
+  assistant message: that message is taken as the output, readable from the writer's first
+  token), and (b) at common prefixes detected across requests: "A+B then A+C persists A;
+  A+D then hits A" - the longest prefix (at a block boundary) this request shares with an
+  earlier prompt becomes a unit, readable from this request's first token. (c) Units at fixed
+  token intervals are not modelled: the interval is not stated [unverified].
+- Storage unit 64 tokens, <64 not cached [off 2024-08, may be superseded]: the hit is floored
+  to a multiple of `granularity_tokens` (64), so a trailing partial storage unit is a miss.
+- No write premium: everything not hit is a miss billed at the input price (write = 0).
+- Retention: "within a few hours to a few days" -> `ttl_seconds` (3 h in the model table),
+  counted from the start of the last request that used the unit; hits refresh it.
+"""
+
+from __future__ import annotations
+
+from readbench.cache.blocks import PreparedRequest
+from readbench.cache.prices import ModelSpec
+from readbench.cache.store import CacheStore
+from readbench.cache.policies.base import Usage
+
+__all__ = ["DeepSeekUnits"]
+
+
+class DeepSeekUnits:
+    """Full-unit matching with end-of-input, end-of-output and common-prefix units.
+
+    Args:
+        spec: models.csv row (min_cacheable_tokens, granularity_tokens, ttl_seconds).
+        ttl_seconds: retention override (s).
+
+    Raises:
+        ValueError: `spec` is not a DeepSeek model or has no TTL.
+    """
+
+    def __init__(self, spec: ModelSpec, *, ttl_seconds: float | None = None) -> None:
+        if spec.rules != "deepseek-units":
+            raise ValueError(f"model {spec.model!r} has rules {spec.rules!r}, not deepseek-units")
+        ttl = ttl_seconds if ttl_seconds is not None else spec.ttl_seconds
+        if ttl is None:
+            raise ValueError(f"model {spec.model!r} has no ttl_seconds; pass ttl_seconds")
+        self.name = "deepseek"
+        self.spec = spec
+        self.ttl_seconds = float(ttl)
+        # Boundaries of every persisted prompt (for common-prefix detection), as a separate
+        # store so they never count as units themselves.
+        self._seen = CacheStore()
+        self._prev: PreparedRequest | None = None
+
+    def _register_output_unit(self, prep: PreparedRequest, store: CacheStore) -> None:
+        prev = self._prev
+        if prev is None or not prev.hashes:
+            return
+        k = len(prev.hashes)
+        blocks = prep.request.blocks
+        if len(prep.hashes) <= k or prep.hashes[k - 1] != prev.hashes[-1]:
+            return
+        j = k
+        while j < len(blocks) and blocks[j].role == "assistant":
+            if blocks[j].ends_message:
+                pr = prev.request
+                store.put(prep.hashes[j], prep.cum_tokens[j], now_seconds=pr.ts_start_seconds,
+                          expires_at_seconds=pr.ts_start_seconds + self.ttl_seconds,
+                          readable_from_seconds=pr.ts_first_token_seconds)
+                return
+            j += 1
+
+    def bill(self, prep: PreparedRequest, store: CacheStore) -> Usage:
+        """Longest full unit -> floored hit; then persist this request's units."""
+        req = prep.request
+        now = req.ts_start_seconds
+        hashes, cum = prep.hashes, prep.cum_tokens
+        self._register_output_unit(prep, store)
+        min_tokens = self.spec.min_cacheable_tokens
+        unit = -1
+        for i in range(len(hashes) - 1, -1, -1):
+            if cum[i] < min_tokens:
+                break
+            if store.live(hashes[i], now) is not None:
+                unit = i
+                break
+        shared = -1
+        for i in range(len(hashes) - 1, unit, -1):
+            if cum[i] < min_tokens:
+                break
+            if self._seen.live(hashes[i], now) is not None:
+                shared = i
+                break
+        gran = max(self.spec.granularity_tokens, 1)
+        hit = (cum[unit] // gran) * gran if unit >= 0 else 0
+        expires = now + self.ttl_seconds
+        first = req.ts_first_token_seconds
+        if unit >= 0:
+            store.refresh(hashes[unit], expires)
+        if shared >= 0:  # (b) common prefix with an earlier prompt becomes a unit
+            store.put(hashes[shared], cum[shared], now_seconds=now, expires_at_seconds=expires, readable_from_seconds=first)
+        if hashes and cum[-1] >= min_tokens:  # (a) end of input
+            store.put(hashes[-1], cum[-1], now_seconds=now, expires_at_seconds=expires, readable_from_seconds=first)
+        for i in range(len(hashes)):
+            if cum[i] >= min_tokens:
+                self._seen.put(hashes[i], cum[i], now_seconds=now, expires_at_seconds=expires, readable_from_seconds=first)
+        self._prev = prep
+        return Usage(hit, 0, prep.total_tokens - hit)

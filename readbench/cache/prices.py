@@ -1,0 +1,175 @@
+"""Dated price table and per-model cache parameters, read from the CSV files next to this module.
+
+shared/specs/caching.md §6 (prices), §1.2 / §2 / §3 / §4 (minimums, multipliers, TTLs).
+Prices move monthly: they are data (`prices.csv`, `models.csv`), never constants in code.
+
+`prices.csv` (USD per million tokens; an empty cell = no such charge):
+    model, provider, band_prompt_tokens_above (the row applies when the prompt, i.e.
+    read + write + uncached input tokens, exceeds this; 0 = base band), input, output,
+    cache_write_5m, cache_write_1h (Anthropic TTL tiers), cache_write_30m (OpenAI GPT-5.6+),
+    cache_read, source, date (effective-from date when known, else the source's date).
+`models.csv`:
+    model, provider, cache_family (which cache models may price it), rules (the rule set the
+    simulator applies), min_cacheable_tokens, read_multiplier (cache read price / input price,
+    descriptive; billing uses prices.csv), granularity_tokens (hits are floored to a multiple),
+    ttl_seconds (idle TTL for providers whose TTL is per model; empty for Anthropic, whose TTL
+    the cache model sets), tokenizer (family for `count_tokens`), source, date.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import functools
+import io
+from dataclasses import dataclass
+from importlib import resources
+
+__all__ = [
+    "PRICES_AS_OF",
+    "ModelSpec",
+    "PriceRow",
+    "get_model_spec",
+    "get_price",
+    "list_model_specs",
+    "list_prices",
+]
+
+#: Date the bundled tables were compiled (caching.md header). Rows dated later are scheduled
+#: changes (e.g. Gemini 3.8 Flash doubling on 2027-01-01) and apply only with a later `as_of`.
+PRICES_AS_OF = dt.date(2026, 11, 29)
+
+CACHE_FAMILIES = ("anthropic", "openai", "gemini", "deepseek")
+RULES = ("anthropic", "openai-automatic", "openai-breakpoints", "gemini-implicit", "deepseek-units")
+
+
+@dataclass(frozen=True)
+class PriceRow:
+    """One dated price band of one model; every price in USD per million tokens.
+
+    `cache_write_*_usd_per_mtok` is None where the provider has no such write charge.
+    """
+
+    model: str
+    provider: str
+    band_prompt_tokens_above: int
+    input_usd_per_mtok: float
+    output_usd_per_mtok: float
+    cache_write_5m_usd_per_mtok: float | None
+    cache_write_1h_usd_per_mtok: float | None
+    cache_write_30m_usd_per_mtok: float | None
+    cache_read_usd_per_mtok: float
+    source: str
+    date: dt.date
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """Cache parameters of one model (see the module docstring for each column)."""
+
+    model: str
+    provider: str
+    cache_family: str
+    rules: str
+    min_cacheable_tokens: int
+    read_multiplier: float
+    granularity_tokens: int
+    ttl_seconds: float | None
+    tokenizer: str
+    source: str
+    date: dt.date
+
+
+def _rows(name: str) -> list[dict[str, str]]:
+    text = resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def _opt_float(s: str) -> float | None:
+    return float(s) if s.strip() else None
+
+
+@functools.cache
+def list_prices() -> tuple[PriceRow, ...]:
+    """Every row of prices.csv, in file order."""
+    out = []
+    for r in _rows("prices.csv"):
+        out.append(
+            PriceRow(
+                model=r["model"],
+                provider=r["provider"],
+                band_prompt_tokens_above=int(r["band_prompt_tokens_above"]),
+                input_usd_per_mtok=float(r["input"]),
+                output_usd_per_mtok=float(r["output"]),
+                cache_write_5m_usd_per_mtok=_opt_float(r["cache_write_5m"]),
+                cache_write_1h_usd_per_mtok=_opt_float(r["cache_write_1h"]),
+                cache_write_30m_usd_per_mtok=_opt_float(r["cache_write_30m"]),
+                cache_read_usd_per_mtok=float(r["cache_read"]),
+                source=r["source"],
+                date=dt.date.fromisoformat(r["date"]),
+            )
+        )
+    return tuple(out)
+
+
+@functools.cache
+def list_model_specs() -> tuple[ModelSpec, ...]:
+    """Every row of models.csv, in file order."""
+    out = []
+    for r in _rows("models.csv"):
+        spec = ModelSpec(
+            model=r["model"],
+            provider=r["provider"],
+            cache_family=r["cache_family"],
+            rules=r["rules"],
+            min_cacheable_tokens=int(r["min_cacheable_tokens"]),
+            read_multiplier=float(r["read_multiplier"]),
+            granularity_tokens=int(r["granularity_tokens"]),
+            ttl_seconds=_opt_float(r["ttl_seconds"]),
+            tokenizer=r["tokenizer"],
+            source=r["source"],
+            date=dt.date.fromisoformat(r["date"]),
+        )
+        if spec.cache_family not in CACHE_FAMILIES or spec.rules not in RULES:
+            raise ValueError(f"models.csv row {spec.model!r}: bad cache_family/rules")
+        out.append(spec)
+    return tuple(out)
+
+
+def get_model_spec(model: str) -> ModelSpec:
+    """The models.csv row for `model`.
+
+    Raises:
+        ValueError: `model` is not in models.csv (the message lists the known models).
+    """
+    for spec in list_model_specs():
+        if spec.model == model:
+            return spec
+    known = ", ".join(s.model for s in list_model_specs())
+    raise ValueError(f"unknown model {model!r}; known models: {known}")
+
+
+def get_price(model: str, prompt_tokens: int = 0, *, as_of: dt.date = PRICES_AS_OF) -> PriceRow:
+    """The price row billing a request of `prompt_tokens` input tokens to `model` on `as_of`.
+
+    Among the rows dated on or before `as_of`, the latest date wins; within it, the band with
+    the largest `band_prompt_tokens_above` below `prompt_tokens` (caching.md §1.5: Haiku 5.5
+    bills every token of a >100k-token request at the higher band; §3 Gemini 2.5 Pro >200k;
+    §6 gpt-5.6-sol >272k).
+
+    Raises:
+        ValueError: no price for `model` dated on or before `as_of` (the message lists the
+            priced models).
+    """
+    rows = [r for r in list_prices() if r.model == model and r.date <= as_of]
+    if not rows:
+        priced = sorted({r.model for r in list_prices()})
+        raise ValueError(
+            f"no price for model {model!r} on or before {as_of.isoformat()}; "
+            f"priced models: {', '.join(priced)}"
+        )
+    latest = max(r.date for r in rows)
+    bands = [r for r in rows if r.date == latest and r.band_prompt_tokens_above < max(prompt_tokens, 1)]
+    if not bands:
+        bands = [r for r in rows if r.date == latest and r.band_prompt_tokens_above == 0]
+    return max(bands, key=lambda r: r.band_prompt_tokens_above)

@@ -1,0 +1,183 @@
+"""Run a cache model over a request sequence and price it (shared/specs/caching.md §8.2 step 5).
+
+Conservation holds per request: cache_read + cache_write + uncached == input tokens.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from readbench.cache.blocks import PrefixChainer, Request
+from readbench.cache.policies.base import Usage
+from readbench.cache.prices import PRICES_AS_OF, PriceRow, get_price
+from readbench.cache.registry import DEFAULT_PRICED_MODELS, make_cache_model
+from readbench.cache.store import CacheStore
+
+__all__ = ["RequestUsage", "SimulationResult", "price_usage", "simulate"]
+
+
+@dataclass(frozen=True)
+class RequestUsage:
+    """Simulated usage and cost of one request.
+
+    Attributes:
+        index: position in the request sequence (0-based).
+        input_tokens: all input tokens of the request (read + write + uncached).
+        cache_read_tokens, cache_write_tokens, uncached_input_tokens: the split (tokens).
+        output_tokens: generated tokens.
+        write_tier: "5m", "1h", "30m" or None (no priced write).
+        cost_usd: uncached x input + write x write price + read x read price + output x
+            output price, at the price band of `input_tokens` (USD).
+    """
+
+    index: int
+    input_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    uncached_input_tokens: int
+    output_tokens: int
+    write_tier: str | None
+    cost_usd: float
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """Per-request records and totals of one simulated request sequence.
+
+    Attributes:
+        cache_model, model: what was simulated and priced.
+        prices_as_of: the date used to pick price rows.
+        requests: one RequestUsage per request, in order.
+        input_tokens, cache_read_tokens, cache_write_tokens, uncached_input_tokens,
+            output_tokens: sums over requests (tokens).
+        cost_usd: sum of request costs (USD).
+        cache_read_ratio: cache_read / input tokens, in [0, 1]; 0.0 when there is no input
+            (metrics.md "Prompt cache and cost").
+    """
+
+    cache_model: str
+    model: str
+    prices_as_of: dt.date
+    requests: tuple[RequestUsage, ...]
+    input_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    uncached_input_tokens: int
+    output_tokens: int
+    cost_usd: float
+    cache_read_ratio: float
+
+
+def _write_price(row: PriceRow, tier: str) -> float:
+    price = {
+        "5m": row.cache_write_5m_usd_per_mtok,
+        "1h": row.cache_write_1h_usd_per_mtok,
+        "30m": row.cache_write_30m_usd_per_mtok,
+    }[tier]
+    if price is None:
+        raise ValueError(f"prices.csv has no cache_write_{tier} price for {row.model!r}")
+    return price
+
+
+def price_usage(usage: Usage, output_tokens: int, model: str, *, as_of: dt.date = PRICES_AS_OF) -> float:
+    """Cost in USD of one request's `usage` plus `output_tokens` for `model` on `as_of`.
+
+    The band is chosen by the request's input tokens (read + write + uncached).
+
+    Raises:
+        ValueError: no price for `model`, or a write in a tier the model has no price for.
+    """
+    prompt = usage.cache_read_tokens + usage.cache_write_tokens + usage.uncached_input_tokens
+    row = get_price(model, prompt, as_of=as_of)
+    usd = (
+        usage.uncached_input_tokens * row.input_usd_per_mtok
+        + usage.cache_read_tokens * row.cache_read_usd_per_mtok
+        + output_tokens * row.output_usd_per_mtok
+    )
+    if usage.cache_write_tokens:
+        usd += usage.cache_write_tokens * _write_price(row, usage.write_tier or "")
+    return usd / 1_000_000
+
+
+def simulate(
+    requests: Sequence[Request],
+    cache_model: str = "anthropic-5m",
+    model: str | None = None,
+    *,
+    as_of: dt.date = PRICES_AS_OF,
+    **params: Any,
+) -> SimulationResult:
+    """Simulate one cache scope over `requests` and price every request.
+
+    Args:
+        requests: in non-decreasing `ts_start_seconds` order (one conversation or one scope).
+        cache_model: a name of `registry.CACHE_MODELS`.
+        model: priced model (models.csv and prices.csv); default
+            `DEFAULT_PRICED_MODELS[cache_model]`.
+        as_of: date for the price rows (default: the tables' compile date).
+        **params: cache-model parameters (see `registry.make_cache_model`).
+
+    Returns:
+        SimulationResult with one record per request and totals.
+
+    Raises:
+        ValueError: requests out of start-time order (names the index), unknown cache model or
+            model, mismatched provider family, missing price, or an invalid request for the
+            provider (e.g. more than 4 Anthropic breakpoints).
+    """
+    if model is None:
+        if cache_model not in DEFAULT_PRICED_MODELS:
+            raise ValueError(
+                f"unknown cache model {cache_model!r}; known: {', '.join(DEFAULT_PRICED_MODELS)}"
+            )
+        model = DEFAULT_PRICED_MODELS[cache_model]
+    policy = make_cache_model(cache_model, model, **params)
+    get_price(model, 0, as_of=as_of)  # fail before simulating if the model has no price
+    store = CacheStore()
+    chainer = PrefixChainer()
+    out: list[RequestUsage] = []
+    prev_ts = float("-inf")
+    for i, req in enumerate(requests):
+        if req.ts_start_seconds < prev_ts:
+            raise ValueError(
+                f"request {i} starts at {req.ts_start_seconds} s, before request {i - 1} "
+                f"({prev_ts} s): requests must be in start-time order"
+            )
+        prev_ts = req.ts_start_seconds
+        prep = chainer.prepare(req)
+        usage = policy.bill(prep, store)
+        total = prep.total_tokens
+        if usage.cache_read_tokens + usage.cache_write_tokens + usage.uncached_input_tokens != total or min(
+            usage.cache_read_tokens, usage.cache_write_tokens, usage.uncached_input_tokens
+        ) < 0:
+            raise AssertionError(f"cache model {cache_model!r} broke conservation on request {i}: {usage}")
+        out.append(
+            RequestUsage(
+                index=i,
+                input_tokens=total,
+                cache_read_tokens=usage.cache_read_tokens,
+                cache_write_tokens=usage.cache_write_tokens,
+                uncached_input_tokens=usage.uncached_input_tokens,
+                output_tokens=req.output_tokens,
+                write_tier=usage.write_tier,
+                cost_usd=price_usage(usage, req.output_tokens, model, as_of=as_of),
+            )
+        )
+    input_tokens = sum(r.input_tokens for r in out)
+    read = sum(r.cache_read_tokens for r in out)
+    return SimulationResult(
+        cache_model=cache_model,
+        model=model,
+        prices_as_of=as_of,
+        requests=tuple(out),
+        input_tokens=input_tokens,
+        cache_read_tokens=read,
+        cache_write_tokens=sum(r.cache_write_tokens for r in out),
+        uncached_input_tokens=sum(r.uncached_input_tokens for r in out),
+        output_tokens=sum(r.output_tokens for r in out),
+        cost_usd=sum(r.cost_usd for r in out),
+        cache_read_ratio=read / input_tokens if input_tokens else 0.0,
+    )
