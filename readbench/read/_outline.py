@@ -165,6 +165,8 @@ def _name_of(node: Any, language: str) -> str:
 
 
 def _kind_of(node: Any, language: str) -> str | None:
+    if not node.is_named:  # e.g. Ruby's `class` keyword token has type "class" too
+        return None
     kind = _KINDS[language].get(node.type)
     if kind is None:
         return None
