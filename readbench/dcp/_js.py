@@ -9,6 +9,7 @@ length threshold, slice and key below means what it means in the extensions.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import Any
@@ -102,6 +103,7 @@ def posix_resolve(cwd: str, path: str) -> str:
     return out
 
 
+@functools.lru_cache(maxsize=256)
 def glob_to_regex(pattern: str) -> re.Pattern[str]:
     """Compile a path glob the way both extensions do (shared/specs/dcp.md §4 and §7.3).
 

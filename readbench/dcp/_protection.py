@@ -47,9 +47,13 @@ def is_verification_command(command: Any) -> bool:
     return bool(norm) and any(p.search(norm) for p in VERIFICATION_PATTERNS)
 
 
-def verification_outcome(content: Any, error: bool) -> str | None:
-    """`fail` if isError or the first text line starts with `fail`; `pass` if it starts with
-    `pass` or isError is false; else None (dcp.md §4)."""
+def verification_outcome(content: Any, error: bool) -> str:
+    """`fail` if isError or the first text line (trimmed, lower-cased) starts with `fail`;
+    otherwise `pass` (first line starts with `pass`, or isError is false) (dcp.md §4).
+
+    pi-dcp's third outcome, "unclassified", needs `isError` to be neither true nor false; an
+    inspect tool message always has a definite error state, so it cannot occur here.
+    """
     text = ""
     for kind, t in blocks(content):
         if kind == "text":
@@ -59,9 +63,7 @@ def verification_outcome(content: Any, error: bool) -> str | None:
     first = text.split("\n")[0].strip().lower()
     if error or first.startswith("fail"):
         return "fail"
-    if first.startswith("pass"):
-        return "pass"
-    return "pass" if not error else None
+    return "pass"
 
 
 @dataclass(frozen=True)

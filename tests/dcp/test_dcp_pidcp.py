@@ -295,3 +295,19 @@ def test_configuration_off_returns_input_objects():
     p = project(msgs, "off")
     assert all(a is b for a, b in zip(p.messages, msgs)) and p.stats.earliest_changed_index is None
     assert get_config("pi-dcp-dedup-only").params.output_body_replace is False
+
+
+def test_verification_command_patterns_and_outcome():
+    from readbench.dcp._protection import is_verification_command, verification_outcome
+
+    yes = ["npm run test", "yarn test --watch", "npx jest --ci", "python -m pytest -q", "go test ./...",
+           "cargo clippy", "tsc -p . --noEmit", "eslint src", "ruff check .", "bun test"]
+    no = ["mypytest", "cargo build", "tsc -p .", "ruff format .", "npm install", "gotest", ""]
+    assert [is_verification_command(c) for c in yes] == [True] * len(yes)
+    assert [is_verification_command(c) for c in no] == [False] * len(no)
+    assert is_verification_command(None) is False
+    assert verification_outcome("FAIL: 2 tests", False) == "fail"
+    assert verification_outcome("  Failed\nok", False) == "fail"
+    assert verification_outcome("passed", True) == "fail"  # isError wins
+    assert verification_outcome("PASS", False) == "pass"
+    assert verification_outcome("collected 3 items", False) == "pass"
