@@ -1,0 +1,170 @@
+"""The perception rule (shared/specs/sim-agent.md): what of a file is visible in the CURRENT input.
+
+A result counts only if it is present in the message list of the current call AND shows the
+file's current state: after a successful edit/write of a file, results of that file from
+before it no longer count (the sim must read again). Mutations are known from the edit/write
+exchanges still in the input and, when DCP dropped those, from the sim's own record of the
+edits it made (``mutation_orders``: call numbers, compared through ``order_of``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from readbench.sim.observe import Exchange, ReadObs, is_placeholder, norm_path, parse_bash, parse_grep, parse_read
+from readbench.sim.oracle import Goal
+
+__all__ = ["FileView", "file_view", "find_snippet", "first_missing_line", "goal_perceived", "whole_file_visible"]
+
+
+@dataclass(frozen=True)
+class FileView:
+    """The visible current state of one file.
+
+    Attributes:
+        path: normalised path.
+        lines: line number (1-based) -> exact text, from reads, greps and the sim's sed/grep bash.
+        total_lines: the largest line count any current result stated or implied (None if unknown).
+        texts: raw visible texts of current results (for verbatim matching of unplaced text,
+            e.g. a test traceback printed by bash).
+        grep_hits: line numbers of search matches (in input order, deduplicated).
+        map_ranges: ``(label, start, end)`` structural-map entries visible for the file.
+        latest_read: the parsed result of the most recent read of the file (current or not), or None.
+        latest_read_args: its call arguments.
+        latest_read_call_id: its tool call id.
+    """
+
+    path: str
+    lines: dict[int, str]
+    total_lines: int | None
+    texts: tuple[str, ...]
+    grep_hits: tuple[int, ...]
+    map_ranges: tuple[tuple[str, int, int], ...]
+    latest_read: ReadObs | None
+    latest_read_args: dict
+    latest_read_call_id: str | None
+
+
+def file_view(
+    exs: Iterable[Exchange],
+    path: str,
+    *,
+    mutation_orders: Iterable[int] = (),
+    order_of: Callable[[str], int | None] = lambda _id: None,
+    default_limit: int | None = None,
+) -> FileView:
+    """Build the :class:`FileView` of ``path`` from the exchanges of the current input.
+
+    Args:
+        exs: exchanges of the current input (readbench.sim.observe.exchanges).
+        path: workspace-relative file path.
+        mutation_orders: call numbers of the sim's own successful edits of ``path``.
+        order_of: call number of a tool call id issued by the sim (None for foreign ids).
+        default_limit: the read tool's stated default line limit (readbench.sim.observe.parse_read).
+    """
+    target = norm_path(path)
+    exs = list(exs)
+    last_mutation = max((e.position for e in exs if e.function in ("edit", "write") and not e.is_error
+                         and norm_path(str(e.arguments.get("path", ""))) == target), default=-1)
+    newest_order = max(mutation_orders, default=-1)
+
+    def current(e: Exchange) -> bool:
+        order = order_of(e.call_id)
+        return e.position > last_mutation and (order is None or order > newest_order)
+
+    lines: dict[int, str] = {}
+    totals: list[int] = []
+    texts: list[str] = []
+    hits: list[int] = []
+    maps: list[tuple[str, int, int]] = []
+    latest: ReadObs | None = None
+    latest_args: dict = {}
+    latest_id: str | None = None
+    for e in exs:
+        if e.function == "read" and norm_path(str(e.arguments.get("path", ""))) == target:
+            obs = parse_read(e.text, e.is_error, e.arguments, default_limit)
+            latest, latest_args, latest_id = obs, e.arguments, e.call_id
+            if not current(e):
+                continue
+            lines.update(obs.lines)
+            maps.extend(obs.map_ranges)
+            if obs.total_lines is not None:
+                totals.append(obs.total_lines)
+            if obs.lines:
+                texts.append(e.text)
+        elif e.function == "grep" and current(e) and not is_placeholder(e.text):
+            found = parse_grep(e.text, e.arguments.get("path"))
+            if target in found:
+                visible, matched = found[target]
+                lines.update(visible)
+                hits.extend(h for h in matched if h not in hits)
+                texts.append(e.text)
+        elif e.function == "bash" and current(e) and not is_placeholder(e.text):
+            parsed = parse_bash(str(e.arguments.get("command", "")), e.text)
+            if parsed is not None and parsed[0] == target:
+                lines.update(parsed[1])
+                hits.extend(h for h in parsed[2] if h not in hits)
+            texts.append(e.text)
+    return FileView(target, lines, max(totals, default=None), tuple(texts), tuple(hits), tuple(maps),
+                    latest, latest_args, latest_id)
+
+
+def _runs(lines: dict[int, str]) -> list[tuple[int, str]]:
+    """Maximal runs of consecutive visible lines as ``(first line, joined text)``."""
+    runs: list[tuple[int, str]] = []
+    start = prev = None
+    chunk: list[str] = []
+    for n in sorted(lines):
+        if prev is not None and n != prev + 1:
+            runs.append((start, "\n".join(chunk)))
+            chunk = []
+            start = None
+        if start is None:
+            start = n
+        chunk.append(lines[n])
+        prev = n
+    if chunk:
+        runs.append((start, "\n".join(chunk)))
+    return runs
+
+
+def find_snippet(view: FileView, snippet: str) -> int | None:
+    """Where ``snippet`` is verbatim visible: its first line number, 0 if it is visible only in
+    unplaced text (e.g. bash output), None if it is not visible at all."""
+    for first, text in _runs(view.lines):
+        index = text.find(snippet)
+        if index >= 0:
+            return first + text.count("\n", 0, index)
+    if any(snippet in t for t in view.texts):
+        return 0
+    return None
+
+
+def whole_file_visible(view: FileView) -> bool:
+    """True if the file's line count is known and every line 1..total is visible."""
+    total = view.total_lines
+    return total is not None and all(n in view.lines for n in range(1, total + 1))
+
+
+def first_missing_line(view: FileView, start: int = 1) -> int:
+    """The first line number >= ``start`` that is not visible."""
+    n = start
+    while n in view.lines:
+        n += 1
+    return n
+
+
+def goal_perceived(goal: Goal, view: FileView) -> bool:
+    """The perception rule for ``goal`` on the current view of its target file.
+
+    Edits: every oldText is verbatim visible. Questions: the evidence text is visible and the
+    evidence line is visible at a known number. Whole-file goals also need every line.
+    """
+    if goal.whole_file and not whole_file_visible(view):
+        return False
+    if goal.kind == "edit":
+        return all(find_snippet(view, old) is not None for old, _ in goal.edits)
+    if goal.evidence_text is not None and find_snippet(view, goal.evidence_text) is None:
+        return False
+    return goal.evidence_line is None or goal.evidence_line in view.lines

@@ -1,0 +1,146 @@
+"""``SimAgentAPI``: the simulated agent as an inspect-ai model provider (``readbench/<profile>``).
+
+shared/specs/sim-agent.md; registered by readbench/_registry.py (``@modelapi(name="readbench")``),
+so ``--model readbench/sim-mixed`` works wherever ``anthropic/...`` would. Per call it:
+1. reads the task oracle (store ``readbench:oracle``) and its own memory (store ``readbench:sim``);
+2. counts the request's prompt tokens and, above the profile's context window, returns a
+   ``model_length`` output with metadata ``{"context_overflow": True}`` and no tool call;
+3. otherwise decides one action from the CURRENT input only (readbench.sim.policy) and
+   returns it with ``usage`` and simulated timestamps in ``metadata``
+   (``sim_ts_start_seconds``, ``sim_ts_first_token_seconds``, ``sim_ts_end_seconds``).
+Determinism: the seed is (task_id, epoch, profile), never the arm; tool-call ids derive from
+the seed and the call count. Inspect never reaches tiktoken: ``count_text_tokens`` is local
+(shared/specs/inspect-notes.md §9.1) and ``usage`` is always set.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from inspect_ai.model import (
+    ChatCompletionChoice, ChatMessage, ChatMessageAssistant, ChatMessageUser, GenerateConfig, ModelAPI,
+    ModelOutput, ModelUsage,
+)
+from inspect_ai.tool import ToolCall, ToolChoice, ToolInfo
+from inspect_ai.util import Store, store
+
+from readbench.sim.draws import Draws, sample_seed
+from readbench.sim.latency import call_times, gap_seconds
+from readbench.sim.memory import SIM_KEY, SimMemory, call_id
+from readbench.sim.observe import default_read_limit, exchanges
+from readbench.sim.oracle import ORACLE_KEY, TaskOracle, parse_oracle
+from readbench.sim.policy import decide
+from readbench.sim.profiles import get_mixture, get_profile, parse_overrides
+from readbench.sim.prose import compose
+from readbench.sim.tokens import count_tokens, output_tokens, request_tokens
+
+__all__ = ["SimAgentAPI", "choose_profile"]
+
+
+def choose_profile(model_name: str, task_id: str, epoch: int) -> str:
+    """The plain profile a sample runs: ``model_name`` itself, or for a mixture one member drawn
+    with the mixture's weights from the seed (task_id, epoch, mixture name).
+
+    Raises:
+        ValueError: ``model_name`` is neither a profile nor a mixture.
+    """
+    mixture = get_mixture(model_name)
+    if mixture is None:
+        get_profile(model_name)  # raises for an unknown name
+        return model_name
+    return Draws(sample_seed(task_id, epoch, model_name)).weighted(mixture.weights, "profile")
+
+
+class SimAgentAPI(ModelAPI):
+    """The behaviour-model provider. ``model_name`` is a profile or mixture name (``sim-pager``,
+    ``sim-mixed``); ``-M knob=value`` model args override profile knobs (readbench.sim.profiles).
+
+    Raises:
+        ValueError: unknown profile name or invalid knob override (at construction).
+    """
+
+    def __init__(self, model_name: str, base_url: str | None = None, api_key: str | None = None,
+                 config: GenerateConfig = GenerateConfig(), **model_args: Any) -> None:
+        super().__init__(model_name=model_name, base_url=base_url, api_key=api_key, api_key_vars=[], config=config)
+        self._overrides = parse_overrides(model_args)
+        if get_mixture(model_name) is None:
+            get_profile(model_name, self._overrides)
+
+    def max_tokens(self) -> int | None:
+        """No output cap of its own (replies are short)."""
+        return None
+
+    async def count_text_tokens(self, text: str) -> int:
+        """Offline o200k count (never tiktoken's download)."""
+        return count_tokens(text)
+
+    async def generate(self, input: list[ChatMessage], tools: list[ToolInfo], tool_choice: ToolChoice,
+                       config: GenerateConfig) -> ModelOutput:
+        """Answer one call from the projected ``input`` (see the module docstring).
+
+        Raises:
+            ValueError: the sample store has no readbench oracle.
+        """
+        return generate_in_store(store(), self.model_name, self._overrides, input, tools)
+
+
+def _load_memory(st: Store, model_name: str, oracle: TaskOracle) -> SimMemory:
+    raw = st.get(SIM_KEY)
+    if raw is not None:
+        return SimMemory.from_dict(raw)
+    profile = choose_profile(model_name, oracle.task_id, oracle.epoch)
+    return SimMemory(profile=profile, seed=sample_seed(oracle.task_id, oracle.epoch, profile))
+
+
+def generate_in_store(st: Store, model_name: str, overrides: dict[str, Any], input: list[ChatMessage],
+                      tools: list[ToolInfo]) -> ModelOutput:
+    """The provider's work on an explicit store (pure apart from ``st``; used by tests and tools).
+
+    Args:
+        st: the sample store (holds ``readbench:oracle``; ``readbench:sim`` is read and written).
+        model_name: profile or mixture name.
+        overrides: validated knob overrides.
+        input: the message list of this call (already projected by the loop).
+        tools: the tools offered in this call.
+    """
+    oracle = parse_oracle(st.get(ORACLE_KEY))
+    mem = _load_memory(st, model_name, oracle)
+    profile = get_profile(mem.profile, overrides)
+    draws = Draws(mem.seed)
+    users = sum(isinstance(m, ChatMessageUser) for m in input)
+    step_index = min(max(users, 1), len(oracle.goals)) - 1
+    previous_goal = oracle.goals[min(mem.step.index, len(oracle.goals) - 1)]
+    start = mem.clock_seconds + gap_seconds(profile, mem.last_calls, previous_goal.test_cmd,
+                                            new_prompt=mem.calls > 0 and step_index != mem.step.index)
+    prompt = request_tokens(input, tools)
+    mem.calls += 1
+    ident = call_id(mem.seed, mem.calls)
+    meta: dict[str, Any] = {"sim_profile": profile.name}
+    if prompt > profile.context_window_tokens:
+        times = call_times(profile, start, prompt, 0)
+        message = ChatMessageAssistant(id=f"{ident}-msg", content="", model=model_name, source="generate")
+        choice = ChatCompletionChoice(message=message, stop_reason="model_length")
+        mem.last_calls, mem.clock_seconds = [], times.end_seconds
+        st.set(SIM_KEY, mem.to_dict())
+        return ModelOutput(model=model_name, choices=[choice],
+                           usage=ModelUsage(input_tokens=prompt, output_tokens=0, total_tokens=prompt),
+                           metadata={**times.metadata(), **meta, "context_overflow": True})
+    tool_names = frozenset(t.name for t in tools)
+    read_limit = next((default_read_limit(t.description) for t in tools if t.name == "read"), None)
+    action = decide(exchanges(input), users, oracle.goals, profile, draws, mem, tool_names, read_limit)
+    low, high = profile.think_tokens
+    text = compose(action.intent, draws.integer(low, high, "think", mem.calls), draws, "prose", mem.calls)
+    if action.answer is not None:
+        text = f"{text}\n\nANSWER: {action.answer}"
+    calls = [ToolCall(id=ident, function=action.function, arguments=action.arguments)] if action.function else None
+    out = output_tokens(text, action.function, action.arguments)
+    times = call_times(profile, start, prompt, out)
+    message = ChatMessageAssistant(id=f"{ident}-msg", content=text, tool_calls=calls, model=model_name,
+                                   source="generate")
+    choice = ChatCompletionChoice(message=message, stop_reason="tool_calls" if calls else "stop")
+    mem.last_calls = [{"id": ident, "function": action.function, "arguments": action.arguments}] if calls else []
+    mem.clock_seconds = times.end_seconds
+    st.set(SIM_KEY, mem.to_dict())
+    return ModelOutput(model=model_name, choices=[choice],
+                       usage=ModelUsage(input_tokens=prompt, output_tokens=out, total_tokens=prompt + out),
+                       metadata={**times.metadata(), **meta, "sim_phase": mem.step.phase})

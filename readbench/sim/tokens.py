@@ -1,0 +1,59 @@
+"""Token accounting of the simulated agent's requests and replies (for ``ModelOutput.usage``).
+
+Counts use the project's offline tokenizer (readbench.cache.tokenizer.count_tokens, o200k_base;
+shared/specs/caching.md §8.3). A request is rendered as a provider would serialise it: every
+tool schema as JSON, then every message as its role, text, tool calls (JSON) or tool result,
+each message with a fixed framing overhead. Counts of repeated texts are memoised by the
+tokenizer, so a long session costs one tokenisation per new message.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool
+from inspect_ai.tool import ToolInfo
+
+from readbench.cache.tokenizer import count_tokens
+
+__all__ = ["MESSAGE_OVERHEAD_TOKENS", "REQUEST_OVERHEAD_TOKENS", "count_tokens", "output_tokens",
+           "request_tokens"]
+
+#: Framing tokens per message (role markers and separators; OpenAI chat format uses 3-4).
+MESSAGE_OVERHEAD_TOKENS = 4
+#: Framing tokens per request (the reply primer).
+REQUEST_OVERHEAD_TOKENS = 3
+
+
+def _render_message(message: ChatMessage) -> str:
+    parts = [message.role, message.text]
+    if isinstance(message, ChatMessageAssistant):
+        for call in message.tool_calls or []:
+            parts.append(json.dumps({"id": call.id, "name": call.function, "arguments": call.arguments},
+                                    ensure_ascii=False, sort_keys=True))
+    if isinstance(message, ChatMessageTool):
+        parts.append(message.tool_call_id or "")
+        if message.error is not None:
+            parts.append(message.error.message)
+    return "\n".join(parts)
+
+
+def _render_tool(tool: ToolInfo) -> str:
+    return json.dumps(tool.model_dump(exclude_none=True), ensure_ascii=False, sort_keys=True)
+
+
+def request_tokens(messages: list[ChatMessage], tools: list[ToolInfo]) -> int:
+    """Prompt tokens of one request: tool schemas + messages + framing (tokens, o200k_base)."""
+    total = REQUEST_OVERHEAD_TOKENS
+    total += sum(count_tokens(_render_tool(t)) for t in tools)
+    total += sum(count_tokens(_render_message(m)) + MESSAGE_OVERHEAD_TOKENS for m in messages)
+    return total
+
+
+def output_tokens(text: str, function: str | None, arguments: dict[str, Any]) -> int:
+    """Tokens the reply generates: its prose plus the tool call's name and JSON arguments."""
+    total = count_tokens(text)
+    if function is not None:
+        total += count_tokens(function) + count_tokens(json.dumps(arguments, ensure_ascii=False))
+    return total
