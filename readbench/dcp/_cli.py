@@ -100,6 +100,45 @@ def project_cmd(
         )
 
 
+@dcp_group.command("replay")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--config", "config_name", required=True, help="Preset name or JSON {\"base\":..,\"name\":..,...}.")
+@click.option("--context-window", type=click.IntRange(min=1), default=None, help="Context window in tokens.")
+@click.option("--cwd", default=None, help="Agent working directory for resolving relative tool paths.")
+@click.option("--json", "as_json", is_flag=True, help="Print per-call statistics as JSON.")
+def replay_cmd(file: str, config_name: str, context_window: int | None, cwd: str | None, as_json: bool) -> None:
+    """Project FILE before every assistant message and report per-call pruning and prefix breaks."""
+    from readbench.replay.dcp_replay import replay_projections
+    from readbench.replay.pi_session import load_messages
+
+    cfg = _resolve_config(config_name)
+    try:
+        messages = load_messages(file)
+    except FileNotFoundError:
+        raise click.BadParameter(f"file {file!r} does not exist", param_hint="FILE") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise click.BadParameter(str(exc), param_hint="FILE") from None
+    calls = replay_projections(messages, cfg, context_window=context_window, cwd=cwd)
+    rows = [
+        {"boundary": c.boundary, "prefix_break": c.prefix_break, **c.projection.stats.to_dict()} for c in calls
+    ]
+    totals = {
+        "calls": len(calls),
+        "dcp_pruned_items": sum(c.projection.stats.pruned_items for c in calls),
+        "dcp_footer_tokens_saved": sum(c.projection.stats.footer_tokens_saved for c in calls),
+        "dcp_prefix_breaks": sum(1 for c in calls if c.prefix_break is not None),
+    }
+    if as_json:
+        click.echo(json.dumps({"config": cfg.to_dict(), "calls": rows, "totals": totals}, ensure_ascii=False, indent=2))
+        return
+    for r in rows:
+        click.echo(
+            f"call before [{r['boundary']}]: pruned={r['pruned_items']} footer_saved={r['footer_tokens_saved']} "
+            f"earliest_changed={r['earliest_changed_index']} prefix_break={r['prefix_break']}"
+        )
+    click.echo(" ".join(f"{k}={v}" for k, v in totals.items()))
+
+
 @dcp_group.command("configs")
 @click.option("--json", "as_json", is_flag=True, help="Print the configurations as JSON.")
 def configs_cmd(as_json: bool) -> None:
