@@ -26,7 +26,9 @@ __all__ = [
 
 def js_len(text: str) -> int:
     """Length of `text` in UTF-16 code units (JavaScript `String.length`)."""
-    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+    if text.isascii():
+        return len(text)
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def js_slice(text: str, limit: int) -> str:
