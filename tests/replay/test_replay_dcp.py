@@ -52,3 +52,31 @@ def test_cli_replay_reports_totals():
     res = CliRunner().invoke(dcp_group, ["replay", str(DATA), "--config", "pi-dcp", "--context-window", "200000"])
     assert res.exit_code == 0, res.output
     assert res.output.splitlines()[-1] == "calls=3 dcp_pruned_items=0 dcp_footer_tokens_saved=0 dcp_prefix_breaks=0"
+
+
+def test_sister_targets_change_once_while_pi_dcp_rewrites_them():
+    msgs = [ChatMessageUser(content="u1")]
+    msgs += _read("c1", "a.py", "y" * 2000)
+    msgs += _read("c2", "a.py", "y" * 2000)
+    msgs.append(ChatMessageAssistant(content="done"))
+    for i in range(2, 14):
+        msgs += [ChatMessageUser(content=f"u{i}"), ChatMessageAssistant(content="ok")]
+
+    def versions(calls) -> dict[int, list[str]]:
+        seen: dict[int, list[str]] = {}
+        for c in calls:
+            for i in c.projection.stats.changed_indices:
+                text = c.projection.messages[i].text
+                if not seen.get(i) or seen[i][-1] != text:
+                    seen.setdefault(i, []).append(text)
+        return seen
+
+    gated = replay_projections(msgs, {"base": "dcp-gated", "name": "gate-off", "gate_mode": "off"})
+    assert versions(gated) == {
+        2: ["[pruned by dynamic-context-pruning: duplicate read call result; see newest occurrence (call c2)]"]
+    }
+    assert [c.boundary for c in gated if c.prefix_break is not None] == [13]  # once: after u5
+    pi = replay_projections(msgs, "pi-dcp")
+    v = versions(pi)
+    assert v[2] == ["[DCP: Exact duplicate of a later tool call. Pruned to save tokens.]"]
+    assert [t.split("(Turn ")[1][:2] for t in v[4]] == ["8)", "9)", "10", "11", "12"]
