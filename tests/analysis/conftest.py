@@ -91,3 +91,26 @@ def make_logs(tmp_path: Path):
         return log_dir
 
     return make
+
+
+def synthetic_table(rows: list[dict[str, Any]], cache_models=("openai",)) -> "pd.DataFrame":
+    """A tidy table with every column of `table.tidy_table`; unspecified metrics are NaN.
+
+    Each row dict needs variant, dcp, sample_id, source, family; model defaults to
+    ``readbench/sim-mixed``, epoch to 1, error/limit to "".
+    """
+    import pandas as pd
+
+    from readbench.analysis.table import BASE_METRICS, CACHE_METRICS, IDENTITY_COLUMNS, arm_label
+
+    cols = list(IDENTITY_COLUMNS) + list(BASE_METRICS) + [f"{n}_{m}" for m in cache_models for n in CACHE_METRICS]
+    out = []
+    for r in rows:
+        row: dict[str, Any] = {c: float("nan") for c in cols}
+        row.update({"run_id": "r1", "eval_set_id": "", "eval_id": "e", "log": "x.eval", "task_name": "read_strategies",
+                    "model": "readbench/sim-mixed", "cache_models": ",".join(cache_models), "epoch": 1,
+                    "file": "a.py", "error": "", "limit": "", "stop_reason": ""})
+        row.update(r)
+        row["arm"] = arm_label(row["variant"], row["dcp"], row["model"])
+        out.append(row)
+    return pd.DataFrame(out, columns=cols)

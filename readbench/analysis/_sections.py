@@ -1,0 +1,191 @@
+"""Report sections: each turns aggregate records into document blocks (numbers via `_format`)."""
+
+from __future__ import annotations
+
+from . import _format as F
+from ._document import Block, Bullets, Heading, Paragraph, Table
+from .aggregate import ArmSummary, PairedComparison
+from .partition import SamplePartition
+
+__all__ = ["arms_section", "cache_section", "family_section", "paired_section", "partition_section"]
+
+_LABELS = {
+    "turns": "turns", "input_tokens": "input tokens", "read_calls": "read calls", "blind_reads": "blind reads",
+    "capped_reads": "capped reads", "blocked_reads": "blocked reads", "reread_ratio": "reread ratio",
+}
+_MAX_IDS = 20
+
+
+def label(column: str) -> str:
+    """Human name of a metric column: ``cost_usd_openai`` -> ``cost USD (openai)``."""
+    for prefix, name in (("cache_read_ratio_", "cache-read ratio"), ("cost_usd_unpruned_", "unpruned cost USD"),
+                         ("dcp_cost_delta_", "DCP cost delta USD"), ("cost_usd_", "cost USD")):
+        if column.startswith(prefix):
+            return f"{name} ({column[len(prefix):]})"
+    return _LABELS.get(column, column.replace("_", " "))
+
+
+def _fmt_metric(column: str, value: float) -> str:
+    if column.startswith(("cost_usd_", "dcp_cost_delta_")):
+        return F.usd(value)
+    if column.endswith("ratio") or column.startswith("cache_read_ratio_"):
+        return F.num(value, 3)
+    if column.endswith("tokens") or column.endswith("tokens_saved"):
+        return F.num(value, 0)
+    return F.num(value, 2)
+
+
+def _fmt_delta(column: str, value: float) -> str:
+    if column.startswith(("cost_usd_", "dcp_cost_delta_")):
+        return F.signed_usd(value)
+    if column.endswith("ratio") or column.startswith("cache_read_ratio_"):
+        return F.signed(value, 3)
+    return F.signed(value, 1)
+
+
+def _n(s: ArmSummary) -> str:
+    return f"{F.count(s.success.n)} ({s.n_tasks}×{s.n_epochs})"
+
+
+def _arm(s: str, multi_model: bool) -> str:
+    return s if multi_model else s.split(" @ ")[0]
+
+
+_EFFORT = ("turns", "input_tokens", "read_calls", "blind_reads", "capped_reads", "blocked_reads", "reread_ratio")
+
+
+def _effort_row(s: ArmSummary, name: str, columns: tuple[str, ...]) -> tuple[str, ...]:
+    cells = [name, _n(s), str(s.n_clusters), F.pct(s.success.rate), F.ci_pct(s.success.ci.low, s.success.ci.high)]
+    for col in columns:
+        try:
+            cells.append(_fmt_metric(col, s.metric(col).value))
+        except KeyError:
+            cells.append(F.DASH)
+    return tuple(cells)
+
+
+def _effort_header(columns: tuple[str, ...]) -> tuple[str, ...]:
+    stat = {c: ("median " if c == "input_tokens" else "mean ") for c in columns}
+    return ("arm", "n (tasks×epochs)", "clusters", "success", "95% CI") + tuple(stat[c] + label(c) for c in columns)
+
+
+def arms_section(summaries: tuple[ArmSummary, ...], multi_model: bool) -> list[Block]:
+    """Per-arm success and effort table, with errored / limit-hit counts."""
+    cols = _EFFORT
+    rows = tuple(_effort_row(s, _arm(s.arm, multi_model), cols) + (str(s.n_errored), str(s.n_limit_hit))
+                 for s in summaries)
+    return [
+        Heading(2, "Arms"),
+        Table(_effort_header(cols) + ("errored", "limit-hit"), rows,
+              caption="n = samples in the denominator (tasks × epochs); clusters = source repositories. "
+                      "Errored and limit-hit samples count as failures. Means over samples with metrics; "
+                      "input tokens: median."),
+    ]
+
+
+def family_section(summaries: tuple[ArmSummary, ...], multi_model: bool) -> list[Block]:
+    """Per-family row groups of the per-arm table."""
+    cols = ("turns", "input_tokens", "read_calls", "reread_ratio")
+    rows: list[tuple[str, ...]] = []
+    for family in sorted({s.family for s in summaries}):
+        rows.append((f"§ family: {family}",) + ("",) * (4 + len(cols)))
+        rows += [_effort_row(s, _arm(s.arm, multi_model), cols) for s in summaries if s.family == family]
+    return [Heading(2, "By task family"),
+            Table(_effort_header(cols), tuple(rows), caption="Same definitions as the arm table, per task family.")]
+
+
+def cache_section(summaries: tuple[ArmSummary, ...], cache_models: list[str], multi_model: bool) -> list[Block]:
+    """Cache-read ratio and cost per cache model; DCP footer estimate next to the real cost delta."""
+    header = ("arm", "cache model", "n", "clusters", "mean cache-read ratio", "median cost USD", "mean unpruned cost USD",
+              "mean DCP footer estimate, tokens saved", "mean real DCP cost delta USD", "real delta / unpruned")
+    rows = []
+    for s in summaries:
+        for m in cache_models:
+            def val(col: str) -> float:
+                try:
+                    return s.metric(col).value
+                except KeyError:
+                    return float("nan")
+            unpruned, delta = val(f"cost_usd_unpruned_{m}"), val(f"dcp_cost_delta_{m}")
+            rel = delta / unpruned if unpruned and unpruned == unpruned and unpruned != 0 else float("nan")
+            n = s.metric(f"cost_usd_{m}").n if any(x.column == f"cost_usd_{m}" for x in s.metrics) else 0
+            rows.append((_arm(s.arm, multi_model), m, str(n), str(s.n_clusters), F.num(val(f"cache_read_ratio_{m}"), 3),
+                         F.usd(val(f"cost_usd_{m}")), F.usd(unpruned), F.num(val("dcp_footer_tokens_saved"), 0),
+                         F.usd(delta), F.pct(rel)))
+    return [
+        Heading(2, "Prompt cache and cost"),
+        Table(header, tuple(rows),
+              caption="n = samples with cost metrics (errored samples have none); tasks × epochs as in the arm "
+                      "table. Per cache model, simulated from each sample's exact request sequence. The DCP footer "
+                      "estimate is pi-dcp's own chars/4 claim of tokens saved; the real delta is cost minus the "
+                      "cost of the same requests without pruning (negative = pruning saved money)."),
+    ]
+
+
+def paired_section(comparisons: tuple[PairedComparison, ...], notes: tuple[str, ...], multi_model: bool,
+                   n_resamples: int, seed_text: str) -> list[Block]:
+    """Paired success and paired metrics vs the baseline arm."""
+    blocks: list[Block] = [Heading(2, "Paired comparisons with the baseline")]
+    if not comparisons:
+        blocks.append(Paragraph("No paired comparison: " + (" ".join(notes) or "only the baseline arm ran.")))
+        return blocks
+    blocks.append(Paragraph(
+        "Pairs are the same (task, epoch) in the arm and in the baseline arm of the same model. Intervals: "
+        f"{n_resamples} bootstrap resamples of source repositories (cluster bootstrap; i.i.d. pairs when there is "
+        f"one repository), {seed_text}. McNemar: exact binomial test on discordant pairs, Holm-adjusted across the "
+        "arms compared with one baseline. Tokens and cost: geometric-mean ratio arm / baseline."))
+    rows = []
+    for c in comparisons:
+        m = c.mcnemar
+        rows.append((_arm(c.arm, multi_model), _arm(c.baseline_arm, multi_model),
+                     f"{F.count(c.n_pairs)} ({c.n_tasks}×{c.n_epochs})", str(c.n_clusters), str(c.n_unmatched),
+                     F.pp(c.success.mean_difference), f"[{F.pp(c.success.ci.low)}, {F.pp(c.success.ci.high)}]",
+                     f"{m.both_success}/{m.treatment_only}/{m.baseline_only}/{m.neither}",
+                     F.p_value(m.p_value), F.p_value(c.mcnemar_p_holm)))
+    blocks.append(Table(
+        ("arm", "baseline", "pairs (tasks×epochs)", "clusters", "unmatched", "Δ success", "95% CI",
+         "both / arm only / baseline only / neither", "McNemar p", "Holm p"), tuple(rows),
+        caption="Paired success (errored = failure)."))
+    mrows = []
+    for c in comparisons:
+        for pm in c.metrics:
+            d = pm.difference
+            ratio = pm.ratio
+            mrows.append((_arm(c.arm, multi_model), label(pm.column), f"{F.count(d.n_pairs)} ({pm.n_tasks}×{pm.n_epochs})",
+                          str(d.n_clusters), _fmt_metric(pm.column, pm.median_baseline),
+                          _fmt_metric(pm.column, pm.median_treatment), _fmt_delta(pm.column, d.mean_difference),
+                          f"[{_fmt_delta(pm.column, d.ci.low)}, {_fmt_delta(pm.column, d.ci.high)}]",
+                          F.DASH if ratio is None else F.ratio(ratio.ratio),
+                          F.DASH if ratio is None else f"[{F.ratio(ratio.ci.low)}, {F.ratio(ratio.ci.high)}]",
+                          F.p_value(pm.wilcoxon.p_value)))
+    blocks.append(Table(
+        ("arm", "metric", "pairs (tasks×epochs)", "clusters", "median baseline", "median arm", "mean Δ", "95% CI",
+         "geo-mean ratio", "95% CI", "Wilcoxon p"), tuple(mrows),
+        caption="Paired metrics (pairs with the metric on both sides)."))
+    if notes:
+        blocks.append(Bullets(tuple(notes)))
+    return blocks
+
+
+def partition_section(partition: SamplePartition, multi_model: bool) -> list[Block]:
+    """Every sample accounted for: bucket counts per arm and the non-completed ids."""
+    rows = []
+    items = []
+    for p in partition.arms:
+        name = _arm(p.arm, multi_model)
+        rows.append((name, str(p.n_total), str(len(p.completed)), str(len(p.solved)), str(len(p.limit_hit)),
+                     str(len(p.errored)), str(len(p.excluded)), str(p.n_denominator)))
+        for bucket in ("errored", "limit_hit", "excluded"):
+            ids = getattr(p, bucket)
+            if ids:
+                shown = ", ".join(ids[:_MAX_IDS])
+                more = f" … (+{len(ids) - _MAX_IDS} more in partition.json)" if len(ids) > _MAX_IDS else ""
+                items.append(f"{name} — {bucket.replace('_', '-')}: {shown}{more}")
+    blocks: list[Block] = [
+        Heading(2, "Sample partition"),
+        Table(("arm", "total", "completed", "solved", "limit-hit", "errored", "excluded", "denominator"),
+              tuple(rows), caption="Disjoint buckets; denominator = total − excluded. Full id lists: partition.json."),
+    ]
+    if items:
+        blocks.append(Bullets(tuple(items)))
+    return blocks

@@ -1,0 +1,171 @@
+"""render_report on a small synthetic table whose numbers are computed by hand.
+
+Two arms of readbench/sim-mixed, 4 tasks (2 repositories), 1 epoch, cache model openai.
+baseline stock × off: success 1,0,1,0 (task repoA/locate/2 hit the turn limit)
+arm      B × pi-dcp : success 1,1,1,- (repoB/edit/2 errored: no score, counts as failure)
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from readbench.analysis.partition import partition_samples
+from readbench.analysis.report import render_report
+
+from conftest import synthetic_table  # noqa: E402
+
+TASKS = [("repoA/locate/1", "repoA", "locate"), ("repoA/locate/2", "repoA", "locate"),
+         ("repoB/edit/1", "repoB", "edit"), ("repoB/edit/2", "repoB", "edit")]
+
+
+def _rows():
+    rows = []
+    for i, (sid, src, fam) in enumerate(TASKS):
+        k = i + 1
+        rows.append(dict(
+            variant="stock", dcp="off", sample_id=sid, source=src, family=fam,
+            success=[1.0, 0.0, 1.0, 0.0][i], stop_reason=["solved", "turn_limit", "solved", "wrong"][i],
+            turns=10.0 * k, input_tokens=1000.0 * k, read_calls=6.0, blind_reads=2.0, capped_reads=1.0,
+            blocked_reads=0.0, reread_ratio=0.25, dcp_footer_tokens_saved=0.0, cache_read_ratio_openai=0.5,
+            cost_usd_openai=0.01 * k, cost_usd_unpruned_openai=0.01 * k, dcp_cost_delta_openai=0.0))
+        if sid == "repoB/edit/2":
+            rows.append(dict(variant="B", dcp="pi-dcp", sample_id=sid, source=src, family=fam,
+                             error="RuntimeError('boom')"))
+            continue
+        rows.append(dict(
+            variant="B", dcp="pi-dcp", sample_id=sid, source=src, family=fam, success=1.0, stop_reason="solved",
+            turns=5.0 * k, input_tokens=500.0 * k, read_calls=3.0, blind_reads=0.0, capped_reads=0.0,
+            blocked_reads=1.0, reread_ratio=0.1, dcp_footer_tokens_saved=100.0 * k, cache_read_ratio_openai=0.8,
+            cost_usd_openai=0.005 * k, cost_usd_unpruned_openai=0.006 * k, dcp_cost_delta_openai=-0.001 * k))
+    return rows
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    table = synthetic_table(_rows())
+    md = render_report(table, tmp_path_factory.mktemp("rep") / "report", run_meta={"name": "unit", "epochs": 1},
+                       rng=np.random.default_rng(0), n_resamples=2000)
+    return md, md.read_text()
+
+
+def test_header_names_model_and_simulation_caveat(report):
+    _, text = report
+    assert text.startswith("# readbench report: unit\n")
+    assert "Model(s): readbench/sim-mixed. Arms: 2; samples: 8 (4 tasks × 1 epoch(s) per arm at most); " \
+           "clusters (source repositories): 2; task families: 2." in text
+    assert "readbench/sim-mixed is a simulated agent: these results measure the harness mechanics" in text
+    assert "not the quality of any LLM" in text
+    assert "- epochs: 1\n- name: unit" in text
+
+
+def test_arm_table_rows_are_hand_computed(report):
+    _, text = report
+    # Wilson(2, 4): p = .5, z = 1.95996: centre .5, half-width .34996 -> [15.0%, 85.0%]; both arms have
+    # negative within-repo correlation here so the design effect is floored at 1 (plain Wilson).
+    # Wilson(3, 4): centre .62753, half-width .32689 -> [30.1%, 95.4%]
+    # B's turns/tokens come from its 3 scored samples: mean(5,10,15) = 10, median(500,1000,1500) = 1000.
+    assert ("| stock × off | 4 (4×1) | 2 | 50.0% | [15.0%, 85.0%] | 25.00 | 2,500 | 6.00 | 2.00 | 1.00 | 0.00 "
+            "| 0.250 | 0 | 1 |") in text
+    assert ("| B × pi-dcp | 4 (4×1) | 2 | 75.0% | [30.1%, 95.4%] | 10.00 | 1,000 | 3.00 | 0.00 | 0.00 | 1.00 "
+            "| 0.100 | 1 | 0 |") in text
+
+
+def test_family_rows_grouped(report):
+    _, text = report
+    # locate: stock 1/2 -> Wilson(1,2) = [9.5%, 90.5%]; B 2/2 -> Wilson(2,2) = [34.2%, 100.0%]
+    assert "| **family: locate** |" in text
+    assert "| stock × off | 2 (2×1) | 1 | 50.0% | [9.5%, 90.5%] | 15.00 | 1,500 | 6.00 | 0.250 |" in text
+    assert "| B × pi-dcp | 2 (2×1) | 1 | 100.0% | [34.2%, 100.0%] | 7.50 | 750 | 3.00 | 0.100 |" in text
+
+
+def test_cache_table_puts_footer_estimate_next_to_real_delta(report):
+    _, text = report
+    # B: mean footer (100,200,300) = 200 tokens; delta mean(-.001,-.002,-.003) = -$0.0020;
+    # unpruned mean(.006,.012,.018) = $0.0120; -0.002/0.012 = -16.7%
+    assert "| B × pi-dcp | openai | 3 | 2 | 0.800 | $0.0100 | $0.0120 | 200 | -$0.0020 | -16.7% |" in text
+    assert "| stock × off | openai | 4 | 2 | 0.500 | $0.0250 | $0.0250 | 0 | $0.0000 | 0.0% |" in text
+
+
+def test_paired_tables_are_hand_computed(report):
+    _, text = report
+    # success pairs: d = 0,+1,0,0 -> +25.0 pp; clusters A:(0,1) B:(0,0) -> resampled means in {0, .25, .5},
+    # P(0) = P(.5) = 1/4 so the 2.5% / 97.5% quantiles are 0 and .5. McNemar: 2 both, 1 arm-only, 0
+    # baseline-only, 1 neither -> binomtest(1, 1) p = 1. One comparison -> Holm p = p.
+    assert ("| B × pi-dcp | stock × off | 4 (4×1) | 2 | 0 | +25.0 pp | [+0.0 pp, +50.0 pp] | 2/1/0/1 | 1.000 "
+            "| 1.000 |") in text
+    # tokens over the 3 pairs with metrics: ratio 0.5 each -> GMR 0.500× [0.500×, 0.500×];
+    # Wilcoxon: 3 negative differences, exact two-sided p = 2/2^3 = 0.25. d = -500, -1000 (repoA), -1500 (repoB):
+    # cluster resamples AA -750, AB -1000, BB -1500 with P(AA) = P(BB) = 1/4 -> CI [-1500, -750]
+    assert ("| B × pi-dcp | input tokens | 3 (3×1) | 2 | 2,000 | 1,000 | -1,000.0 | [-1,500.0, -750.0] | 0.500× "
+            "| [0.500×, 0.500×] | 0.250 |") in text
+    # turns: d = -5, -10, -15 -> mean -10.0
+    assert "| B × pi-dcp | turns | 3 (3×1) | 2 | 20.00 | 10.00 | -10.0 | [-15.0, -7.5] | — | — | 0.250 |" in text
+    # cost: d = -.005, -.010 (repoA), -.015 (repoB) -> mean -$0.0100, CI [-$0.0150, -$0.0075]
+    assert ("| B × pi-dcp | cost USD (openai) | 3 (3×1) | 2 | $0.0200 | $0.0100 | -$0.0100 | [-$0.0150, -$0.0075] "
+            "| 0.500× | [0.500×, 0.500×] | 0.250 |") in text
+
+
+def test_partition_section_and_json(report):
+    md, text = report
+    assert "| stock × off | 4 | 3 | 2 | 1 | 0 | 0 | 4 |" in text
+    assert "| B × pi-dcp | 4 | 3 | 3 | 0 | 1 | 0 | 4 |" in text
+    assert "- B × pi-dcp — errored: repoB/edit/2#1" in text
+    assert "- stock × off — limit-hit: repoA/locate/2#1" in text
+    data = json.loads((md.parent / "partition.json").read_text())
+    assert [a["arm"] for a in data["arms"]] == ["stock × off @ readbench/sim-mixed", "B × pi-dcp @ readbench/sim-mixed"]
+    b = data["arms"][1]
+    assert b["arm"] == "B × pi-dcp @ readbench/sim-mixed" and b["errored_ids"] == ["repoB/edit/2#1"]
+    assert b["completed_ids"] == ["repoA/locate/1#1", "repoA/locate/2#1", "repoB/edit/1#1"]
+
+
+def test_html_is_self_contained_and_figures_written(report):
+    md, text = report
+    html = (md.parent / "report.html").read_text()
+    assert html.startswith("<!doctype html>")
+    assert "src=\"data:image/png;base64," in html and "success.png" not in html.split("<body>")[1].split("alt=")[0]
+    assert "<td>[15.0%, 85.0%]</td>" in html
+    for name in ("success.png", "token_ratio.png", "cost.png"):
+        assert (md.parent / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert f"![" in text and f"]({name})" in text
+
+
+def test_exclusion_leaves_denominators(tmp_path):
+    table = synthetic_table(_rows())
+    md = render_report(table, tmp_path / "r", run_meta={}, exclude=("repoB/edit/2",), rng=np.random.default_rng(0))
+    text = md.read_text()
+    assert "| stock × off | 3 (3×1) | 2 | 66.7% |" in text
+    assert "| stock × off | 4 | 2 | 2 | 1 | 0 | 1 | 3 |" in text  # edit/2 (wrong) moved to excluded
+    assert "- stock × off — excluded: repoB/edit/2#1" in text
+
+
+def test_missing_baseline_is_stated(tmp_path):
+    rows = [r for r in _rows() if r["variant"] == "B"]
+    text = render_report(synthetic_table(rows), tmp_path / "r", run_meta={}, rng=np.random.default_rng(0)).read_text()
+    assert ("No paired comparison: No baseline arm (stock × off) for model readbench/sim-mixed: its arms have no "
+            "paired comparison.") in text
+
+
+def test_render_report_validation_messages(tmp_path):
+    table = synthetic_table(_rows())
+    with pytest.raises(ValueError, match="table is empty: no samples to report"):
+        render_report(table.iloc[0:0], tmp_path, run_meta={})
+    with pytest.raises(ValueError, match=r"table lacks column\(s\) \['source'\] needed for the report"):
+        render_report(table.drop(columns=["source"]), tmp_path, run_meta={})
+    with pytest.raises(ValueError, match="every sample is excluded: no denominator left"):
+        render_report(table, tmp_path, run_meta={}, exclude=tuple(t[0] for t in TASKS))
+
+
+def test_partition_is_disjoint_and_complete():
+    table = synthetic_table(_rows())
+    part = partition_samples(table)
+    for p in part.arms:
+        buckets = [set(p.completed), set(p.limit_hit), set(p.errored), set(p.excluded)]
+        assert sum(len(b) for b in buckets) == p.n_total == 4
+        assert set().union(*buckets) == {f"{t[0]}#1" for t in TASKS}
+    with pytest.raises(KeyError, match="arm 'nope' not in partition"):
+        part.for_arm("nope")
+    with pytest.raises(ValueError, match="table is empty: no samples to partition"):
+        partition_samples(table.iloc[0:0])
