@@ -56,7 +56,9 @@ class ClaudeCodeParams:
         check_int("max_line_chars", self.max_line_chars, minimum=1)
         check_int("max_tokens", self.max_tokens, minimum=1)
         if not isinstance(self.token_family, str) or not self.token_family:
-            raise ValueError(f"parameter 'token_family' must be a non-empty string, got {self.token_family!r}")
+            raise ValueError(
+                f"parameter 'token_family' must be a non-empty string, got {self.token_family!r}"
+            )
 
 
 def _default_counter(family: str) -> Callable[[str], int]:
@@ -151,7 +153,7 @@ class ClaudeCodeRead(ReadVariant):
             )
             return ReadResult(msg, False, make_details(facts))
         cut = [utf16_head(line, self.p.max_line_chars) for line in selected]
-        any_cut = any(a != b for a, b in zip(selected, cut))
+        any_cut = any(a != b for a, b in zip(selected, cut, strict=True))
         out = "\n".join(f"{start0 + 1 + i:>6}\t{line}" for i, line in enumerate(cut))
         n_tokens = self.count_tokens(out)
         if n_tokens > self.p.max_tokens:

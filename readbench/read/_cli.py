@@ -86,7 +86,10 @@ def read_cmd(
     except OSError as exc:
         text = _os_error_text(exc, absolute)
         if as_json:
-            _emit(json.dumps({"text": text, "is_error": True, "details": {}}, ensure_ascii=False) + "\n")
+            _emit(
+                json.dumps({"text": text, "is_error": True, "details": {}}, ensure_ascii=False)
+                + "\n"
+            )
         else:
             _emit(text)
         return
@@ -117,7 +120,9 @@ def variants_cmd(as_json: bool) -> None:
     width = max(len(n) for n in preset_names())
     for d in described:
         click.echo(f"{d['name']:<{width}}  [{d['family']}]  {d['origin']}")
-        click.echo(" " * (width + 2) + " ".join(f"{k}={json.dumps(v)}" for k, v in d["params"].items()))
+        click.echo(
+            " " * (width + 2) + " ".join(f"{k}={json.dumps(v)}" for k, v in d["params"].items())
+        )
 
 
 commands: list[click.Command] = [read_cmd, variants_cmd]

@@ -167,14 +167,20 @@ class MappedRead(ReadVariant):
         if trunc.truncated:
             e = s + trunc.output_lines - 1
             tail, block, mapped, map_call = self._map_part(text, path, key, facts, session)
-            by_size = f" ({format_size(self.p.max_bytes or 0)} limit)" if trunc.truncated_by == "bytes" else ""
+            by_size = (
+                f" ({format_size(self.p.max_bytes or 0)} limit)"
+                if trunc.truncated_by == "bytes"
+                else ""
+            )
             out = f"{self._body(sel, trunc.output_lines)}\n\n[Showing lines {s}-{e} of {t}{by_size}. {tail}]"
             if block:
                 out = f"{out}\n{block}"
             ranges = ((s, e),)
             session.record_read(key, call_id, ranges, facts.content_sha256)
             return ReadResult(
-                out, False, make_details(facts, ranges=ranges, capped=True, mapped=mapped, map_call=map_call)
+                out,
+                False,
+                make_details(facts, ranges=ranges, capped=True, mapped=mapped, map_call=map_call),
             )
         span = sel.returned_span()
         count = span[1] - span[0] + 1 if span else 0

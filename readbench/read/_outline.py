@@ -86,7 +86,12 @@ _KINDS: dict[str, dict[str, str]] = {
         "class_specifier": "class",
         "namespace_definition": "namespace",
     },
-    "ruby": {"class": "class", "module": "module", "method": "def", "singleton_method": "def self."},
+    "ruby": {
+        "class": "class",
+        "module": "module",
+        "method": "def",
+        "singleton_method": "def self.",
+    },
 }
 
 _NAME_TYPES = {
@@ -118,7 +123,9 @@ class OutlineEntry:
 
     def render(self) -> str:
         """One map line, e.g. `  def parse (lines 12-40)`."""
-        return f"{'  ' * self.depth}{self.kind} {self.name} (lines {self.start_line}-{self.end_line})"
+        return (
+            f"{'  ' * self.depth}{self.kind} {self.name} (lines {self.start_line}-{self.end_line})"
+        )
 
 
 def language_for_path(path: str) -> str | None:
@@ -170,10 +177,12 @@ def _kind_of(node: Any, language: str) -> str | None:
     kind = _KINDS[language].get(node.type)
     if kind is None:
         return None
-    if language == "python" and node.type == "function_definition":
-        if node.children and node.children[0].type == "async":
-            return "async def"
-    if node.type in ("struct_specifier", "class_specifier") and node.child_by_field_name("body") is None:
+    if node.type == "function_definition" and node.children and node.children[0].type == "async":
+        return "async def"  # Python
+    if (
+        node.type in ("struct_specifier", "class_specifier")
+        and node.child_by_field_name("body") is None
+    ):
         return None  # a forward declaration or a type use, not a definition
     return kind
 

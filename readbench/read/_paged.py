@@ -71,7 +71,9 @@ class PagedParams:
         check_int("max_bytes", self.max_bytes, minimum=1, optional=True)
         check_int("max_chars", self.max_chars, minimum=1, optional=True)
         if self.max_bytes is not None and self.max_chars is not None:
-            raise ValueError("parameters 'max_bytes' and 'max_chars' are exclusive; set one to null")
+            raise ValueError(
+                "parameters 'max_bytes' and 'max_chars' are exclusive; set one to null"
+            )
         check_choice("over_cap", self.over_cap, ("truncate", "block"))
         check_bool("as_error", self.as_error)
         check_int("suggest_limit", self.suggest_limit, minimum=1)
@@ -188,7 +190,9 @@ class PagedRead(ReadVariant):
             make_details(facts, ranges=(span,) if span else (), capped=trunc.truncated),
         )
 
-    def _blocked(self, sel: Selection, trunc: Truncation, path: str, facts: CallFacts) -> ReadResult:
+    def _blocked(
+        self, sel: Selection, trunc: Truncation, path: str, facts: CallFacts
+    ) -> ReadResult:
         if trunc.first_line_exceeds:
             msg = self._first_line_message(sel)(sel.start_display, path)
             label = "first_line_too_long"
@@ -223,6 +227,9 @@ class PagedRead(ReadVariant):
         result = self.serve(text, path, offset, limit, facts)
         if not result.is_error and not result.details.blocked:
             session.record_read(
-                file_key or file_key_for(path), call_id, result.details.line_ranges, facts.content_sha256
+                file_key or file_key_for(path),
+                call_id,
+                result.details.line_ranges,
+                facts.content_sha256,
             )
         return result

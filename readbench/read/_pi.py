@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from readbench.read._jstext import count_lines, format_size, js_slice_end, utf8_len
+from readbench.read._jstext import format_size, js_slice_end, utf8_len
 
 __all__ = [
     "Selection",
@@ -229,7 +229,9 @@ def render_paged(
     return trunc.content, span
 
 
-def stock_first_line_message(max_bytes: int, line_bytes: Callable[[int], int]) -> Callable[[int, str], str]:
+def stock_first_line_message(
+    max_bytes: int, line_bytes: Callable[[int], int]
+) -> Callable[[int, str], str]:
     """pi's first-line-too-long text builder for a byte cap `max_bytes`:
     `[Line S is {size}, exceeds {cap} limit. Use bash: sed -n 'Sp' {path} | head -c {cap}]`.
     `line_bytes(S)` gives the UTF-8 size of line S."""
@@ -240,4 +242,3 @@ def stock_first_line_message(max_bytes: int, line_bytes: Callable[[int], int]) -
         return f"[Line {s} is {size}, exceeds {cap} limit. Use bash: sed -n '{s}p' {path} | head -c {max_bytes}]"
 
     return build
-

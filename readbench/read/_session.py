@@ -169,9 +169,7 @@ class ReadSession:
         """
         expected = {"records", "epochs", "read_keys", "maps"}
         if set(data) != expected:
-            raise ValueError(
-                f"ReadSession dict needs keys {sorted(expected)}, got {sorted(data)}"
-            )
+            raise ValueError(f"ReadSession dict needs keys {sorted(expected)}, got {sorted(data)}")
         session = cls()
         session.records = [ReadRecord.from_dict(r) for r in data["records"]]
         session._epochs = {str(k): int(v) for k, v in data["epochs"].items()}

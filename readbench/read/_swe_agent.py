@@ -153,7 +153,12 @@ class SweAgentRead(ReadVariant):
         facts = call_facts(self.name, text, data, path, offset, limit, call_id)
         lines = text.split("\n")
         ranged = offset is not None or limit is not None
-        if not ranged and self.p.filemap and path.endswith(".py") and len(text) > self.p.max_response_chars:
+        if (
+            not ranged
+            and self.p.filemap
+            and path.endswith(".py")
+            and len(text) > self.p.max_response_chars
+        ):
             rows = swe_filemap(text, self.p.elide_min_row_span)
             expanded = [(row.expandtabs(), line) for row, line in rows]
             clipped, was_clipped = self._clip("\n".join(r for r, _ in expanded))
@@ -170,7 +175,9 @@ class SweAgentRead(ReadVariant):
             ranges = _ranges_from(shown)
             out = f"{FILEMAP_HEAD}\n{clipped}\n{FILEMAP_TAIL}\n"
             session.record_read(key, call_id, ranges, facts.content_sha256)
-            return ReadResult(out, False, make_details(facts, ranges=ranges, capped=True, mapped=True))
+            return ReadResult(
+                out, False, make_details(facts, ranges=ranges, capped=True, mapped=True)
+            )
         init = offset if offset is not None else 1
         if init < 1 or init > len(lines):
             msg = (

@@ -214,7 +214,12 @@ class ReadVariant(ABC):
 
     def describe(self) -> dict[str, Any]:
         """`{"name", "family", "origin", "params"}` for logs and `readbench variants`."""
-        return {"name": self.name, "family": self.family, "origin": self.origin, "params": self.params}
+        return {
+            "name": self.name,
+            "family": self.family,
+            "origin": self.origin,
+            "params": self.params,
+        }
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r}, params={self.params!r})"
@@ -280,4 +285,3 @@ def make_details(
         content_sha256=facts.content_sha256,
         error=error,
     )
-

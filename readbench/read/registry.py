@@ -54,16 +54,66 @@ class Preset:
 
 
 _BUILTIN: tuple[Preset, ...] = (
-    Preset("stock", "paged", {}, "pi 0.84.1 read tool (pi-tools.md §1-2): 2000 lines / 51,200 bytes per portion, continuation notice"),
-    Preset("A", "paged", {"max_lines": 1000, "max_bytes": None, "max_chars": 10_000}, "seed variant A: stock mechanics with caps 1000 lines / 10,000 characters"),
-    Preset("B", "paged", {"over_cap": "block"}, "seed variant B: an over-cap read returns only a one-line error with the file's size and a range directive"),
-    Preset("B-soft", "paged", {"over_cap": "block", "as_error": False}, "seed variant B, patch-the-result path: B's message as a normal (non-error) result"),
-    Preset("B+dedup", "dedup", {"dedup": "context"}, "seed B + dedup stub, served only while the earlier result is intact in the model's last view"),
-    Preset("B+dedup-naive", "dedup", {"dedup": "naive"}, "Claude Code style dedup on B: stub whenever an earlier read of the unchanged range exists"),
-    Preset("C", "mapped", {}, "seed variant C: cut to 400 numbered lines, first cut carries a tree-sitter structural map"),
-    Preset("swe-agent", "swe-agent", {}, "SWE-agent str_replace_editor view: 16,000-char clip, Python file map with long bodies elided"),
-    Preset("claude-code", "claude-code", {}, "Claude Code Read: 2000-line default, cat -n numbers, 2000-char lines, 25,000-token hard error"),
-    Preset("nocap", "paged", {"max_lines": None, "max_bytes": None, "limit_notice": False}, "early Cline: the whole file or range, no cap, no notice"),
+    Preset(
+        "stock",
+        "paged",
+        {},
+        "pi 0.84.1 read tool (pi-tools.md §1-2): 2000 lines / 51,200 bytes per portion, continuation notice",
+    ),
+    Preset(
+        "A",
+        "paged",
+        {"max_lines": 1000, "max_bytes": None, "max_chars": 10_000},
+        "seed variant A: stock mechanics with caps 1000 lines / 10,000 characters",
+    ),
+    Preset(
+        "B",
+        "paged",
+        {"over_cap": "block"},
+        "seed variant B: an over-cap read returns only a one-line error with the file's size and a range directive",
+    ),
+    Preset(
+        "B-soft",
+        "paged",
+        {"over_cap": "block", "as_error": False},
+        "seed variant B, patch-the-result path: B's message as a normal (non-error) result",
+    ),
+    Preset(
+        "B+dedup",
+        "dedup",
+        {"dedup": "context"},
+        "seed B + dedup stub, served only while the earlier result is intact in the model's last view",
+    ),
+    Preset(
+        "B+dedup-naive",
+        "dedup",
+        {"dedup": "naive"},
+        "Claude Code style dedup on B: stub whenever an earlier read of the unchanged range exists",
+    ),
+    Preset(
+        "C",
+        "mapped",
+        {},
+        "seed variant C: cut to 400 numbered lines, first cut carries a tree-sitter structural map",
+    ),
+    Preset(
+        "swe-agent",
+        "swe-agent",
+        {},
+        "SWE-agent str_replace_editor view: 16,000-char clip, Python file map with long bodies elided",
+    ),
+    Preset(
+        "claude-code",
+        "claude-code",
+        {},
+        "Claude Code Read: 2000-line default, cat -n numbers, 2000-char lines, 25,000-token hard error",
+    ),
+    Preset(
+        "nocap",
+        "paged",
+        {"max_lines": None, "max_bytes": None, "limit_notice": False},
+        "early Cline: the whole file or range, no cap, no notice",
+    ),
 )
 
 _PRESETS: dict[str, Preset] = {p.name: p for p in _BUILTIN}
@@ -80,20 +130,21 @@ def list_presets() -> list[Preset]:
 
 
 def _derive(spec: dict[str, Any]) -> Preset:
-    if not isinstance(spec.get("base"), str) or not isinstance(spec.get("name"), str) or not spec["name"]:
+    if (
+        not isinstance(spec.get("base"), str)
+        or not isinstance(spec.get("name"), str)
+        or not spec["name"]
+    ):
         raise ValueError(
             f"a user-defined read variant needs string keys 'base' and 'name', got {spec!r}"
         )
     base_name = spec["base"]
     if base_name not in _PRESETS:
-        raise ValueError(
-            f"unknown base read variant {base_name!r}; valid: {preset_names()}"
-        )
+        raise ValueError(f"unknown base read variant {base_name!r}; valid: {preset_names()}")
     base = _PRESETS[base_name]
     overrides = {k: v for k, v in spec.items() if k not in ("base", "name", "origin")}
     origin = spec.get("origin") or (
-        f"user preset: {base_name} with "
-        + ", ".join(f"{k}={v!r}" for k, v in overrides.items())
+        f"user preset: {base_name} with " + ", ".join(f"{k}={v!r}" for k, v in overrides.items())
         if overrides
         else f"user preset: same as {base_name}"
     )

@@ -17,7 +17,9 @@ B_BIG = (
 
 def test_a_line_cap_is_1000():
     r = run("A", BIG)
-    assert r.text.endswith("line 1000\n\n[Showing lines 1-1000 of 2501. Use offset=1001 to continue.]")
+    assert r.text.endswith(
+        "line 1000\n\n[Showing lines 1-1000 of 2501. Use offset=1001 to continue.]"
+    )
     assert r.text.count("\n") == 1001
 
 
@@ -38,13 +40,19 @@ def test_a_counts_characters_not_bytes():
 
 def test_a_counts_astral_characters_as_two_js_units():
     # 50 emoji = 100 UTF-16 units per line: 100 + 101 * 98 = 9,998 -> 99 lines.
-    data = ("\U0001F600" * 50 + "\n").encode() * 200
-    assert "[Showing lines 1-99 of 201 (10000 chars limit). Use offset=100 to continue.]" in run("A", data).text
+    data = ("\U0001f600" * 50 + "\n").encode() * 200
+    assert (
+        "[Showing lines 1-99 of 201 (10000 chars limit). Use offset=100 to continue.]"
+        in run("A", data).text
+    )
 
 
 def test_a_first_line_too_long():
     r = run("A", b"y" * 10001 + b"\nz\n")
-    assert r.text == "[Line 1 is 10001 chars, exceeds 10000 chars limit. Use bash: sed -n '1p' f.txt | head -c 10000]"
+    assert (
+        r.text
+        == "[Line 1 is 10001 chars, exceeds 10000 chars limit. Use bash: sed -n '1p' f.txt | head -c 10000]"
+    )
     assert r.is_error is False
 
 
@@ -65,7 +73,13 @@ def test_b_whole_big_file_is_one_line_error_with_real_numbers():
     assert r.text == B_BIG
     assert r.is_error is True
     d = r.details
-    assert (d.blocked, d.capped, d.first_line, d.returned_lines, d.error) == (True, False, None, 0, "over_cap")
+    assert (d.blocked, d.capped, d.first_line, d.returned_lines, d.error) == (
+        True,
+        False,
+        None,
+        0,
+        "over_cap",
+    )
 
 
 def test_b_suggests_the_requested_offset():
@@ -89,7 +103,10 @@ def test_b_within_the_cap_is_exactly_stock():
 
 def test_b_first_line_too_long_is_refused_with_pis_bash_hint():
     r = run("B", LONGLINE, offset=2, path="longline.txt")
-    assert r.text == "[Line 2 is 58.6KB, exceeds 50.0KB limit. Use bash: sed -n '2p' longline.txt | head -c 51200]"
+    assert (
+        r.text
+        == "[Line 2 is 58.6KB, exceeds 50.0KB limit. Use bash: sed -n '2p' longline.txt | head -c 51200]"
+    )
     assert (r.is_error, r.details.blocked, r.details.error) == (True, True, "first_line_too_long")
 
 
@@ -120,14 +137,19 @@ def test_user_defined_b_1500_changes_trigger_message_and_description():
         "File has 1600 lines (3.1KB), over the 1500-line/50.0KB read limit. "
         "Read it in ranges, e.g. offset=1 limit=500, or grep for what you need first."
     )
-    assert run(spec, numbered_lines, limit=1500).text.endswith("[101 more lines in file. Use offset=1501 to continue.]")
+    assert run(spec, numbered_lines, limit=1500).text.endswith(
+        "[101 more lines in file. Use offset=1501 to continue.]"
+    )
 
 
 def test_nocap_returns_everything_without_any_notice():
     r = run("nocap", BIG)
     assert r.text == BIG.decode()
     assert run("nocap", BIG, limit=10).text == "".join(f"line {i}\n" for i in range(1, 11))[:-1]
-    assert run("nocap", BIG, offset=9999).text == "Offset 9999 is beyond end of file (2501 lines total)"
+    assert (
+        run("nocap", BIG, offset=9999).text
+        == "Offset 9999 is beyond end of file (2501 lines total)"
+    )
     assert (r.details.capped, r.details.last_line) == (False, 2500)
     assert get_variant("nocap").tool_description == (
         "Read the contents of a file. Supports text files and images (jpg, png, gif, webp, bmp). "

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from read_helpers import BIG, run
 
@@ -10,17 +12,32 @@ from readbench.read._claude_code import EDIT_NOT_READ_ERROR, ClaudeCodeParams, C
 
 
 def cc(count_tokens=lambda text: 0, **params) -> ClaudeCodeRead:
-    return ClaudeCodeRead("claude-code", "test", ClaudeCodeParams(**params), count_tokens=count_tokens)
+    return ClaudeCodeRead(
+        "claude-code", "test", ClaudeCodeParams(**params), count_tokens=count_tokens
+    )
 
 
 def read(v: ClaudeCodeRead, data: bytes, offset=None, limit=None, session=None, call_id="c1"):
-    return v.read(data, "f.txt", offset, limit, call_id=call_id, session=session or ReadSession(), visible_call_ids=None)
+    return v.read(
+        data,
+        "f.txt",
+        offset,
+        limit,
+        call_id=call_id,
+        session=session or ReadSession(),
+        visible_call_ids=None,
+    )
 
 
 def test_lines_are_numbered_cat_n_style():
     r = read(cc(), b"a\n\tb\n")
     assert r.text == "     1\ta\n     2\t\tb"
-    assert (r.is_error, r.details.first_line, r.details.last_line, r.details.capped) == (False, 1, 2, False)
+    assert (r.is_error, r.details.first_line, r.details.last_line, r.details.capped) == (
+        False,
+        1,
+        2,
+        False,
+    )
 
 
 def test_default_limit_is_2000_lines_without_a_notice():
@@ -37,8 +54,8 @@ def test_explicit_limit_is_honoured_beyond_the_default():
 
 
 def test_long_lines_are_cut_to_2000_js_characters():
-    r = read(cc(), b"x" * 2500 + b"\n" + "\U0001F600".encode() * 1500 + b"\n")
-    assert r.text == "     1\t" + "x" * 2000 + "\n     2\t" + "\U0001F600" * 1000
+    r = read(cc(), b"x" * 2500 + b"\n" + "\U0001f600".encode() * 1500 + b"\n")
+    assert r.text == "     1\t" + "x" * 2000 + "\n     2\t" + "\U0001f600" * 1000
     assert r.details.capped is True
 
 
@@ -49,21 +66,31 @@ def test_over_the_token_budget_is_a_hard_error_without_text():
         "and limit parameters to read specific portions of the file, or use the GrepTool to "
         "search for specific content."
     )
-    assert (r.is_error, r.details.blocked, r.details.error, r.details.first_line) == (True, True, "over_token_budget", None)
+    assert (r.is_error, r.details.blocked, r.details.error, r.details.first_line) == (
+        True,
+        True,
+        "over_token_budget",
+        None,
+    )
 
 
 def test_tokens_are_counted_on_the_returned_text():
     seen = []
     v = cc(count_tokens=lambda text: seen.append(text) or len(text), max_tokens=10)
     assert read(v, b"abc\n").text == "     1\tabc"  # 10 characters: at the budget
-    assert read(v, b"abcd\n").text.startswith("File content (11 tokens) exceeds maximum allowed tokens (10).")
+    assert read(v, b"abcd\n").text.startswith(
+        "File content (11 tokens) exceeds maximum allowed tokens (10)."
+    )
     assert seen == ["     1\tabc", "     1\tabcd"]
 
 
 def test_empty_file_warns_and_counts_as_read():
     s = ReadSession()
     r = read(cc(), b"", session=s)
-    assert r.text == "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>"
+    assert (
+        r.text
+        == "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>"
+    )
     assert r.is_error is False and s.has_read("f.txt")
 
 
@@ -87,10 +114,14 @@ def test_read_before_edit_pairing():
 
 
 def test_project_tokenizer_is_used_by_default():
-    tokenizer = pytest.importorskip("readbench.cache.tokenizer", reason="readbench.cache.tokenizer not available")
-    data = open(__import__("argparse").__file__, "rb").read()
+    tokenizer = pytest.importorskip(
+        "readbench.cache.tokenizer", reason="readbench.cache.tokenizer not available"
+    )
+    data = Path(__import__("argparse").__file__).read_bytes()
     r = run("claude-code", data)
-    body = "\n".join(f"{i:>6}\t{line}" for i, line in enumerate(data.decode().split("\n")[:2000], 1))
+    body = "\n".join(
+        f"{i:>6}\t{line}" for i, line in enumerate(data.decode().split("\n")[:2000], 1)
+    )
     n = tokenizer.count_tokens(body, "anthropic")
     assert n > 25_000
     assert r.text.startswith(f"File content ({n} tokens) exceeds maximum allowed tokens (25000).")

@@ -39,14 +39,21 @@ def test_read_missing_file_and_directory_use_pis_texts(tmp_path):
     assert (r.exit_code, r.stdout) == (0, f"ENOENT: no such file or directory, access '{missing}'")
     r = invoke(read_cmd, [str(tmp_path), "--json"])
     assert r.exit_code == 0
-    assert json.loads(r.stdout) == {"text": "EISDIR: illegal operation on a directory, read", "is_error": True, "details": {}}
+    assert json.loads(r.stdout) == {
+        "text": "EISDIR: illegal operation on a directory, read",
+        "is_error": True,
+        "details": {},
+    }
 
 
 def test_read_strips_a_leading_at_and_keeps_the_raw_path_in_messages(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "long.txt").write_bytes(b"x" * 60000 + b"\n")
     r = invoke(read_cmd, ["@long.txt"])
-    assert r.stdout == "[Line 1 is 58.6KB, exceeds 50.0KB limit. Use bash: sed -n '1p' @long.txt | head -c 51200]"
+    assert (
+        r.stdout
+        == "[Line 1 is 58.6KB, exceeds 50.0KB limit. Use bash: sed -n '1p' @long.txt | head -c 51200]"
+    )
 
 
 def test_read_with_a_json_user_preset(tmp_path):
@@ -75,7 +82,18 @@ def test_bad_arguments_exit_2_and_name_the_input(tmp_path):
 def test_variants_lists_every_preset():
     r = invoke(variants_cmd, ["--json"])
     data = json.loads(r.stdout)
-    assert [d["name"] for d in data][:10] == ["stock", "A", "B", "B-soft", "B+dedup", "B+dedup-naive", "C", "swe-agent", "claude-code", "nocap"]
+    assert [d["name"] for d in data][:10] == [
+        "stock",
+        "A",
+        "B",
+        "B-soft",
+        "B+dedup",
+        "B+dedup-naive",
+        "C",
+        "swe-agent",
+        "claude-code",
+        "nocap",
+    ]
     assert data[0]["params"]["max_bytes"] == 51200 and data[0]["family"] == "paged"
     text = invoke(variants_cmd, []).stdout
     assert text.splitlines()[0].startswith("stock          [paged]  pi 0.84.1 read tool")

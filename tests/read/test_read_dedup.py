@@ -22,16 +22,38 @@ def first_read(variant: str) -> ReadSession:
 
 def test_context_aware_stubs_a_repeat_while_the_earlier_result_is_visible():
     s = first_read("B+dedup")
-    r = run("B+dedup", BIG, offset=1, limit=800, call_id="call_9", session=s, visible=frozenset({"call_7"}))
+    r = run(
+        "B+dedup",
+        BIG,
+        offset=1,
+        limit=800,
+        call_id="call_9",
+        session=s,
+        visible=frozenset({"call_7"}),
+    )
     assert r.text == STUB_1_800
     assert r.is_error is False
     d = r.details
-    assert (d.stubbed, d.stub_of_call, d.stub_miss, d.first_line, d.returned_lines) == (True, "call_7", False, None, 0)
+    assert (d.stubbed, d.stub_of_call, d.stub_miss, d.first_line, d.returned_lines) == (
+        True,
+        "call_7",
+        False,
+        None,
+        0,
+    )
 
 
 def test_a_narrower_range_inside_an_earlier_read_is_a_repeat_naming_the_earlier_range():
     s = first_read("B+dedup")
-    r = run("B+dedup", BIG, offset=100, limit=50, call_id="call_9", session=s, visible=frozenset({"call_7"}))
+    r = run(
+        "B+dedup",
+        BIG,
+        offset=100,
+        limit=50,
+        call_id="call_9",
+        session=s,
+        visible=frozenset({"call_7"}),
+    )
     assert r.text == STUB_1_800
 
 
@@ -45,7 +67,9 @@ def test_pruned_earlier_copy_context_aware_serves_real_text_naive_serves_a_missi
     assert aware.details.stubbed is False and aware.details.last_line == 800
 
     s = first_read("B+dedup-naive")
-    naive = run("B+dedup-naive", BIG, offset=1, limit=800, call_id="call_9", session=s, visible=visible)
+    naive = run(
+        "B+dedup-naive", BIG, offset=1, limit=800, call_id="call_9", session=s, visible=visible
+    )
     assert naive.text == STUB_1_800
     assert (naive.details.stubbed, naive.details.stub_miss) == (True, True)
 
@@ -53,9 +77,25 @@ def test_pruned_earlier_copy_context_aware_serves_real_text_naive_serves_a_missi
 def test_context_aware_uses_the_visible_one_of_several_covering_reads():
     s = first_read("B+dedup")
     run("B+dedup", BIG, offset=1, limit=1000, call_id="call_8", session=s, visible=frozenset())
-    r = run("B+dedup", BIG, offset=5, limit=5, call_id="call_9", session=s, visible=frozenset({"call_7"}))
+    r = run(
+        "B+dedup",
+        BIG,
+        offset=5,
+        limit=5,
+        call_id="call_9",
+        session=s,
+        visible=frozenset({"call_7"}),
+    )
     assert r.text == STUB_1_800
-    r = run("B+dedup", BIG, offset=5, limit=5, call_id="call_10", session=s, visible=frozenset({"call_7", "call_8"}))
+    r = run(
+        "B+dedup",
+        BIG,
+        offset=5,
+        limit=5,
+        call_id="call_10",
+        session=s,
+        visible=frozenset({"call_7", "call_8"}),
+    )
     assert r.text == STUB_1_800.replace("lines 1-800 (call call_7)", "lines 1-1000 (call call_8)")
 
 
@@ -103,7 +143,9 @@ def test_blocked_and_error_reads_are_never_stubbed_or_recorded():
 
 def test_other_files_do_not_count():
     s = first_read("B+dedup-naive")
-    r = run("B+dedup-naive", BIG, offset=1, limit=800, call_id="call_9", session=s, path="other.txt")
+    r = run(
+        "B+dedup-naive", BIG, offset=1, limit=800, call_id="call_9", session=s, path="other.txt"
+    )
     assert r.details.stubbed is False
 
 

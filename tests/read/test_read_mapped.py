@@ -8,6 +8,7 @@ import ast
 import dataclasses
 import re
 import textwrap
+from pathlib import Path
 
 import pytest
 from read_helpers import run
@@ -16,7 +17,9 @@ from readbench.read import ReadSession, get_variant
 from readbench.read._outline import outline
 
 KINDS = {ast.ClassDef: "class", ast.FunctionDef: "def", ast.AsyncFunctionDef: "async def"}
-MAP_LINE = re.compile(r"^(?P<indent> *)(?P<kind>class|def|async def) (?P<name>\S+) \(lines (?P<a>\d+)-(?P<b>\d+)\)$")
+MAP_LINE = re.compile(
+    r"^(?P<indent> *)(?P<kind>class|def|async def) (?P<name>\S+) \(lines (?P<a>\d+)-(?P<b>\d+)\)$"
+)
 
 
 def ast_definitions(source: str) -> list[tuple[str, str, int, int, int]]:
@@ -122,7 +125,13 @@ def test_first_cut_of_python_file_carries_map_matching_ast():
     assert r.text.startswith(head)
     assert parse_map(r.text) == ast_definitions(src)
     d = r.details
-    assert (d.capped, d.mapped, d.map_call, d.first_line, d.last_line) == (True, True, "call_1", 1, 400)
+    assert (d.capped, d.mapped, d.map_call, d.first_line, d.last_line) == (
+        True,
+        True,
+        "call_1",
+        1,
+        400,
+    )
 
 
 def test_later_cuts_point_back_to_the_call_that_showed_the_map():
@@ -131,7 +140,9 @@ def test_later_cuts_point_back_to_the_call_that_showed_the_map():
     run("C", src, path="items.py", call_id="call_1", session=s)
     r = run("C", src, path="items.py", call_id="call_2", session=s)
     n = src.count(b"\n") + 1
-    assert r.text.endswith(f"[Showing lines 1-400 of {n}. Use offset/limit to read other parts; the file map was shown in call call_1.]")
+    assert r.text.endswith(
+        f"[Showing lines 1-400 of {n}. Use offset/limit to read other parts; the file map was shown in call call_1.]"
+    )
     assert (r.details.mapped, r.details.map_call) == (False, "call_1")
     s.note_file_changed("items.py")
     again = run("C", src, path="items.py", call_id="call_3", session=s)
@@ -145,7 +156,8 @@ def test_map_always_and_off():
     run(always, src, path="a.py", call_id="c1", session=s)
     assert run(always, src, path="a.py", call_id="c2", session=s).details.mapped is True
     off = run({"base": "C", "name": "C-off", "map": "off"}, src, path="a.py")
-    assert off.text.endswith("[Showing lines 1-400 of %d. Use offset/limit to read other parts.]" % (src.count(b"\n") + 1))
+    t = src.count(b"\n") + 1
+    assert off.text.endswith(f"[Showing lines 1-400 of {t}. Use offset/limit to read other parts.]")
 
 
 def test_ranged_read_numbers_lines_from_the_offset():
@@ -161,12 +173,29 @@ def test_ranged_read_numbers_lines_from_the_offset():
 def test_file_without_grammar_gets_the_notice_only():
     data = "".join(f"row {i}\n" for i in range(1, 1001)).encode()
     r = run("C", data, path="data.csv")
-    assert r.text.endswith("   400\trow 400\n\n[Showing lines 1-400 of 1001. Use offset/limit to read other parts.]")
+    assert r.text.endswith(
+        "   400\trow 400\n\n[Showing lines 1-400 of 1001. Use offset/limit to read other parts.]"
+    )
     assert r.details.mapped is False and r.details.map_call is None
 
 
 def test_markdown_headings_map_with_section_ranges():
-    md = ["# Guide", "intro"] + ["text"] * 400 + ["## Install", "pip", "", "```", "# not a heading", "```", "## Use", "run", "# Appendix", "end"]
+    md = (
+        ["# Guide", "intro"]
+        + ["text"] * 400
+        + [
+            "## Install",
+            "pip",
+            "",
+            "```",
+            "# not a heading",
+            "```",
+            "## Use",
+            "run",
+            "# Appendix",
+            "end",
+        ]
+    )
     r = run("C", ("\n".join(md) + "\n").encode(), path="README.md")
     block = r.text.split("the file map is below.]\n", 1)[1]
     assert block == (
@@ -182,27 +211,36 @@ def test_byte_cap_still_applies_with_its_label():
     data = (("x" * 199 + "\n") * 400).encode()  # 400 lines, 80,000 bytes
     r = run("C", data, path="wide.txt")
     # 199 + 200 * 255 = 51,199 bytes -> 256 lines.
-    assert r.text.endswith("[Showing lines 1-256 of 401 (50.0KB limit). Use offset/limit to read other parts.]")
+    assert r.text.endswith(
+        "[Showing lines 1-256 of 401 (50.0KB limit). Use offset/limit to read other parts.]"
+    )
 
 
 def test_c_line_cap_is_a_parameter():
     v = get_variant({"base": "C", "name": "C-200", "max_lines": 200})
     assert "at most 200 lines" in v.tool_description
     data = "".join(f"r{i}\n" for i in range(1, 301)).encode()
-    assert "[Showing lines 1-200 of 301." in run({"base": "C", "name": "C-200", "max_lines": 200}, data, path="x.txt").text
+    assert (
+        "[Showing lines 1-200 of 301."
+        in run({"base": "C", "name": "C-200", "max_lines": 200}, data, path="x.txt").text
+    )
 
 
 @pytest.mark.parametrize("module", [argparse, ast, dataclasses])
 def test_outline_of_real_stdlib_files_matches_ast(module):
-    src = open(module.__file__, encoding="utf-8").read()
-    got = [(e.kind, e.name, e.start_line, e.end_line, e.depth) for e in outline(src, module.__file__)]
+    src = Path(module.__file__).read_text(encoding="utf-8")
+    got = [
+        (e.kind, e.name, e.start_line, e.end_line, e.depth) for e in outline(src, module.__file__)
+    ]
     assert got == ast_definitions(src)
     assert len(got) > 20
 
 
 def test_map_of_argparse_through_the_variant_matches_ast():
-    src = open(argparse.__file__, encoding="utf-8").read()
-    r = run({"base": "C", "name": "C-big", "map_max_entries": 10_000}, src.encode(), path="argparse.py")
+    src = Path(argparse.__file__).read_text(encoding="utf-8")
+    r = run(
+        {"base": "C", "name": "C-big", "map_max_entries": 10_000}, src.encode(), path="argparse.py"
+    )
     assert parse_map(r.text) == ast_definitions(src)
 
 
@@ -216,14 +254,32 @@ def test_long_maps_are_summarised():
 @pytest.mark.parametrize(
     ("path", "source", "expected"),
     [
-        ("a.js", "class A {\n  m() {\n    return 1\n  }\n}\nfunction f() {}\n", [("class", "A", 1, 5, 0), ("method", "m", 2, 4, 1), ("function", "f", 6, 6, 0)]),
-        ("a.go", "package x\n\nfunc F() {\n}\n\ntype T struct{}\n", [("func", "F", 3, 4, 0), ("type", "T", 6, 6, 0)]),
-        ("a.rs", "struct S;\nimpl S {\n    fn m(&self) {}\n}\n", [("struct", "S", 1, 1, 0), ("impl", "S", 2, 4, 0), ("fn", "m", 3, 3, 1)]),
+        (
+            "a.js",
+            "class A {\n  m() {\n    return 1\n  }\n}\nfunction f() {}\n",
+            [("class", "A", 1, 5, 0), ("method", "m", 2, 4, 1), ("function", "f", 6, 6, 0)],
+        ),
+        (
+            "a.go",
+            "package x\n\nfunc F() {\n}\n\ntype T struct{}\n",
+            [("func", "F", 3, 4, 0), ("type", "T", 6, 6, 0)],
+        ),
+        (
+            "a.rs",
+            "struct S;\nimpl S {\n    fn m(&self) {}\n}\n",
+            [("struct", "S", 1, 1, 0), ("impl", "S", 2, 4, 0), ("fn", "m", 3, 3, 1)],
+        ),
         ("a.c", "int f(int x) {\n  return x;\n}\n", [("function", "f", 1, 3, 0)]),
-        ("a.rb", "class A\n  def m\n  end\nend\n", [("class", "A", 1, 4, 0), ("def", "m", 2, 3, 1)]),
+        (
+            "a.rb",
+            "class A\n  def m\n  end\nend\n",
+            [("class", "A", 1, 4, 0), ("def", "m", 2, 3, 1)],
+        ),
         ("a.txt", "class A:\n    pass\n", None),
     ],
 )
 def test_outline_other_languages(path, source, expected):
     got = outline(source, path)
-    assert (None if got is None else [(e.kind, e.name, e.start_line, e.end_line, e.depth) for e in got]) == expected
+    assert (
+        None if got is None else [(e.kind, e.name, e.start_line, e.end_line, e.depth) for e in got]
+    ) == expected

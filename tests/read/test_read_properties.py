@@ -17,7 +17,7 @@ NOTICE = re.compile(
 )
 
 # A file shape: runs of (line length, repeat count, character), optionally without a final newline.
-CHARS = st.sampled_from(["a", "é", "\U0001F600", "\t", "\r", "\ufeff", " "])
+CHARS = st.sampled_from(["a", "é", "\U0001f600", "\t", "\r", "\ufeff", " "])
 RUNS = st.lists(st.tuples(st.integers(0, 120), st.integers(1, 1500), CHARS), min_size=0, max_size=4)
 
 
@@ -33,7 +33,20 @@ limits = st.one_of(st.none(), st.integers(-3, 6000))
 
 
 def variants():
-    named = [get_variant(n) for n in ("stock", "A", "B", "B-soft", "B+dedup", "B+dedup-naive", "C", "swe-agent", "nocap")]
+    named = [
+        get_variant(n)
+        for n in (
+            "stock",
+            "A",
+            "B",
+            "B-soft",
+            "B+dedup",
+            "B+dedup-naive",
+            "C",
+            "swe-agent",
+            "nocap",
+        )
+    ]
     return named + [ClaudeCodeRead("claude-code", "test", ClaudeCodeParams(), count_tokens=len)]
 
 
@@ -42,7 +55,13 @@ VARIANTS = variants()
 
 def read(v, data, offset=None, limit=None, session=None, call_id="c1", path="f.txt"):
     return v.read(
-        data, path, offset, limit, call_id=call_id, session=session or ReadSession(), visible_call_ids=frozenset({"c1"})
+        data,
+        path,
+        offset,
+        limit,
+        call_id=call_id,
+        session=session or ReadSession(),
+        visible_call_ids=frozenset({"c1"}),
     )
 
 
@@ -124,6 +143,6 @@ def test_c_line_numbers_always_match_the_file(data, offset, limit):
         return
     lines = decode_utf8(data).split("\n")
     rows = r.text.split("\n")[: d.returned_lines]
-    for n, row in zip(range(d.first_line, d.last_line + 1), rows):
+    for n, row in zip(range(d.first_line, d.last_line + 1), rows, strict=True):
         assert row == f"{n:>6}\t{lines[n - 1]}"
     assert d.returned_lines <= 400

@@ -8,7 +8,18 @@ from read_helpers import BIG, run
 from readbench.read import get_variant, list_presets, preset_names, register_preset
 from readbench.read import registry as reg
 
-ALL = ["stock", "A", "B", "B-soft", "B+dedup", "B+dedup-naive", "C", "swe-agent", "claude-code", "nocap"]
+ALL = [
+    "stock",
+    "A",
+    "B",
+    "B-soft",
+    "B+dedup",
+    "B+dedup-naive",
+    "C",
+    "swe-agent",
+    "claude-code",
+    "nocap",
+]
 
 
 def test_every_spec_preset_is_registered_in_spec_order():
@@ -26,8 +37,22 @@ def test_every_preset_builds_and_describes_itself(name):
 
 def test_preset_families_and_key_params():
     fam = {p.name: p.family for p in list_presets()}
-    assert [fam[n] for n in ALL] == ["paged", "paged", "paged", "paged", "dedup", "dedup", "mapped", "swe-agent", "claude-code", "paged"]
-    assert get_variant("A").params["max_chars"] == 10_000 and get_variant("A").params["max_bytes"] is None
+    assert [fam[n] for n in ALL] == [
+        "paged",
+        "paged",
+        "paged",
+        "paged",
+        "dedup",
+        "dedup",
+        "mapped",
+        "swe-agent",
+        "claude-code",
+        "paged",
+    ]
+    assert (
+        get_variant("A").params["max_chars"] == 10_000
+        and get_variant("A").params["max_bytes"] is None
+    )
     assert get_variant("B-soft").params["as_error"] is False
     assert get_variant("B+dedup").params["over_cap"] == "block"
     assert get_variant("C").params["max_lines"] == 400
@@ -54,15 +79,23 @@ def test_unknown_preset_lists_valid_names():
 def test_bad_dicts_and_params_are_named():
     with pytest.raises(ValueError, match="needs string keys 'base' and 'name'"):
         get_variant({"base": "B"})
-    with pytest.raises(ValueError, match=r"unknown parameter\(s\) \['max_line'\] for read variant 'B-x'"):
+    with pytest.raises(
+        ValueError, match=r"unknown parameter\(s\) \['max_line'\] for read variant 'B-x'"
+    ):
         get_variant({"base": "B", "name": "B-x", "max_line": 10})
-    with pytest.raises(ValueError, match="parameter 'max_lines' must be an integer >= 1 or null, got 0"):
+    with pytest.raises(
+        ValueError, match="parameter 'max_lines' must be an integer >= 1 or null, got 0"
+    ):
         get_variant({"base": "B", "name": "B-x", "max_lines": 0})
     with pytest.raises(ValueError, match="'max_bytes' and 'max_chars' are exclusive"):
         get_variant({"base": "stock", "name": "s", "max_chars": 100})
-    with pytest.raises(ValueError, match=r"parameter 'over_cap' must be one of \['truncate', 'block'\], got 'cut'"):
+    with pytest.raises(
+        ValueError, match=r"parameter 'over_cap' must be one of \['truncate', 'block'\], got 'cut'"
+    ):
         get_variant({"base": "stock", "name": "s", "over_cap": "cut"})
-    with pytest.raises(ValueError, match=r"parameter 'map' must be one of \['lazy', 'always', 'off'\]"):
+    with pytest.raises(
+        ValueError, match=r"parameter 'map' must be one of \['lazy', 'always', 'off'\]"
+    ):
         get_variant({"base": "C", "name": "c", "map": "eager"})
     with pytest.raises(ValueError, match="parameter 'as_error' must be true or false, got 'no'"):
         get_variant({"base": "B", "name": "b", "as_error": "no"})

@@ -20,8 +20,20 @@ def test_round_trip_preserves_everything():
     data = json.loads(json.dumps(s.to_dict()))
     assert data == {
         "records": [
-            {"call_id": "c1", "key": "a.py", "ranges": [[1, 10], [20, 30]], "content_sha256": "h1", "epoch": 0},
-            {"call_id": "c2", "key": "a.py", "ranges": [[5, 6]], "content_sha256": "h2", "epoch": 1},
+            {
+                "call_id": "c1",
+                "key": "a.py",
+                "ranges": [[1, 10], [20, 30]],
+                "content_sha256": "h1",
+                "epoch": 0,
+            },
+            {
+                "call_id": "c2",
+                "key": "a.py",
+                "ranges": [[5, 6]],
+                "content_sha256": "h2",
+                "epoch": 1,
+            },
         ],
         "epochs": {"a.py": 1},
         "read_keys": ["a.py", "empty.txt"],

@@ -20,7 +20,10 @@ def lines_text(a: int, b: int) -> str:
 
 def test_whole_big_file_is_cut_at_2000_lines_with_continuation_notice():
     r = run("stock", BIG)
-    assert r.text == lines_text(1, 2000) + "\n\n[Showing lines 1-2000 of 2501. Use offset=2001 to continue.]"
+    assert (
+        r.text
+        == lines_text(1, 2000) + "\n\n[Showing lines 1-2000 of 2501. Use offset=2001 to continue.]"
+    )
     assert r.is_error is False
     d = r.details
     assert (d.first_line, d.last_line, d.returned_lines, d.total_lines) == (1, 2000, 2000, 2500)
@@ -35,7 +38,11 @@ def test_offset_2001_returns_the_tail_with_its_final_newline_and_no_notice():
 
 def test_limit_larger_than_cap_still_cut_by_the_line_cap():
     r = run("stock", BIG, offset=100, limit=3000)
-    assert r.text == lines_text(100, 2099) + "\n\n[Showing lines 100-2099 of 2501. Use offset=2100 to continue.]"
+    assert (
+        r.text
+        == lines_text(100, 2099)
+        + "\n\n[Showing lines 100-2099 of 2501. Use offset=2100 to continue.]"
+    )
 
 
 def test_user_limit_notice_counts_the_phantom_line():
@@ -71,7 +78,11 @@ def test_abc_limit_0_is_an_empty_read_plus_the_more_lines_notice():
 def test_byte_cap_keeps_512_lines_of_100_bytes():
     r = run("stock", HUNDRED_BYTE_LINES)
     expected_body = "\n".join(["x" * 99] * 512)
-    assert r.text == expected_body + "\n\n[Showing lines 1-512 of 1001 (50.0KB limit). Use offset=513 to continue.]"
+    assert (
+        r.text
+        == expected_body
+        + "\n\n[Showing lines 1-512 of 1001 (50.0KB limit). Use offset=513 to continue.]"
+    )
     assert r.details.last_line == 512
 
 
@@ -82,7 +93,10 @@ def test_byte_cap_stops_before_an_oversized_second_line():
 
 def test_first_line_too_long_message_uses_the_raw_path():
     r = run("stock", LONGLINE, offset=2, path="longline.txt")
-    assert r.text == "[Line 2 is 58.6KB, exceeds 50.0KB limit. Use bash: sed -n '2p' longline.txt | head -c 51200]"
+    assert (
+        r.text
+        == "[Line 2 is 58.6KB, exceeds 50.0KB limit. Use bash: sed -n '2p' longline.txt | head -c 51200]"
+    )
     assert r.is_error is False
     assert r.details.capped is True and r.details.first_line is None
 
@@ -107,7 +121,9 @@ def test_negative_offset_past_nothing_never_errors_and_prints_raw_offset_when_be
 def test_empty_file_is_empty_text_with_t_equal_1():
     r = run("stock", b"")
     assert (r.text, r.is_error, r.details.total_lines, r.details.first_line) == ("", False, 0, None)
-    assert run("stock", b"", limit=0).text == "\n\n[1 more lines in file. Use offset=1 to continue.]"
+    assert (
+        run("stock", b"", limit=0).text == "\n\n[1 more lines in file. Use offset=1 to continue.]"
+    )
 
 
 def test_bom_cr_and_tabs_pass_through_untouched():
@@ -124,11 +140,13 @@ def test_invalid_utf8_becomes_one_replacement_per_maximal_subpart():
 
 def test_bytes_are_counted_in_utf8_of_the_decoded_text():
     # 12,800 four-byte characters are exactly 51,200 bytes: the line fits, "z" does not.
-    exact = "\U0001F600" * 12800
+    exact = "\U0001f600" * 12800
     r = run("stock", (exact + "\nz").encode())
-    assert r.text == exact + "\n\n[Showing lines 1-1 of 2 (50.0KB limit). Use offset=2 to continue.]"
+    assert (
+        r.text == exact + "\n\n[Showing lines 1-1 of 2 (50.0KB limit). Use offset=2 to continue.]"
+    )
     # One more character (51,204 bytes) and the first line alone is over the cap.
-    assert run("stock", (exact + "\U0001F600\nz").encode()).text == (
+    assert run("stock", (exact + "\U0001f600\nz").encode()).text == (
         "[Line 1 is 50.0KB, exceeds 50.0KB limit. Use bash: sed -n '1p' f.txt | head -c 51200]"
     )
 
@@ -149,7 +167,9 @@ def test_exactly_2000_lines_with_final_newline_is_not_cut():
 def test_2001_lines_without_final_newline_is_cut_at_2000():
     data = numbered(2001)[:-1]
     r = run("stock", data)
-    assert r.text.endswith("line 2000\n\n[Showing lines 1-2000 of 2001. Use offset=2001 to continue.]")
+    assert r.text.endswith(
+        "line 2000\n\n[Showing lines 1-2000 of 2001. Use offset=2001 to continue.]"
+    )
 
 
 def test_final_newline_byte_over_the_cap_points_at_the_phantom_line():
@@ -194,7 +214,10 @@ def test_description_is_pi_verbatim():
 
 def test_prompt_lines_are_pi_snippet_and_guideline():
     v = get_variant("stock")
-    assert v.prompt_lines == ["- read: Read file contents", "Use read to examine files instead of cat or sed."]
+    assert v.prompt_lines == [
+        "- read: Read file contents",
+        "Use read to examine files instead of cat or sed.",
+    ]
     assert v.requires_read_before_edit is False
 
 

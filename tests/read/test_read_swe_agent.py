@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import re
+from pathlib import Path
 
 from read_helpers import run
 
@@ -57,7 +58,9 @@ def test_range_maps_offset_and_limit_to_a_view_range():
 
 def test_offset_outside_the_file_is_an_error():
     r = run("swe-agent", b"a\nb\n", offset=9)
-    assert r.text == "Invalid `offset`: 9. It should be within the range of lines of the file: [1, 3]"
+    assert (
+        r.text == "Invalid `offset`: 9. It should be within the range of lines of the file: [1, 3]"
+    )
     assert r.is_error and r.details.error == "bad_range"
     assert run("swe-agent", b"a\n", limit=0).text == "Invalid `limit`: 0. It should be at least 1"
 
@@ -101,14 +104,19 @@ def test_python_file_over_the_limit_shows_the_file_map():
     )
     assert r.text == f"{FILEMAP_HEAD}\n{fmap}\n{FILEMAP_TAIL}\n"
     d = r.details
-    assert (d.mapped, d.capped, d.line_ranges, d.returned_lines) == (True, True, ((1, 8), (18, 21)), 12)
+    assert (d.mapped, d.capped, d.line_ranges, d.returned_lines) == (
+        True,
+        True,
+        ((1, 8), (18, 21)),
+        12,
+    )
     # a ranged read or a non-Python file is never mapped
     assert run(preset, SRC.encode(), offset=1, path="k.py").details.mapped is False
     assert run(preset, SRC.encode(), path="k.txt").details.mapped is False
 
 
 def test_argparse_file_map_rows_match_the_file():
-    data = open(argparse.__file__, "rb").read()
+    data = Path(argparse.__file__).read_bytes()
     r = run("swe-agent", data, path="argparse.py")
     lines = data.decode().split("\n")
     rows = r.text.split("\n")[1:]
