@@ -26,6 +26,8 @@ class FileView:
         path: normalised path.
         lines: line number (1-based) -> exact text, from reads, greps and the sim's sed/grep bash.
         total_lines: the largest line count any current result stated or implied (None if unknown).
+        stated_totals: every line count current results stated or implied (tools may disagree:
+            pi counts the empty segment after a trailing newline, B's directive does not).
         texts: raw visible texts of current results (for verbatim matching of unplaced text,
             e.g. a test traceback printed by bash).
         grep_hits: line numbers of search matches (in input order, deduplicated).
@@ -38,6 +40,7 @@ class FileView:
     path: str
     lines: dict[int, str]
     total_lines: int | None
+    stated_totals: frozenset[int]
     texts: tuple[str, ...]
     grep_hits: tuple[int, ...]
     map_ranges: tuple[tuple[str, int, int], ...]
@@ -106,7 +109,7 @@ def file_view(
                 lines.update(parsed[1])
                 hits.extend(h for h in parsed[2] if h not in hits)
             texts.append(e.text)
-    return FileView(target, lines, max(totals, default=None), tuple(texts), tuple(hits), tuple(maps),
+    return FileView(target, lines, max(totals, default=None), frozenset(totals), tuple(texts), tuple(hits), tuple(maps),
                     latest, latest_args, latest_id)
 
 
@@ -142,9 +145,17 @@ def find_snippet(view: FileView, snippet: str) -> int | None:
 
 
 def whole_file_visible(view: FileView) -> bool:
-    """True if the file's line count is known and every line 1..total is visible."""
+    """True if the file's line count is known and every line 1..total is visible.
+
+    When one result states T lines and another T-1 (B's directive counts newline-terminated
+    lines, pi also counts the empty segment after the final newline), seeing 1..T-1 suffices.
+    """
     total = view.total_lines
-    return total is not None and all(n in view.lines for n in range(1, total + 1))
+    if total is None:
+        return False
+    if (total - 1) in view.stated_totals:
+        total -= 1
+    return all(n in view.lines for n in range(1, total + 1))
 
 
 def first_missing_line(view: FileView, start: int = 1) -> int:
