@@ -283,3 +283,13 @@ def test_outline_other_languages(path, source, expected):
     assert (
         None if got is None else [(e.kind, e.name, e.start_line, e.end_line, e.depth) for e in got]
     ) == expected
+
+
+def test_description_snapshot():
+    assert get_variant("C").tool_description == (
+        "Read the contents of a file. Supports text files and images (jpg, png, gif, webp, bmp). "
+        "Images are sent as attachments. For text files, a read returns at most 400 lines. Each "
+        "line is prefixed with its line number. A longer selection is cut to its first 400 lines; "
+        "the first cut of a file is followed by a map of its classes, functions and headings with "
+        "their line ranges. Use offset/limit to read the part you need."
+    )

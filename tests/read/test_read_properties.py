@@ -111,7 +111,7 @@ def page_through(variant, data: bytes) -> str:
     raise AssertionError("paging did not terminate")
 
 
-@SETTINGS
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=files)
 def test_paging_with_the_notice_offsets_reconstructs_the_file(data):
     text = decode_utf8(data)

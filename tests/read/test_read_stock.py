@@ -8,7 +8,7 @@ import hashlib
 import pytest
 from read_helpers import BIG, HUNDRED_BYTE_LINES, LONGLINE, numbered, run
 
-from readbench.read import ReadSession, get_variant
+from readbench.read import ReadDetails, ReadSession, get_variant
 
 
 def lines_text(a: int, b: int) -> str:
@@ -253,3 +253,10 @@ def test_details_to_dict_is_json_ready():
         "content_sha256": hashlib.sha256(b"a\nb\n").hexdigest(),
         "error": None,
     }
+
+
+def test_details_round_trip_and_reject_unknown_fields():
+    d = run("stock", BIG, call_id="x").details
+    assert ReadDetails.from_dict(d.to_dict()) == d
+    with pytest.raises(ValueError, match=r"unknown ReadDetails fields: \['bogus'\]"):
+        ReadDetails.from_dict({**d.to_dict(), "bogus": 1})
