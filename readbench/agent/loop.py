@@ -54,7 +54,7 @@ class CallLog:
             position before the previous input's end (a rewrite of history already sent).
         pruned: items pruned per DCP strategy in this call.
         footer_tokens_saved: pi-dcp's footer estimate for this call (tokens, dcp.md §6).
-        band: the pressure band the projection used.
+        band: the pressure band the projection used (dcp.md §3; "low" when usage is unknown).
         prompt_tokens: input tokens the model reported for this call (None if not reported).
         output_tokens: output tokens reported.
         visible_intact: tool results intact in this call's input.
@@ -81,6 +81,24 @@ def fingerprint(message: ChatMessage) -> str:
     if isinstance(message, ChatMessageTool):
         parts += [message.tool_call_id or "", message.error.message if message.error else ""]
     return hashlib.sha1("\x1f".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class FingerprintCache:
+    """Fingerprints of messages by object identity: history messages and unchanged projected
+    messages are the same objects call after call, so each is hashed once per sample."""
+
+    def __init__(self) -> None:
+        self._by_id: dict[int, tuple[ChatMessage, str]] = {}
+
+    def __call__(self, messages: list[ChatMessage]) -> list[str]:
+        out = []
+        for message in messages:
+            hit = self._by_id.get(id(message))
+            if hit is None or hit[0] is not message:
+                hit = (message, fingerprint(message))
+                self._by_id[id(message)] = hit
+            out.append(hit[1])
+        return out
 
 
 def first_difference(previous: list[str], current: list[str]) -> int | None:
@@ -165,6 +183,7 @@ def pi_agent(
         records: list[CallRecord] = []
         unpruned: list[CallRecord] = []
         previous_fps: list[str] = []
+        fingerprints = FingerprintCache()
         last: ModelOutput | None = None
         t0 = time.monotonic()
         try:
@@ -175,7 +194,8 @@ def pi_agent(
                     usage=context_usage(history, last, context_window_tokens),
                 )
                 view = projection.messages
-                fps = [fingerprint(m) for m in view]
+                dcp_state = projection.state
+                fps = fingerprints(view)
                 broke = first_difference(previous_fps, fps) is not None
                 previous_fps = fps
                 intact = intact_tool_results(history, view)
@@ -191,7 +211,7 @@ def pi_agent(
                     earliest_changed_index=projection.stats.earliest_changed_index,
                     prefix_break=broke, pruned=dict(projection.stats.pruned),
                     footer_tokens_saved=projection.stats.footer_tokens_saved,
-                    band=projection.stats.band,
+                    band=str(projection.stats.effective_band or projection.stats.band),
                     prompt_tokens=None if usage is None else usage.input_tokens
                     + (usage.input_tokens_cache_read or 0) + (usage.input_tokens_cache_write or 0),
                     output_tokens=None if usage is None else usage.output_tokens,

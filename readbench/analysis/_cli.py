@@ -72,3 +72,14 @@ def report_cmd(run_dir: str) -> None:
 
 
 commands = [eval_cmd, report_cmd]
+
+
+@click.command("bench")
+def bench_cmd() -> None:
+    """Measure harness overhead per model call and Docker start/stop per sample (results/bench/)."""
+    from readbench.bench import format_table, run_bench
+
+    click.echo(format_table(run_bench()))
+
+
+commands.append(bench_cmd)

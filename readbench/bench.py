@@ -1,0 +1,163 @@
+"""`make bench`: the harness's own overhead (GitHub issue 8).
+
+1. Per model call, on a synthetic 300-call session growing to ~200k tokens: the DCP
+   projection (readbench.dcp.project), the loop's prefix fingerprinting, the cache simulation
+   of three cache models (readbench.cache.sample_cache_metrics, projected + unpruned
+   counterfactual) and the read metrics. Goal: <= 2 ms per call in total.
+2. Per sample, Docker start/stop overhead of inspect's docker sandbox: a trivial sample
+   (one bash call) sequentially and 4 in parallel. Goal: <= 1.5 s per sample
+   (inspect's default measured 2.7-3.2 s sequential here, inspect-notes.md §4).
+
+Results go to ``results/bench/bench.json`` and are printed as a table. Timings are wall
+clock on whatever else the machine is doing; run on an idle machine.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageSystem,
+    ChatMessageTool,
+    ChatMessageUser,
+)
+from inspect_ai.tool import ToolCall
+
+N_CALLS = 300
+RESULT_CHARS = 2_600  # ~650 tokens per tool result -> ~200k tokens after 300 calls
+
+
+def synthetic_session(n_calls: int = N_CALLS, result_chars: int = RESULT_CHARS) -> list[ChatMessage]:
+    """A deterministic pi-like history: system, user, then ``n_calls`` read round trips.
+
+    Every 10th call re-reads an earlier range (dedup candidates), every 25th is a failing bash
+    test run (purge-error candidates). Returns the full history (2 + 2 * n_calls messages).
+    """
+    line = "    value = compute(alpha, beta) + offset  # synthetic line of python source\n"
+    body = (line * (result_chars // len(line) + 1))[:result_chars]
+    messages: list[ChatMessage] = [
+        ChatMessageSystem(content="You are an expert coding assistant operating inside pi."),
+        ChatMessageUser(content="Fix the failing test in big.py."),
+    ]
+    for i in range(n_calls):
+        call_id = f"call_{i}"
+        if i % 25 == 24:
+            call = ToolCall(id=call_id, function="bash", arguments={"command": "python3 -m pytest tests"})
+            result = ChatMessageTool(content=f"FAILED tests/test_x.py::test_{i}\n" + body[:400],
+                                     tool_call_id=call_id, function="bash")
+        else:
+            offset = 1 + (i % 10 if i % 10 == 9 else i) * 60
+            call = ToolCall(id=call_id, function="read", arguments={"path": "big.py", "offset": offset, "limit": 60})
+            result = ChatMessageTool(content=f"# {i}\n{body}", tool_call_id=call_id, function="read")
+        messages.append(ChatMessageAssistant(content="", tool_calls=[call]))
+        messages.append(result)
+    return messages
+
+
+def bench_per_call(dcp: str = "pi-dcp", cache_models: tuple[str, ...] = ("anthropic-5m", "openai", "deepseek")) -> dict[str, Any]:
+    """Time the per-call harness work over a synthetic session (milliseconds per call)."""
+    from readbench.agent.loop import FingerprintCache, first_difference
+    from readbench.cache import CallRecord, count_tokens, sample_cache_metrics
+    from readbench.dcp import ContextUsage, DcpState, get_config, project
+    from readbench.metrics.reads import read_metrics
+
+    history = synthetic_session()
+    config = get_config(dcp)
+    state = DcpState()
+    records, unpruned = [], []
+    previous: list[str] = []
+    fingerprints = FingerprintCache()
+    t_project = t_fp = 0.0
+    for i in range(N_CALLS):
+        prefix = history[: 2 + 2 * i]  # system, user and i finished round trips
+        t = time.perf_counter()
+        projection = project(prefix, config, state=state, usage=ContextUsage(tokens=650 * i, context_window=200_000))
+        state = projection.state
+        t_project += time.perf_counter() - t
+        t = time.perf_counter()
+        fps = fingerprints(projection.messages)
+        first_difference(previous, fps)
+        previous = fps
+        t_fp += time.perf_counter() - t
+        records.append(CallRecord(projection.messages, [], 40, 10.0 * i, 10.0 * i + 1.0))
+        unpruned.append(CallRecord(prefix, [], 40, 10.0 * i, 10.0 * i + 1.0))
+    t = time.perf_counter()
+    metrics = sample_cache_metrics(records, list(cache_models), unpruned_calls=unpruned)
+    t_cache = time.perf_counter() - t
+    t = time.perf_counter()
+    read_metrics(history)
+    t_metrics = time.perf_counter() - t
+    total_tokens = sum(count_tokens(m.text) for m in history)
+    per = {k: 1000 * v / N_CALLS for k, v in
+           {"projection": t_project, "fingerprint": t_fp, "cache_simulation": t_cache, "metrics": t_metrics}.items()}
+    per["total"] = sum(per.values())
+    return {"calls": N_CALLS, "session_tokens": total_tokens, "dcp": dcp, "cache_models": list(cache_models),
+            "ms_per_call": per, "goal_ms_per_call": 2.0,
+            "cache_read_ratio_anthropic-5m": metrics.get("cache_read_ratio_anthropic-5m")}
+
+
+def bench_docker(samples: int = 8) -> dict[str, Any]:
+    """Per-sample Docker start/stop overhead through inspect (mockllm, one bash call each)."""
+    from readbench.sandbox.engine import docker_available
+
+    ok, why = docker_available()
+    if not ok:
+        return {"skipped": why}
+    from inspect_ai import Task, eval
+    from inspect_ai.dataset import Sample
+    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+    from inspect_ai.agent import react
+    from inspect_ai.tool import bash
+
+    from readbench.sandbox.images import OFFLINE_BASE, compose_for, default_base
+
+    def scripted(input, tools, tool_choice, config):  # noqa: A002 - mockllm signature
+        done = any(isinstance(m, ChatMessageTool) for m in input)
+        out = (ModelOutput.from_content("mockllm", "done") if done
+               else ModelOutput.for_tool_call("mockllm", "bash", {"command": "true"}))
+        out.usage = ModelUsage(input_tokens=10, output_tokens=1, total_tokens=11)
+        return out
+
+    compose = compose_for(default_base() if default_base() else OFFLINE_BASE)
+    results = {}
+    for parallel in (1, 4):
+        task = Task(dataset=[Sample(id=i, input="run true") for i in range(samples)],
+                    solver=react(tools=[bash(timeout=30)], submit=False), sandbox=("docker", str(compose)))
+        start = time.perf_counter()
+        eval(task, model=get_model("mockllm/model", custom_outputs=scripted), max_samples=parallel,
+             max_sandboxes=parallel, display="none", log_dir=str(Path("results/bench/logs")))
+        wall = time.perf_counter() - start
+        results[f"seconds_per_sample_x{parallel}"] = wall / samples
+    results["goal_seconds_per_sample"] = 1.5
+    return results
+
+
+def run_bench(out_dir: Path = Path("results/bench")) -> dict[str, Any]:
+    """Run both benchmarks, write ``bench.json`` and return the results."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    result = {"per_call": [bench_per_call(d) for d in ("pi-dcp", "dcp-gated")], "docker": bench_docker()}
+    (out_dir / "bench.json").write_text(json.dumps(result, indent=2))
+    return result
+
+
+def format_table(result: dict[str, Any]) -> str:
+    """The printed summary table."""
+    rows = ["| benchmark | measure | value | goal |", "|---|---|---|---|"]
+    for per in result["per_call"]:
+        for key, value in per["ms_per_call"].items():
+            goal = f"<= {per['goal_ms_per_call']} ms" if key == "total" else ""
+            rows.append(f"| per call ({per['dcp']}, {per['session_tokens']:,} tokens) | {key} ms | {value:.3f} | {goal} |")
+    docker = result["docker"]
+    if "skipped" in docker:
+        rows.append(f"| docker | skipped | {docker['skipped']} | |")
+    else:
+        for key, value in docker.items():
+            if key.startswith("seconds"):
+                rows.append(f"| docker sample | {key} | {value:.2f} | <= {docker['goal_seconds_per_sample']} s |")
+    return "\n".join(rows)
+
