@@ -121,12 +121,16 @@ command -v docker >/dev/null || die "no docker client on PATH after install"
 running=$(engine_version || true)
 if [ -n "$running" ]; then
   version_ge "$running" "$MIN_ENGINE" || die "a Docker engine $running already answers on the default socket; it is older than $MIN_ENGINE: stop it first"
-  say "skip: dockerd $running already answers"
+  # a bridge network exists only when dockerd was started without --bridge=none
+  current=none; docker network inspect bridge >/dev/null 2>&1 && current=bridge
+  say "skip: dockerd $running already answers (network mode '$current')"
+  [ "$current" = "$NETWORK" ] || say "note: asked for network mode '$NETWORK' but the running dockerd uses '$current'; stop it (kill \$(cat /var/run/docker.pid)) and re-run to change"
 else
   DOCKERD_ARGS=()
   [ "$NETWORK" = none ] && DOCKERD_ARGS+=(--bridge=none --iptables=false)
   say "starting dockerd ${DOCKERD_ARGS[*]} (log: $DOCKERD_LOG)"
-  nohup /usr/sbin/dockerd "${DOCKERD_ARGS[@]}" >>"$DOCKERD_LOG" 2>&1 </dev/null &
+  # setsid: its own session, so it outlives the shell (and process group) that provisioned it
+  setsid nohup /usr/sbin/dockerd "${DOCKERD_ARGS[@]}" >>"$DOCKERD_LOG" 2>&1 </dev/null &
   pid=$!
   for _ in $(seq 1 120); do
     running=$(engine_version || true)
@@ -171,4 +175,4 @@ ev=$(engine_version) || die "docker engine does not answer"
 cv=$(compose_version) || die "docker compose does not answer"
 version_ge "$ev" "$MIN_ENGINE" || die "engine $ev < $MIN_ENGINE"
 version_ge "$cv" "$MIN_COMPOSE" || die "compose $cv < $MIN_COMPOSE"
-say "OK: Docker engine $ev (>= $MIN_ENGINE), Compose $cv (>= $MIN_COMPOSE), network mode '$NETWORK', total $(( $(date +%s) - T0 )) s"
+say "OK: Docker engine $ev (>= $MIN_ENGINE), Compose $cv (>= $MIN_COMPOSE), total $(( $(date +%s) - T0 )) s"
