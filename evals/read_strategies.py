@@ -5,7 +5,8 @@ Task arguments (-T, values parsed as YAML):
     dcp: DCP configuration name (`readbench dcp configs`) or a spec dict.
     cache_models: comma list of cache models priced per sample (`readbench cache models`).
     sandbox_kind: auto | docker | local (auto = docker when an engine >= 24.0.6 answers).
-    families, sources: comma lists that filter the corpus; limit: first N tasks.
+    families, sources: comma lists that filter the corpus; limit: first N tasks;
+    per_family: first N tasks of each family (applied before limit).
     max_turns: model generations per sample (inspect turn_limit).
     context_window_tokens: window for DCP pressure bands (tokens).
     allow_local: let a real (non-simulated) model run in the unisolated local sandbox.
@@ -27,6 +28,7 @@ def read_strategies(
     families: str | list[str] | None = None,
     sources: str | list[str] | None = None,
     limit: int | None = None,
+    per_family: int | None = None,
     max_turns: int = 80,
     context_window_tokens: int = 200_000,
     allow_local: bool = False,
@@ -34,6 +36,6 @@ def read_strategies(
     """One arm of the benchmark: every corpus task under one read variant and DCP configuration."""
     return read_strategies_task(
         variant=variant, dcp=dcp, cache_models=cache_models, sandbox_kind=sandbox_kind,
-        families=families, sources=sources, limit=limit, max_turns=max_turns,
+        families=families, sources=sources, limit=limit, per_family=per_family, max_turns=max_turns,
         context_window_tokens=context_window_tokens, allow_local=allow_local,
     )

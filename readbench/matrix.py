@@ -8,6 +8,8 @@ A matrix file (YAML, e.g. evals/smoke.yaml)::
     epochs: 1
     variants: [stock, A, B]      # preset names, or names defined under `presets`
     dcp: ["off"]                 # configuration names, or names defined under `dcp_presets`
+    arms:                        # optional extra (variant, dcp) pairs beyond variants x dcp
+      - [stock, pi-dcp]
     cache_models: [anthropic-5m, openai, deepseek]
     task_args: {limit: 12}       # any other -T argument of evals/read_strategies.py
     presets:                     # user-defined read presets, no code needed
@@ -31,7 +33,7 @@ from typing import Any
 import yaml
 
 #: keys a matrix file may contain
-MATRIX_KEYS = {"name", "models", "epochs", "variants", "dcp", "cache_models", "task_args", "presets",
+MATRIX_KEYS = {"name", "models", "epochs", "variants", "dcp", "arms", "cache_models", "task_args", "presets",
                "dcp_presets", "max_samples", "max_sandboxes"}
 
 
@@ -56,12 +58,24 @@ class Matrix:
     dcp: list[str | dict[str, Any]]
     cache_models: list[str]
     task_args: dict[str, Any] = field(default_factory=dict)
+    extra_arms: list[tuple[str | dict[str, Any], str | dict[str, Any]]] = field(default_factory=list)
     max_samples: int | None = None
     max_sandboxes: int | None = None
 
     def arms(self) -> list[tuple[str | dict[str, Any], str | dict[str, Any]]]:
-        """(variant, dcp) pairs in a stable order."""
-        return list(itertools.product(self.variants, self.dcp))
+        """(variant, dcp) pairs in a stable order: the product, then the extra arms (no duplicates)."""
+        arms = list(itertools.product(self.variants, self.dcp))
+        for arm in self.extra_arms:
+            if arm not in arms:
+                arms.append(arm)
+        return arms
+
+
+def _dcp_name(value: Any) -> Any:
+    """YAML 1.1 reads an unquoted `off` as False; a DCP configuration named off is meant."""
+    if value is False:
+        return "off"
+    return value if isinstance(value, dict) else str(value)
 
 
 def load_matrix(path: str | Path) -> Matrix:
@@ -85,7 +99,7 @@ def load_matrix(path: str | Path) -> Matrix:
     presets = {name: {**spec, "name": name} for name, spec in (raw.get("presets") or {}).items()}
     dcp_presets = {name: {**spec, "name": name} for name, spec in (raw.get("dcp_presets") or {}).items()}
     variants = [presets.get(v, v) for v in raw.get("variants", ["stock"])]
-    dcps = [dcp_presets.get(str(d), str(d)) for d in raw.get("dcp", ["off"])]
+    dcps = [dcp_presets.get(str(_dcp_name(d)), _dcp_name(d)) for d in raw.get("dcp", ["off"])]
     for key, values in (("variants", variants), ("dcp", dcps), ("models", raw.get("models", ["x"]))):
         if not values:
             raise ValueError(f"{path}: `{key}` must not be empty")
@@ -99,6 +113,17 @@ def load_matrix(path: str | Path) -> Matrix:
             get_config(d)
         except (KeyError, ValueError) as ex:
             raise ValueError(f"{path}: dcp: {ex}") from ex
+    extra = []
+    for item in raw.get("arms") or []:
+        if not (isinstance(item, list) and len(item) == 2):
+            raise ValueError(f"{path}: arms: each arm is [variant, dcp], got {item!r}")
+        extra.append((presets.get(item[0], item[0]), dcp_presets.get(str(_dcp_name(item[1])), _dcp_name(item[1]))))
+    for v, d in extra:
+        for spec, getter, key in ((v, get_variant, "arms/variant"), (d, get_config, "arms/dcp")):
+            try:
+                getter(spec)
+            except (KeyError, ValueError) as ex:
+                raise ValueError(f"{path}: {key}: {ex}") from ex
     epochs = int(raw.get("epochs", 1))
     if epochs < 1:
         raise ValueError(f"{path}: epochs must be >= 1, got {epochs}")
@@ -110,6 +135,7 @@ def load_matrix(path: str | Path) -> Matrix:
         dcp=dcps,
         cache_models=list(raw.get("cache_models", ["anthropic-5m", "openai", "deepseek"])),
         task_args=dict(raw.get("task_args") or {}),
+        extra_arms=extra,
         max_samples=raw.get("max_samples"),
         max_sandboxes=raw.get("max_sandboxes"),
     )

@@ -47,6 +47,17 @@ def resolve_sandbox(kind: str) -> str:
     return "docker" if ok else "local"
 
 
+def first_per_family(records: list[Any], n: int) -> list[Any]:
+    """The first ``n`` records of each family, in corpus order (a balanced smoke subset)."""
+    counts: dict[str, int] = {}
+    kept = []
+    for record in records:
+        if counts.get(record.family, 0) < n:
+            counts[record.family] = counts.get(record.family, 0) + 1
+            kept.append(record)
+    return kept
+
+
 def _sample(record: Any, sandbox_kind: str) -> Sample:
     spec: Any = "local"
     if sandbox_kind == "docker":
@@ -121,6 +132,7 @@ def read_strategies_task(
     families: list[str] | str | None = None,
     sources: list[str] | str | None = None,
     limit: int | None = None,
+    per_family: int | None = None,
     max_turns: int = 80,
     context_window_tokens: int = 200_000,
     allow_local: bool = False,
@@ -134,6 +146,8 @@ def read_strategies_task(
     records = [r for r in load_tasks() if (not fam or r.family in fam) and (not src or r.source in src)]
     if not records:
         raise ValueError(f"no tasks match families={fam!r} sources={src!r}; run `readbench tasks build` first")
+    if per_family:
+        records = first_per_family(records, per_family)
     records = records[:limit] if limit else records
     kind = resolve_sandbox(sandbox_kind)
     print(f"readbench: sandbox={kind} ({len(records)} samples, variant={variant}, dcp={dcp})", file=sys.stderr)

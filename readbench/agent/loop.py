@@ -179,6 +179,7 @@ def pi_agent(
         oracle = store().get(context.ORACLE, {})
         prompts: list[str] = list(oracle.get("prompts", []))[1:]  # the first is already in state
         dcp_state = DcpState()
+        cwd = store().get(context.WORKSPACE, {}).get("cwd")
         calls: list[CallLog] = []
         records: list[CallRecord] = []
         unpruned: list[CallRecord] = []
@@ -190,7 +191,7 @@ def pi_agent(
             while True:
                 history = list(state.messages)
                 projection = project(
-                    history, dcp_config, state=dcp_state,
+                    history, dcp_config, state=dcp_state, cwd=cwd,
                     usage=context_usage(history, last, context_window_tokens),
                 )
                 view = projection.messages
