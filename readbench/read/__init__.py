@@ -8,10 +8,11 @@ Importing this package loads no tree-sitter and no tokenizer.
 """
 
 from readbench.read._session import ReadRecord, ReadSession
-from readbench.read._types import ReadDetails, ReadResult, ReadVariant
+from readbench.read._types import PI_READ_PARAMETERS, ReadDetails, ReadResult, ReadVariant
 from readbench.read.registry import Preset, get_variant, list_presets, preset_names, register_preset
 
 __all__ = [
+    "PI_READ_PARAMETERS",
     "Preset",
     "ReadDetails",
     "ReadRecord",

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from readbench.read._session import ReadSession
 
 __all__ = [
+    "PI_READ_PARAMETERS",
     "CallFacts",
     "ReadDetails",
     "ReadResult",
@@ -26,6 +27,15 @@ __all__ = [
     "make_details",
     "sha256_hex",
 ]
+
+
+PI_READ_PARAMETERS: dict[str, str] = {
+    "path": "Path to the file to read (relative or absolute)",
+    "offset": "Line number to start reading from (1-indexed)",
+    "limit": "Maximum number of lines to read",
+}
+"""pi's read schema parameter descriptions (pi-tools.md §1.1): `path` required, `offset` and
+`limit` optional numbers. Every variant uses this schema (variants.md, first paragraph)."""
 
 
 def sha256_hex(data: bytes) -> str:
@@ -160,6 +170,7 @@ class ReadVariant(ABC):
     """
 
     family: ClassVar[str] = ""
+    Params: ClassVar[type]  # the family's frozen parameter record (see registry.Preset.build)
     requires_read_before_edit: bool = False
 
     def __init__(self, name: str, origin: str, params: dict[str, Any]) -> None:
