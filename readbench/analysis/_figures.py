@@ -72,7 +72,7 @@ def token_ratio_figure(pairs: pd.DataFrame, path: Path) -> Path | None:
     ax.axvline(0.0, color="#b33", linewidth=1)
     ticks = ax.get_xticks()
     ax.set_xticks(ticks, [f"{2.0 ** t:.2g}×" for t in ticks])
-    ax.set_xlabel("input tokens, arm / baseline per (task, epoch) (log scale; 1× = no change)")
+    ax.set_xlabel("input tokens, arm / baseline, per (task, epoch); log scale")
     ax.set_ylabel("")
     ax.set_title("Paired input-token ratio vs baseline")
     fig.savefig(path, dpi=_DPI)

@@ -14,7 +14,6 @@ from scipy import stats as sps
 from ._records import (
     BootstrapInterval,
     ConfidenceInterval,
-    HeavyTailSummary,
     McNemarResult,
     PairedDifference,
     RatioEstimate,
@@ -33,8 +32,6 @@ from ._validate import (
 __all__ = [
     "cluster_bootstrap_mean",
     "geometric_mean_ratio",
-    "heavy_tail_summary",
-    "holm_adjust",
     "mcnemar_exact",
     "paired_difference",
     "wilcoxon_signed_rank",
@@ -384,84 +381,3 @@ def geometric_mean_ratio(
         n_clusters=boot.n_clusters,
         method=boot.method,
     )
-
-
-def heavy_tail_summary(values: Any) -> HeavyTailSummary:
-    """Mean, median and geometric mean of a heavy-tailed metric.
-
-    Parameters
-    ----------
-    values : array_like, shape (n,)
-        Finite values (tokens, USD, turns). Must not be empty.
-
-    Returns
-    -------
-    HeavyTailSummary
-
-    Raises
-    ------
-    ValueError
-        If `values` is empty or has a non-finite value.
-
-    Notes
-    -----
-    The geometric mean uses only values > 0 (NaN when there are none); the count left out
-    is ``n_nonpositive``.
-
-    Examples
-    --------
-    >>> s = heavy_tail_summary([1, 10, 100])
-    >>> s.median, round(s.geometric_mean, 9), s.mean
-    (10.0, 10.0, 37.0)
-    """
-    v = as_1d_float(values, "values")
-    pos = v[v > 0]
-    gm = float(np.exp(np.mean(np.log(pos)))) if pos.size else float("nan")
-    return HeavyTailSummary(
-        n=int(v.size), mean=float(v.mean()), median=float(np.median(v)), geometric_mean=gm,
-        n_nonpositive=int(v.size - pos.size),
-    )
-
-
-def holm_adjust(p_values: Any) -> tuple[float, ...]:
-    """Holm step-down adjusted p-values (family-wise error control).
-
-    Parameters
-    ----------
-    p_values : array_like, shape (m,)
-        Raw p-values in [0, 1], one per comparison with the baseline. May be empty.
-
-    Returns
-    -------
-    tuple of float
-        Adjusted p-values in the input order, each in [0, 1].
-
-    Raises
-    ------
-    ValueError
-        If a p-value is non-finite or outside [0, 1].
-
-    Notes
-    -----
-    Sort ascending; the k-th smallest (0-based) is multiplied by (m - k); a running maximum
-    keeps the adjusted values monotone; values are capped at 1 (anchors.md §5.2).
-
-    References
-    ----------
-    .. [1] S. Holm, "A simple sequentially rejective multiple test procedure", Scand. J.
-       Statist. 6 (1979).
-
-    Examples
-    --------
-    >>> [round(p, 12) for p in holm_adjust([0.01, 0.04, 0.03])]
-    [0.03, 0.06, 0.06]
-    """
-    p = as_1d_float(p_values, "p_values", allow_empty=True)
-    if ((p < 0) | (p > 1)).any():
-        raise ValueError(f"p_values must be in [0, 1], got {p.tolist()!r}")
-    m = p.size
-    order = np.argsort(p, kind="stable")
-    adjusted = np.minimum(1.0, np.maximum.accumulate(p[order] * (m - np.arange(m))))
-    out = np.empty(m)
-    out[order] = adjusted
-    return tuple(float(x) for x in out)

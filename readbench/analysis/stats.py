@@ -12,8 +12,8 @@ anchors in shared/specs/anchors.md §5 and §9:
 - Holm's step-down adjustment when several arms are compared with one baseline (§5.2).
 
 Every random draw takes an explicit ``numpy.random.Generator`` (shared/STYLE.md item 6).
-This module holds the proportion statistics; the paired ones live in `_paired.py` and are
-re-exported here so callers import everything from ``readbench.analysis.stats``.
+This module holds the proportion statistics; the paired ones live in `_paired.py` and, with
+with `_summaries.py`, re-exported here so callers import everything from ``readbench.analysis.stats``.
 """
 
 from __future__ import annotations
@@ -26,8 +26,6 @@ from scipy import special
 from ._paired import (
     cluster_bootstrap_mean,
     geometric_mean_ratio,
-    heavy_tail_summary,
-    holm_adjust,
     mcnemar_exact,
     paired_difference,
     wilcoxon_signed_rank,
@@ -42,6 +40,7 @@ from ._records import (
     RatioEstimate,
     WilcoxonResult,
 )
+from ._summaries import heavy_tail_summary, holm_adjust
 from ._validate import as_1d_float, check_confidence, cluster_codes
 
 __all__ = [

@@ -225,9 +225,10 @@ def tidy_table(log_dir: str | Path) -> pd.DataFrame:
     dup = df.duplicated(["model", "variant", "dcp", "sample_id", "epoch"], keep=False)
     if dup.any():
         first = df.loc[dup].iloc[0]
+        same = (df["arm"] == first["arm"]) & (df["sample_id"] == first["sample_id"]) & (df["epoch"] == first["epoch"])
         raise ValueError(
             f"sample {first['sample_id']!r} epoch {first['epoch']} of arm {first['arm']!r} appears "
-            f"{int(dup.sum())} times across logs {sorted(set(df.loc[dup, 'log']))}: keep one log per arm"
+            f"{int(same.sum())} times across logs {sorted(set(df.loc[same, 'log']))}: keep one log per arm"
         )
     return df.sort_values(["model", "variant", "dcp", "sample_id", "epoch"], ignore_index=True)
 

@@ -13,7 +13,7 @@ from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
-from readbench.analysis import _paired, stats
+from readbench.analysis import _paired, _summaries, stats
 from readbench.analysis.stats import (
     cluster_bootstrap_mean,
     clustered_standard_error,
@@ -29,7 +29,7 @@ from readbench.analysis.stats import (
 
 
 def test_docstring_examples_run():
-    for mod in (stats, _paired):
+    for mod in (stats, _paired, _summaries):
         result = doctest.testmod(mod)
         assert result.attempted > 0 and result.failed == 0, mod.__name__
 

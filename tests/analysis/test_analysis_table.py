@@ -72,3 +72,12 @@ def test_tidy_table_errors_name_the_input(tmp_path):
         tidy_table(tmp_path / "empty")
     with pytest.raises(FileNotFoundError, match="does not exist"):
         read_table(tmp_path / "missing.parquet")
+
+
+def test_two_logs_of_one_arm_are_refused(make_logs):
+    arm = [{"variant": "stock", "dcp": "off"}]
+    make_logs(arm, _metrics)
+    log_dir = make_logs(arm, _metrics)  # same directory: a second log of the same arm
+    with pytest.raises(ValueError, match=r"sample 'repoA/locate/1' epoch 1 of arm 'stock × off @ mockllm/model' "
+                                         r"appears 2 times across logs"):
+        tidy_table(log_dir)

@@ -1,0 +1,88 @@
+"""Aggregation: pairing rules, unmatched counts, per-model baselines, Holm across arms."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import readbench.analysis as analysis
+from readbench.analysis.aggregate import arm_summaries, paired_comparisons
+from readbench.analysis.stats import holm_adjust, mcnemar_exact
+
+from conftest import synthetic_table  # noqa: E402
+
+
+def _row(variant, dcp, sid, success, model="readbench/sim-mixed", epoch=1, tokens=100.0):
+    return dict(variant=variant, dcp=dcp, sample_id=sid, source=sid.split("/")[0], family="locate", epoch=epoch,
+                model=model, success=success, stop_reason="solved" if success else "wrong", turns=3.0,
+                input_tokens=tokens, read_calls=1.0, reread_ratio=0.0, cache_read_ratio_openai=0.5,
+                cost_usd_openai=tokens / 1e4)
+
+
+def test_holm_is_applied_across_arms_of_one_model():
+    ids = [f"r{i % 3}/t/{i}" for i in range(12)]
+    base = [1.0 if i < 4 else 0.0 for i in range(12)]
+    arm1 = [1.0 if i < 11 else 0.0 for i in range(12)]   # 7 arm-only, 0 baseline-only
+    arm2 = [1.0 if i < 6 else 0.0 for i in range(12)]    # 2 arm-only
+    rows = [_row("stock", "off", s, b) for s, b in zip(ids, base)]
+    rows += [_row("A", "off", s, a) for s, a in zip(ids, arm1)]
+    rows += [_row("C", "off", s, a) for s, a in zip(ids, arm2)]
+    comps, notes = paired_comparisons(synthetic_table(rows), rng=np.random.default_rng(0), n_resamples=200)
+    assert notes == ()
+    assert [c.arm.split(" @ ")[0] for c in comps] == ["A × off", "C × off"]
+    raw = [mcnemar_exact(arm1, base).p_value, mcnemar_exact(arm2, base).p_value]
+    assert [c.mcnemar.p_value for c in comps] == raw
+    assert [c.mcnemar_p_holm for c in comps] == list(holm_adjust(raw))
+    assert comps[0].mcnemar.treatment_only == 7 and comps[0].success.mean_difference == pytest.approx(7 / 12)
+    assert (comps[0].n_pairs, comps[0].n_tasks, comps[0].n_epochs, comps[0].n_clusters) == (12, 12, 1, 3)
+
+
+def test_pairs_join_on_sample_and_epoch_within_model_and_count_unmatched():
+    rows = [_row("stock", "off", "r/t/1", 1.0), _row("stock", "off", "r/t/2", 0.0),
+            _row("B", "off", "r/t/1", 1.0), _row("B", "off", "r/t/3", 1.0),  # r/t/3 has no baseline partner
+            _row("stock", "off", "r/t/1", 0.0, model="other/m"), _row("B", "off", "r/t/1", 1.0, model="other/m")]
+    comps, _ = paired_comparisons(synthetic_table(rows), rng=np.random.default_rng(0), n_resamples=100)
+    by_model = {c.model: c for c in comps}
+    assert by_model["readbench/sim-mixed"].n_pairs == 1 and by_model["readbench/sim-mixed"].n_unmatched == 2
+    assert by_model["other/m"].baseline_arm == "stock × off @ other/m"
+    assert by_model["other/m"].success.mean_difference == 1.0
+
+
+def test_arm_without_shared_pairs_is_noted():
+    rows = [_row("stock", "off", "r/t/1", 1.0), _row("B", "off", "r/t/2", 1.0)]
+    comps, notes = paired_comparisons(synthetic_table(rows), rng=np.random.default_rng(0))
+    assert comps == ()
+    assert notes == ("Arm B × off @ readbench/sim-mixed shares no (task, epoch) with its baseline: no paired comparison.",)
+
+
+def test_heavy_tailed_metrics_use_median_and_ratio():
+    rows = [_row("stock", "off", f"r/t/{i}", 1.0, tokens=t) for i, t in enumerate([100.0, 200.0, 10_000.0])]
+    rows += [_row("B", "off", f"r/t/{i}", 1.0, tokens=t / 2) for i, t in enumerate([100.0, 200.0, 10_000.0])]
+    table = synthetic_table(rows)
+    base = arm_summaries(table)[0]
+    assert base.arm.startswith("stock") and base.metric("input_tokens").statistic == "median"
+    assert base.metric("input_tokens").value == 200.0 and base.metric("turns").statistic == "mean"
+    with pytest.raises(KeyError, match="metric 'nope' not summarised for arm"):
+        base.metric("nope")
+    comps, _ = paired_comparisons(table, rng=np.random.default_rng(0), n_resamples=100)
+    tok = next(m for m in comps[0].metrics if m.column == "input_tokens")
+    assert tok.ratio is not None and tok.ratio.ratio == pytest.approx(0.5, rel=1e-12)
+    turns = next(m for m in comps[0].metrics if m.column == "turns")
+    assert turns.ratio is None and turns.difference.mean_difference == 0.0
+
+
+def test_aggregate_validation_messages():
+    with pytest.raises(ValueError, match="table is empty: nothing to aggregate"):
+        arm_summaries(synthetic_table([]))
+    table = synthetic_table([_row("stock", "off", "r/t/1", 1.0)])
+    with pytest.raises(ValueError, match="every sample is excluded: no denominator left"):
+        arm_summaries(table, exclude=["r/t/1#1"])
+    with pytest.raises(ValueError, match=r"table lacks column\(s\) \['stop_reason'\] needed to partition samples"):
+        arm_summaries(table.drop(columns=["stop_reason"]))
+
+
+def test_package_exports_are_lazy():
+    assert analysis.tidy_table.__module__ == "readbench.analysis.table"
+    assert analysis.render_report.__module__ == "readbench.analysis.report"
+    with pytest.raises(AttributeError, match="has no attribute 'nope'"):
+        analysis.nope  # noqa: B018
