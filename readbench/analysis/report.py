@@ -30,9 +30,22 @@ DEFAULT_SEED = 0
 """Seed of the bootstrap generator when the caller passes no `rng` (stated in the report)."""
 
 
+def _meta_text(value: Any) -> str:
+    """A run.json value as one line: scalars as is, lists of scalars comma-joined, other
+    values as compact JSON when under 200 characters; "" for anything longer or None."""
+    if value is None:
+        return ""
+    if isinstance(value, (str, int, float, bool)):
+        return str(value)
+    if isinstance(value, list) and all(isinstance(v, (str, int, float, bool)) for v in value):
+        return ", ".join(str(v) for v in value)
+    text = json.dumps(value, sort_keys=True, default=str)
+    return text if len(text) < 200 else ""
+
+
 def _header(table: pd.DataFrame, run_meta: dict[str, Any], baseline: tuple[str, str]) -> list[Block]:
     models = sorted(set(table["model"]))
-    title = str(run_meta.get("name") or run_meta.get("run_id") or "readbench run")
+    title = str(run_meta.get("name") or run_meta.get("matrix") or run_meta.get("run_id") or "readbench run")
     blocks: list[Block] = [Heading(1, f"readbench report: {title}")]
     blocks.append(Paragraph(f"Model(s): {', '.join(models)}. Arms: {table['arm'].nunique()}; samples: "
                             f"{len(table)} ({table['sample_id'].nunique()} tasks × {table['epoch'].nunique()} epoch(s) "
@@ -50,9 +63,9 @@ def _header(table: pd.DataFrame, run_meta: dict[str, Any], baseline: tuple[str, 
         "to Evals\", arXiv 2411.00640, 2024). Paired comparisons use the baseline arm "
         f"{baseline[0]} × {baseline[1]} of the same model, per (task, epoch). Errored and limit-hit samples count "
         "as failures and stay in every denominator; excluded samples leave every denominator."))
-    scalars = [(k, v) for k, v in sorted(run_meta.items()) if isinstance(v, (str, int, float, bool))]
-    if scalars:
-        blocks.append(Bullets(tuple(f"{k}: {v}" for k, v in scalars)))
+    items = [f"{k}: {_meta_text(v)}" for k, v in sorted(run_meta.items()) if _meta_text(v)]
+    if items:
+        blocks.append(Bullets(tuple(items)))
     return blocks
 
 
@@ -94,8 +107,8 @@ def render_report(
     baseline : (variant, dcp), default ("stock", "off")
         Baseline arm of every model for the paired comparisons.
     run_meta : dict
-        Run metadata (``run.json``); scalar entries are listed in the header; ``name`` or
-        ``run_id`` titles the report.
+        Run metadata (``run.json``); its entries are listed in the header (see `_meta_text`);
+        ``name``, ``matrix`` or ``run_id`` titles the report.
     rng : numpy.random.Generator, optional
         Randomness for the bootstraps; None means ``numpy.random.default_rng(DEFAULT_SEED)``
         (a local generator, never a global seed), and the report says so.
