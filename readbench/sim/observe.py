@@ -20,7 +20,7 @@ from typing import Any
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool
 
 __all__ = [
-    "Exchange", "ReadObs", "default_read_limit", "exchanges", "is_placeholder", "norm_path", "parse_bash", "parse_grep", "parse_read",
+    "Exchange", "ReadObs", "default_read_limit", "exchanges", "grep_complete", "grep_more_limit", "is_placeholder", "norm_path", "parse_bash", "parse_grep", "parse_read",
 ]
 
 _CAP = re.compile(r"^\[Showing lines (\d+)-(\d+) of (\d+)(?: \([^)]*\))?\. Use offset=(\d+) to continue\.\]$")
@@ -37,6 +37,7 @@ _MAP_RANGE = re.compile(r"(\d+)\s*[-\u2013]\s*(\d+)")
 _GREP_MATCH = re.compile(r"^(.*?):(\d+): (.*)$")
 _GREP_CONTEXT = re.compile(r"^(.*?)-(\d+)- (.*)$")
 _GREP_TRUNCATED = "... [truncated]"
+_GREP_LIMIT = re.compile(r"(\d+) matches limit reached\. Use limit=(\d+)")
 # DCP placeholders a model recognises as "not file text" (shared/specs/dcp.md §4, §7.2; obs-mask).
 _PLACEHOLDER = re.compile(
     r"^(\[DCP: |\[pruned by |\[Output removed|\[Error output removed|Old environment output: \(\d+ lines omitted\))"
@@ -245,6 +246,17 @@ def parse_read(text: str, is_error: bool, arguments: dict[str, Any], default_lim
                    map_ranges=map_ranges, eof=eof)
 
 
+def grep_more_limit(text: str) -> int | None:
+    """The larger ``limit`` a grep result's "matches limit reached" notice suggests, else None."""
+    match = _GREP_LIMIT.search(text)
+    return int(match.group(2)) if match else None
+
+
+def grep_complete(text: str) -> bool:
+    """True if a grep result lists every match (no match-count or byte limit was reached)."""
+    return _GREP_LIMIT.search(text) is None and "KB limit reached" not in text
+
+
 def parse_grep(text: str, search_path: str | None) -> dict[str, tuple[dict[int, str], list[int]]]:
     """Parse pi grep output into ``{path: (visible lines, match line numbers)}``.
 
@@ -273,10 +285,10 @@ def parse_grep(text: str, search_path: str | None) -> dict[str, tuple[dict[int, 
     return out
 
 
-def parse_bash(command: str, text: str) -> tuple[str, dict[int, str], list[int]] | None:
+def parse_bash(command: str, text: str) -> tuple[str, dict[int, str], list[int], str | None] | None:
     """Parse the output of the sim's own ``sed -n 'S,Ep' PATH`` or ``grep -n -F -e KEY -- PATH``.
 
-    Returns ``(path, visible lines, grep hit lines)`` or None for any other command.
+    Returns ``(path, visible lines, grep hit lines, grep key or None)`` or None for any other command.
     """
     try:
         argv = shlex.split(command)
@@ -289,12 +301,12 @@ def parse_bash(command: str, text: str) -> tuple[str, dict[int, str], list[int]]
             return None
         start = int(match.group(1))
         chunk = body.split("\n")[: int(match.group(2)) - start + 1]
-        return norm_path(argv[3]), {start + i: s for i, s in enumerate(chunk)}, []
+        return norm_path(argv[3]), {start + i: s for i, s in enumerate(chunk)}, [], None
     if len(argv) == 7 and argv[:4] == ["grep", "-n", "-F", "-e"] and argv[5] == "--":
         visible: dict[int, str] = {}
         for line in body.split("\n"):
             match = re.match(r"^(\d+):(.*)$", line)
             if match:
                 visible[int(match.group(1))] = match.group(2)
-        return norm_path(argv[6]), visible, sorted(visible)
+        return norm_path(argv[6]), visible, sorted(visible), argv[4]
     return None

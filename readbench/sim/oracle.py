@@ -22,8 +22,8 @@ class Goal:
 
     ``kind`` is ``"question"`` when an answer is expected, else ``"edit"``. ``edits`` are the
     exact ``(oldText, newText)`` pairs of the intended change (for a bug fix, the current buggy
-    snippet and its fix). ``evidence_text`` / ``evidence_line`` say what must be visible before a
-    question is answered (see :func:`parse_oracle`).
+    snippet and its fix). The ``evidence_*`` fields and ``count_key`` say what must be visible
+    before a question is answered (see :func:`_question_evidence`).
     """
 
     kind: str
@@ -35,7 +35,13 @@ class Goal:
     whole_file: bool
     target_line: int | None
     evidence_text: str | None
+    """Text that must be verbatim visible."""
     evidence_line: int | None
+    """Line that must be visible at a known number."""
+    evidence_block_line: int | None = None
+    """First line of a block (a definition) that must be visible to its end."""
+    count_key: str | None = None
+    """Search key whose complete match listing, with ``answer`` matches, answers a count."""
 
 
 @dataclass(frozen=True)
@@ -75,29 +81,63 @@ def _goal(raw: dict[str, Any], parent: dict[str, Any]) -> Goal:
         raise ValueError(f"readbench:oracle for {target_file!r} has neither 'answer' nor 'old_text'/'edits'")
     target_line = get("target_line")
     target_line = int(target_line) if target_line not in (None, "") else None
-    evidence_text = _text(get("evidence"))
-    evidence_line = None
-    if answer is not None:
-        if evidence_text is None:
-            evidence_text = old_text
-        if answer.strip().isdigit() and target_line is not None and int(answer) == target_line:
-            evidence_line = target_line  # a line-number question: the line must be seen at a known number
-        elif evidence_text is None:
-            evidence_text = answer
-            if len(answer.strip()) < 4 and target_line is not None:
-                evidence_line = target_line  # a short answer ("3") proves nothing by itself
+    search_key = _text(get("search_key"))
+    # a question with no target line can only be answered from the whole file (corpus.md §3.4)
+    whole_file = bool(get("whole_file", False)) or (answer is not None and target_line is None)
+    evidence = _question_evidence(str(get("kind", "") or ""), answer, target_line, search_key, whole_file) \
+        if answer is not None else _Evidence()
+    explicit = _text(get("evidence"))
+    if explicit is not None:
+        evidence = _Evidence(text=explicit, line=evidence.line, block_line=evidence.block_line,
+                             count_key=evidence.count_key)
     return Goal(
         kind="question" if answer is not None else "edit",
         target_file=target_file,
-        search_key=_text(get("search_key")),
+        search_key=search_key,
         edits=tuple(edits),
         answer=answer,
         test_cmd=_text(get("test_cmd")),
-        whole_file=bool(get("whole_file", False)),
+        whole_file=whole_file,
         target_line=target_line,
-        evidence_text=evidence_text,
-        evidence_line=evidence_line,
+        evidence_text=evidence.text,
+        evidence_line=evidence.line,
+        evidence_block_line=evidence.block_line,
+        count_key=evidence.count_key,
     )
+
+
+@dataclass(frozen=True)
+class _Evidence:
+    text: str | None = None
+    line: int | None = None
+    block_line: int | None = None
+    count_key: str | None = None
+
+
+def _question_evidence(kind: str, answer: str, target_line: int | None, search_key: str | None,
+                       whole_file: bool) -> _Evidence:
+    """What must be visible before answering (the corpus's question kinds, corpus.md §3.2/§3.4/§3.5).
+
+    - ``locate`` steps ("which function holds the bug?"): the search key (the ``def`` line)
+      and the bug's line.
+    - whole-file counts: every line; or, when a search key exists, a complete search listing
+      with exactly ``answer`` matches (counting grep hits, e.g. ERROR lines of a log).
+    - a number equal to the target line ("on which line does F start?"): that line at a known number.
+    - any other number with a target line (e.g. ``return`` count of F): the whole block that
+      starts at the target line, up to the first line indented no deeper.
+    - text answers (default values, exception messages, log fields): the answer verbatim and
+      the target line.
+    """
+    numeric = answer.strip().isdigit()
+    if kind == "locate":
+        return _Evidence(text=search_key, line=target_line)
+    if whole_file or target_line is None:
+        return _Evidence(count_key=search_key if numeric else None)
+    if numeric and int(answer) == target_line:
+        return _Evidence(line=target_line)
+    if numeric:
+        return _Evidence(block_line=target_line)
+    return _Evidence(text=answer, line=target_line)
 
 
 def parse_oracle(raw: dict[str, Any] | None) -> TaskOracle:
@@ -105,8 +145,8 @@ def parse_oracle(raw: dict[str, Any] | None) -> TaskOracle:
 
     Fields read: ``task_id``, ``epoch``, ``family``, ``prompts``, ``target_file``,
     ``search_key``, ``old_text``/``new_text`` (or ``edits: [{oldText, newText}]``), ``answer``,
-    ``test_cmd``, ``whole_file``, ``target_line``, optional ``evidence`` (text a question's answer
-    rests on), and ``steps`` (a list of per-prompt dicts with the same fields; a step that omits
+    ``test_cmd``, ``whole_file``, ``target_line``, ``kind`` (``fix``/``answer``/``locate``),
+    optional ``evidence`` (text a question's answer rests on), and ``steps`` (a list of per-prompt dicts with the same fields; a step that omits
     ``target_file`` or ``test_cmd`` inherits the task's).
 
     Raises:

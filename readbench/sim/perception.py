@@ -12,10 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from readbench.sim.observe import Exchange, ReadObs, is_placeholder, norm_path, parse_bash, parse_grep, parse_read
+from readbench.sim.observe import (
+    Exchange, ReadObs, grep_complete, is_placeholder, norm_path, parse_bash, parse_grep, parse_read,
+)
 from readbench.sim.oracle import Goal
 
-__all__ = ["FileView", "file_view", "find_snippet", "first_missing_line", "goal_perceived", "whole_file_visible"]
+__all__ = ["FileView", "block_visible", "file_view", "find_snippet", "first_missing_line", "goal_perceived", "whole_file_visible"]
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,7 @@ class FileView:
             e.g. a test traceback printed by bash).
         grep_hits: line numbers of search matches (in input order, deduplicated).
         map_ranges: ``(label, start, end)`` structural-map entries visible for the file.
+        searches: pattern -> match count of complete (unlimited) search listings of the file.
         latest_read: the parsed result of the most recent read of the file (current or not), or None.
         latest_read_args: its call arguments.
         latest_read_call_id: its tool call id.
@@ -44,6 +47,7 @@ class FileView:
     texts: tuple[str, ...]
     grep_hits: tuple[int, ...]
     map_ranges: tuple[tuple[str, int, int], ...]
+    searches: dict[str, int]
     latest_read: ReadObs | None
     latest_read_args: dict
     latest_read_call_id: str | None
@@ -81,6 +85,7 @@ def file_view(
     texts: list[str] = []
     hits: list[int] = []
     maps: list[tuple[str, int, int]] = []
+    searches: dict[str, int] = {}
     latest: ReadObs | None = None
     latest_args: dict = {}
     latest_id: str | None = None
@@ -98,6 +103,9 @@ def file_view(
                 texts.append(e.text)
         elif e.function == "grep" and current(e) and not is_placeholder(e.text):
             found = parse_grep(e.text, e.arguments.get("path"))
+            searched_file = norm_path(str(e.arguments.get("path", "."))) == target
+            if searched_file and not e.is_error and grep_complete(e.text):
+                searches[str(e.arguments.get("pattern", ""))] = len(found.get(target, ({}, []))[1])
             if target in found:
                 visible, matched = found[target]
                 lines.update(visible)
@@ -108,9 +116,11 @@ def file_view(
             if parsed is not None and parsed[0] == target:
                 lines.update(parsed[1])
                 hits.extend(h for h in parsed[2] if h not in hits)
+                if parsed[3] is not None:  # grep -n exits 1 on no match: a complete, empty listing
+                    searches[parsed[3]] = len(parsed[2])
             texts.append(e.text)
-    return FileView(target, lines, max(totals, default=None), frozenset(totals), tuple(texts), tuple(hits), tuple(maps),
-                    latest, latest_args, latest_id)
+    return FileView(target, lines, max(totals, default=None), frozenset(totals), tuple(texts), tuple(hits),
+                    tuple(maps), searches, latest, latest_args, latest_id)
 
 
 def _runs(lines: dict[int, str]) -> list[tuple[int, str]]:
@@ -166,16 +176,43 @@ def first_missing_line(view: FileView, start: int = 1) -> int:
     return n
 
 
+def block_visible(view: FileView, first: int, max_lines: int = 5000) -> bool:
+    """True if the block starting at line ``first`` (a ``def``/``class``) is visible to its end.
+
+    The block ends before the first later non-blank line indented no deeper than ``first``
+    (closing brackets excepted), which must itself be visible, or at the end of the file.
+    """
+    if first not in view.lines:
+        return False
+    head = view.lines[first]
+    indent = len(head) - len(head.lstrip())
+    for n in range(first + 1, first + max_lines):
+        if n not in view.lines:
+            return view.total_lines is not None and n > view.total_lines
+        text = view.lines[n]
+        if text.strip() and len(text) - len(text.lstrip()) <= indent and text.lstrip()[0] not in ")]}":
+            return True
+    return False
+
+
 def goal_perceived(goal: Goal, view: FileView) -> bool:
     """The perception rule for ``goal`` on the current view of its target file.
 
-    Edits: every oldText is verbatim visible. Questions: the evidence text is visible and the
-    evidence line is visible at a known number. Whole-file goals also need every line.
+    Edits: every oldText is verbatim visible (whole-file edits also need every line).
+    Questions: a whole-file count needs every line, or a complete search listing of its
+    ``count_key`` with exactly ``answer`` matches; then the evidence text must be visible, the
+    evidence line visible at a known number, and the evidence block visible to its end.
     """
-    if goal.whole_file and not whole_file_visible(view):
-        return False
     if goal.kind == "edit":
+        if goal.whole_file and not whole_file_visible(view):
+            return False
         return all(find_snippet(view, old) is not None for old, _ in goal.edits)
+    if goal.whole_file and not whole_file_visible(view):
+        counted = goal.count_key is not None and view.searches.get(goal.count_key) == int(goal.answer or -1)
+        if not counted:
+            return False
     if goal.evidence_text is not None and find_snippet(view, goal.evidence_text) is None:
         return False
-    return goal.evidence_line is None or goal.evidence_line in view.lines
+    if goal.evidence_line is not None and goal.evidence_line not in view.lines:
+        return False
+    return goal.evidence_block_line is None or block_visible(view, goal.evidence_block_line)

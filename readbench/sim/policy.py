@@ -15,7 +15,7 @@ from typing import Any
 
 from readbench.sim.draws import Draws
 from readbench.sim.memory import SimMemory, StepMemory, call_order
-from readbench.sim.observe import Exchange, norm_path
+from readbench.sim.observe import Exchange, grep_more_limit, norm_path
 from readbench.sim.oracle import Goal
 from readbench.sim.perception import (
     FileView, file_view, find_snippet, first_missing_line, goal_perceived, whole_file_visible,
@@ -54,6 +54,7 @@ class _Ctx:
     mem: SimMemory
     tools: frozenset[str]
     view: FileView
+    by_id: dict[str, Exchange]
 
     @property
     def step(self) -> StepMemory:
@@ -84,7 +85,7 @@ def decide(exs: list[Exchange], user_messages: int, goals: tuple[Goal, ...], pro
     orders = [int(n) for p, n in mem.mutations if p == path]
     view = file_view(exs, path, mutation_orders=orders, order_of=lambda cid: call_order(mem.seed, cid),
                      default_limit=default_read_limit)
-    ctx = _Ctx(goal, profile, draws, mem, tools, view)
+    ctx = _Ctx(goal, profile, draws, mem, tools, view, by_id)
     action = _dispatch(ctx)
     if action.function is not None:
         ctx.step.actions += 1
@@ -148,7 +149,7 @@ def _dispatch(ctx: _Ctx) -> Action:
             return _finish(ctx, "gave_up:tests_fail")
     if step.phase in ("locate", "read"):
         if goal_perceived(goal, ctx.view):
-            if step.grepped and not step.windows and ctx.view.grep_hits:
+            if step.grepped and not step.windows and ctx.view.grep_hits and not goal.whole_file:
                 hit = _best_hit(ctx)  # grep-then-narrow-read: read around the hit before acting
                 return _window(ctx, hit, f"Reading the code around line {hit}")
             if step.need_read:
@@ -162,7 +163,7 @@ def _dispatch(ctx: _Ctx) -> Action:
             step.phase = "read"
             return _locate(ctx)
         else:
-            return _next_read(ctx)
+            return _search_again(ctx, ctx.by_id) or _next_read(ctx)
     if not goal_perceived(goal, ctx.view):
         step.phase = "read"
         return _next_read(ctx)
@@ -239,14 +240,31 @@ def _can_search(ctx: _Ctx) -> bool:
     return bool(ctx.goal.search_key) and bool({"grep", "bash"} & ctx.tools)
 
 
-def _search(ctx: _Ctx) -> Action:
+def _search(ctx: _Ctx, limit: int | None = None) -> Action:
+    """Search the target file for the search key (pi's grep tool, else ``grep -n`` via bash)."""
     step, goal = ctx.step, ctx.goal
     step.grepped, step.mode = True, "window"
     intent = f"Searching {goal.target_file} for the relevant code"
     if "grep" in ctx.tools:
-        return Action("grep", {"pattern": goal.search_key, "path": goal.target_file, "literal": True}, intent)
+        args: dict[str, Any] = {"pattern": goal.search_key, "path": goal.target_file, "literal": True}
+        if limit is not None:
+            args["limit"] = limit
+        return Action("grep", args, intent)
     command = f"grep -n -F -e {shlex.quote(goal.search_key or '')} -- {shlex.quote(goal.target_file)}"
     return Action("bash", {"command": command}, intent)
+
+
+def _search_again(ctx: _Ctx, by_id: dict[str, Exchange]) -> Action | None:
+    """Repeat a count search whose listing hit the match limit, with the limit it suggests."""
+    if ctx.goal.count_key is None:
+        return None
+    for call in ctx.mem.last_calls:
+        result = by_id.get(call["id"])
+        if call["function"] == "grep" and result is not None:
+            more = grep_more_limit(result.text)
+            if more is not None:
+                return _search(ctx, more)
+    return None
 
 
 def _window(ctx: _Ctx, center: int, intent: str) -> Action:
@@ -265,7 +283,8 @@ def _window(ctx: _Ctx, center: int, intent: str) -> Action:
 
 
 def _locate(ctx: _Ctx) -> Action:
-    if not ctx.goal.whole_file and _can_search(ctx) and ctx.draws.chance(
+    searchable = not ctx.goal.whole_file or ctx.goal.count_key is not None  # a count can be grepped
+    if searchable and _can_search(ctx) and ctx.draws.chance(
             ctx.profile.p_grep_first, "grep-first", ctx.step.index):
         return _search(ctx)
     return _blind(ctx)

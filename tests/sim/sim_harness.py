@@ -69,9 +69,15 @@ class Workspace:
 
     def _grep(self, call: ToolCall, visible: frozenset[str]) -> tuple[str, bool]:
         path, pattern = call.arguments["path"], call.arguments["pattern"]
+        limit = call.arguments.get("limit") or 100
         hits = [f"{os.path.basename(path)}:{i}: {line}"
                 for i, line in enumerate(self.files[path].split("\n"), 1) if pattern in line]
-        return ("\n".join(hits) if hits else "No matches found"), False
+        if not hits:
+            return "No matches found", False
+        if len(hits) >= limit:  # pi: the notice also fires when exactly `limit` matches exist
+            return "\n".join(hits[:limit]) + (f"\n\n[{limit} matches limit reached. Use limit={2 * limit} "
+                                                "for more, or refine pattern]"), False
+        return "\n".join(hits), False
 
     def _bash(self, call: ToolCall, visible: frozenset[str]) -> tuple[str, bool]:
         command = call.arguments["command"]

@@ -126,7 +126,7 @@ def test_grep_single_file_and_directory_paths():
 
 def test_bash_sed_and_grep_of_the_sims_own_commands():
     assert parse_bash("sed -n '10,12p' big.txt", "row 00010 value\nrow 00011 value\nrow 00012 value\n") == (
-        "big.txt", {10: "row 00010 value", 11: "row 00011 value", 12: "row 00012 value"}, [])
+        "big.txt", {10: "row 00010 value", 11: "row 00011 value", 12: "row 00012 value"}, [], None)
     assert parse_bash("grep -n -F -e 'row 04500' -- big.txt", "4500:row 04500 value\n") == (
-        "big.txt", {4500: "row 04500 value"}, [4500])
+        "big.txt", {4500: "row 04500 value"}, [4500], "row 04500")
     assert parse_bash("python3 -m pytest -q", "1 passed\n") is None

@@ -1,0 +1,35 @@
+"""`readbench sim profiles`: the table as text and JSON."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from readbench.sim._cli import sim_group
+
+
+def test_profiles_table_lists_every_knob_per_profile():
+    result = CliRunner().invoke(sim_group, ["profiles"])
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    assert lines[0].split()[:5] == ["knob", "sim-diligent", "sim-pager", "sim-rereader", "sim-stubborn"]
+    row = next(line for line in lines if line.startswith("max_block_retries "))
+    assert row.split()[:5] == ["max_block_retries", "1", "2", "2", "3"]
+    assert row.endswith("Gemini CLI #19066")
+    assert lines[-1] == ("sim-mixed: the default: each sample draws one profile with these weights "
+                         "(sim-diligent 0.4, sim-pager 0.25, sim-rereader 0.15, sim-stubborn 0.2)")
+
+
+def test_profiles_json_round_trips_the_table():
+    result = CliRunner().invoke(sim_group, ["profiles", "--json"])
+    assert result.exit_code == 0
+    data = json.loads(result.output)
+    assert list(data["profiles"]) == ["sim-diligent", "sim-pager", "sim-rereader", "sim-stubborn"]
+    assert data["profiles"]["sim-pager"]["window_lines"] == [100, 300]
+    assert data["mixtures"]["sim-mixed"]["weights"]["sim-stubborn"] == 0.2
+    assert len(data["knobs"]) == 19
+
+
+def test_unknown_subcommand_exits_2():
+    assert CliRunner().invoke(sim_group, ["nope"]).exit_code == 2
