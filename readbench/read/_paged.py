@@ -27,13 +27,17 @@ from readbench.read._pi import (
 from readbench.read._session import ReadSession, file_key_for
 from readbench.read._types import CallFacts, ReadResult, ReadVariant, call_facts, make_details
 
-__all__ = ["PagedParams", "PagedRead", "paged_description"]
+__all__ = ["GIF_QUIRK_TEXT", "PagedParams", "PagedRead", "paged_description"]
 
 PI_READ_DESCRIPTION_HEAD = (
     "Read the contents of a file. Supports text files and images (jpg, png, gif, webp, bmp). "
     "Images are sent as attachments."
 )
 CONTINUE_SENTENCE = "When you need the full file, continue with offset until complete."
+GIF_QUIRK_TEXT = (
+    "Read image file [image/gif]\n"
+    "[Image omitted: could not be resized below the inline image size limit.]"
+)
 B_SENTENCE = (
     "Read large files in targeted ranges: a read whose selection exceeds this limit returns "
     "an error with the file's line count and no content."
@@ -56,6 +60,9 @@ class PagedParams:
             actually fits from the requested offset.
         limit_notice: append pi's "[R more lines in file…]" when a user `limit` stops
             before EOF (False for nocap).
+        gif_quirk: pi 0.84.1 sniffs any file starting with the bytes `GIF` as an image and
+            returns `GIF_QUIRK_TEXT` for it (pi-tools.md §1.4, fixed in pi 0.87.0). Other
+            image files are not emulated (readbench reads text; a result carries text only).
     """
 
     max_lines: int | None = 2000
@@ -65,6 +72,7 @@ class PagedParams:
     as_error: bool = True
     suggest_limit: int = 1000
     limit_notice: bool = True
+    gif_quirk: bool = True
 
     def __post_init__(self) -> None:
         check_int("max_lines", self.max_lines, minimum=1, optional=True)
@@ -78,6 +86,7 @@ class PagedParams:
         check_bool("as_error", self.as_error)
         check_int("suggest_limit", self.suggest_limit, minimum=1)
         check_bool("limit_notice", self.limit_notice)
+        check_bool("gif_quirk", self.gif_quirk)
 
 
 def _js_number(value: float) -> str:
@@ -169,6 +178,8 @@ class PagedRead(ReadVariant):
         self, text: str, path: str, offset: int | None, limit: int | None, facts: CallFacts
     ) -> ReadResult:
         """The result for one read of the decoded `text`, without touching any session."""
+        if self.p.gif_quirk and text.startswith("GIF"):
+            return ReadResult(GIF_QUIRK_TEXT, False, make_details(facts))
         sel = select(text, offset, limit)
         if isinstance(sel, str):
             return ReadResult(sel, True, make_details(facts, error="beyond_eof"))

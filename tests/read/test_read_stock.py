@@ -260,3 +260,14 @@ def test_details_round_trip_and_reject_unknown_fields():
     assert ReadDetails.from_dict(d.to_dict()) == d
     with pytest.raises(ValueError, match=r"unknown ReadDetails fields: \['bogus'\]"):
         ReadDetails.from_dict({**d.to_dict(), "bogus": 1})
+
+
+def test_pi_084_reads_any_file_starting_with_gif_as_an_image():
+    r = run("stock", b"GIF is a format\nline2\n", offset=9)
+    assert r.text == (
+        "Read image file [image/gif]\n"
+        "[Image omitted: could not be resized below the inline image size limit.]"
+    )
+    assert (r.is_error, r.details.first_line) == (False, None)
+    fixed = {"base": "stock", "name": "stock-0.87", "gif_quirk": False}
+    assert run(fixed, b"GIF is a format\n").text == "GIF is a format\n"
