@@ -25,7 +25,9 @@ re-send the same message objects tokenizes and hashes each message once.
 
 from __future__ import annotations
 
+import itertools
 import json
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -143,32 +145,128 @@ def _tool_raw(tool: ToolInfo) -> _Raw:
     return ("tool_def", "tools", o200k_tokens(text), content_hash("tool_def", tool.name, tool.description, params), True)
 
 
-class RequestBuilder:
-    """Turns CallRecords into Requests, memoizing blocks per message/tool object and family.
+@dataclass
+class _Previous:
+    """What the builder rendered for the previous call (for incremental reuse)."""
 
-    Keep one builder per trajectory (it holds references to the messages it has seen, so the
-    identity memo cannot be fooled by a reused `id()`).
+    messages: list[ChatMessage]
+    system_indices: list[int]  # indices of system messages in `messages`
+    head: tuple[Block, ...]  # tool_def + system + params blocks
+    tools: list[ToolInfo]
+    params: str
+    conv: tuple[Block, ...]  # blocks of the non-system messages
+    conv_ends: list[int]  # conv_ends[j] = len(conv) after the j-th non-system message
+
+
+def _identical_prefix_len(a: Sequence[Any], b: Sequence[Any]) -> int:
+    """Length of the longest prefix of identical objects (`is`), scanned at C speed."""
+    n = min(len(a), len(b))
+    return next(itertools.compress(itertools.count(), map(operator.is_not, a, b)), n)
+
+
+class RequestBuilder:
+    """Turns CallRecords into Requests; cheap for long trajectories.
+
+    - Each message/tool object is rendered once (memo by object identity; the memo holds the
+      object, so its `id()` cannot be reused while the builder lives). Keep one builder per
+      trajectory.
+    - Each call is rendered incrementally from the previous call: the prefix of identical
+      message objects reuses the previous blocks; only later messages are looked up.
+    - Blocks are interned (equal content -> the identical Block object, also for a pruner's
+      fresh copies of a message), so `PrefixChainer` finds shared prefixes by identity.
+    - Requests are rendered in o200k tokens once per call object, then mapped block by block to
+      other tokenizer families (`scale_tokens`), so several families cost little more than one.
     """
 
     def __init__(self) -> None:
-        self._raw: dict[int, tuple[Any, tuple[_Raw, ...]]] = {}
-        self._scaled: dict[tuple[int, str], tuple[Block, ...]] = {}
+        self._by_id: dict[int, tuple[Block, ...]] = {}  # id(obj) -> blocks
+        self._keepalive: list[Any] = []  # every object in _by_id, so ids stay unique
+        self._by_content: dict[tuple[Any, ...], tuple[Block, ...]] = {}
+        self._interned: dict[_Raw, Block] = {}
+        self._prev: _Previous | None = None
+        self._base: dict[int, tuple[CallRecord, Request]] = {}  # id(call) -> o200k Request
+        self._family_maps: dict[str, dict[int, Block]] = {}  # family -> id(o200k block) -> block
 
-    def _raw_of(self, obj: Any, make: Any) -> tuple[int, tuple[_Raw, ...]]:
-        key = id(obj)
-        hit = self._raw.get(key)
-        if hit is None:  # the memo keeps `obj` alive, so its id() cannot be reused meanwhile
-            hit = (obj, make(obj))
-            self._raw[key] = hit
-        return key, hit[1]
+    def _render(self, obj: Any, make: Any) -> tuple[Block, ...]:
+        # A pruner's fresh copy of a tool message (same call id, same text object) is found by
+        # content without re-hashing its text.
+        key = None
+        if type(obj) is ChatMessageTool and isinstance(obj.content, str):
+            err = obj.error.message if obj.error is not None else None
+            key = ("tool", obj.tool_call_id, obj.function, err, obj.content)
+            hit = self._by_content.get(key)
+            if hit is not None:
+                return hit
+        out = []
+        for raw in make(obj):
+            block = self._interned.get(raw)
+            if block is None:
+                block = Block(*raw)
+                self._interned[raw] = block
+            out.append(block)
+        blocks = tuple(out)
+        if key is not None:
+            self._by_content[key] = blocks
+        return blocks
 
-    def _blocks_of(self, obj: Any, make: Any, family: str) -> tuple[Block, ...]:
-        key, raws = self._raw_of(obj, make)
-        cached = self._scaled.get((key, family))
-        if cached is None:
-            cached = tuple(Block(k, r, scale_tokens(t, family), h, e) for k, r, t, h, e in raws)
-            self._scaled[(key, family)] = cached
-        return cached
+    def _blocks_of(self, obj: Any, make: Any) -> tuple[Block, ...]:
+        hit = self._by_id.get(id(obj))
+        if hit is None:
+            hit = self._render(obj, make)
+            self._by_id[id(obj)] = hit
+            self._keepalive.append(obj)
+        return hit
+
+    def _head(self, call: CallRecord, system: list[ChatMessage]) -> tuple[Block, ...]:
+        head: list[Block] = []
+        for tool in call.tools:
+            head.extend(self._blocks_of(tool, lambda t: (_tool_raw(t),)))
+        for msg in system:
+            head.extend(self._blocks_of(msg, _message_raw))
+        if call.params:
+            raw: _Raw = ("params", "system", 0, content_hash("params", call.params), True)
+            head.append(self._interned.setdefault(raw, Block(*raw)))
+        return tuple(head)
+
+    def _build_base(self, call: CallRecord) -> Request:
+        messages = list(call.messages)
+        tools = list(call.tools)
+        prev = self._prev
+        m = _identical_prefix_len(messages, prev.messages) if prev is not None else 0
+        if (
+            prev is not None
+            and all(i < m for i in prev.system_indices)
+            and ChatMessageSystem not in set(map(type, messages[m:]))
+        ):
+            system_indices = prev.system_indices
+            same_tools = len(tools) == len(prev.tools) == _identical_prefix_len(tools, prev.tools)
+            if same_tools and call.params == prev.params:
+                head = prev.head
+            else:
+                head = self._head(call, [messages[i] for i in system_indices])
+            conv_ends = prev.conv_ends[: m - len(system_indices)]
+            conv_list = list(prev.conv[: conv_ends[-1] if conv_ends else 0])
+            suffix = messages[m:]
+        else:
+            system_indices = [i for i, x in enumerate(messages) if isinstance(x, ChatMessageSystem)]
+            head = self._head(call, [messages[i] for i in system_indices])
+            conv_ends, conv_list = [], []
+            suffix = [x for x in messages if not isinstance(x, ChatMessageSystem)]
+        # Look every suffix message up at C speed; render only the misses.
+        found = list(map(self._by_id.get, map(id, suffix)))
+        for j in itertools.compress(itertools.count(), map(operator.is_, found, itertools.repeat(None))):
+            found[j] = self._blocks_of(suffix[j], _message_raw)
+        conv_list.extend(itertools.chain.from_iterable(found))
+        base = conv_ends[-1] if conv_ends else 0
+        conv_ends.extend(itertools.islice(itertools.accumulate(map(len, found), initial=base), 1, None))
+        conv = tuple(conv_list)
+        self._prev = _Previous(messages, system_indices, head, tools, call.params, conv, conv_ends)
+        return Request(
+            blocks=head + conv,
+            ts_start_seconds=float(call.ts_start_seconds),
+            ts_first_token_seconds=float(call.ts_first_token_seconds),
+            output_tokens=int(call.output_tokens),
+        )
 
     def build(self, call: CallRecord, family: str = "openai") -> Request:
         """The Request for one call, token counts in tokenizer `family`.
@@ -176,23 +274,24 @@ class RequestBuilder:
         Raises:
             ValueError: unknown family, or bad timestamps/output tokens (from Request).
         """
-        blocks: list[Block] = []
-        for tool in call.tools:
-            blocks.extend(self._blocks_of(tool, lambda t: (_tool_raw(t),), family))
-        for msg in call.messages:
-            if isinstance(msg, ChatMessageSystem):
-                blocks.extend(self._blocks_of(msg, _message_raw, family))
-        if call.params:
-            blocks.append(Block("params", "system", 0, content_hash("params", call.params), True))
-        for msg in call.messages:
-            if not isinstance(msg, ChatMessageSystem):
-                blocks.extend(self._blocks_of(msg, _message_raw, family))
-        return Request(
-            blocks=tuple(blocks),
-            ts_start_seconds=float(call.ts_start_seconds),
-            ts_first_token_seconds=float(call.ts_first_token_seconds),
-            output_tokens=int(call.output_tokens),
-        )
+        scale_tokens(0, family)  # validates the family name
+        hit = self._base.get(id(call))
+        if hit is None:
+            hit = (call, self._build_base(call))
+            self._base[id(call)] = hit
+        base = hit[1]
+        if family == "openai":
+            return base
+        fmap = self._family_maps.setdefault(family, {})
+        ids = list(map(id, base.blocks))
+        try:
+            blocks = tuple(map(fmap.__getitem__, ids))
+        except KeyError:
+            for b in base.blocks:
+                if id(b) not in fmap:
+                    fmap[id(b)] = Block(b.kind, b.role, scale_tokens(b.tokens, family), b.content_hash, b.ends_message)
+            blocks = tuple(map(fmap.__getitem__, ids))
+        return Request(blocks, base.ts_start_seconds, base.ts_first_token_seconds, base.output_tokens)
 
 
 def calls_to_requests(

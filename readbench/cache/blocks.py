@@ -10,7 +10,9 @@ and the invalidation hierarchy of §1.4 falls out of prefix hashing.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+import itertools
+import operator
+from dataclasses import dataclass
 
 __all__ = [
     "BLOCK_KINDS",
@@ -20,6 +22,7 @@ __all__ = [
     "PrefixChainer",
     "Request",
     "content_hash",
+    "lookback_candidates",
 ]
 
 #: Block kinds (§8.1). `params` is a virtual zero-token block for request settings that the
@@ -36,17 +39,12 @@ _DIGEST_BYTES = 16
 
 
 def content_hash(*parts: str | bytes) -> bytes:
-    """16-byte BLAKE2b digest of `parts`, each length-prefixed so boundaries are unambiguous.
+    """16-byte BLAKE2b digest of `parts`, framed unambiguously (the `repr` of the tuple).
 
     Callers pass the exact serialized bytes of a block (e.g. the JSON of tool arguments in the
     order they were sent: key order breaks caches, §1.4), never a canonicalised form.
     """
-    h = hashlib.blake2b(digest_size=_DIGEST_BYTES)
-    for part in parts:
-        data = part.encode("utf-8", "surrogatepass") if isinstance(part, str) else part
-        h.update(len(data).to_bytes(8, "little"))
-        h.update(data)
-    return h.digest()
+    return hashlib.blake2b(repr(parts).encode("utf-8", "surrogatepass"), digest_size=_DIGEST_BYTES).digest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,24 +116,17 @@ class Request:
 
 @dataclass(frozen=True)
 class PreparedRequest:
-    """A request with its chained prefix hashes, cumulative tokens and positions.
+    """A request with its chained prefix hashes and cumulative tokens.
 
     Attributes:
         request: the request.
         hashes: hashes[i] identifies the prefix ending with block i.
         cum_tokens: cum_tokens[i] = tokens of blocks 0..i (T_i of §8.1).
-        position_ends: block index ending each Anthropic lookback position, in order: every
-            non-params block is a position, except that a run of consecutive tool_use (or of
-            consecutive tool_result) blocks is one position ending at its last block (§1.1).
-        position_of: position_of[i] = index into position_ends of the position holding block i
-            (a params block belongs to the position of the next real block).
     """
 
     request: Request
     hashes: tuple[bytes, ...]
     cum_tokens: tuple[int, ...]
-    position_ends: tuple[int, ...]
-    position_of: tuple[int, ...] = field(repr=False)
 
     @property
     def total_tokens(self) -> int:
@@ -143,59 +134,66 @@ class PreparedRequest:
         return self.cum_tokens[-1] if self.cum_tokens else 0
 
 
-def _positions(blocks: tuple[Block, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    ends: list[int] = []
-    position_of = [0] * len(blocks)
-    pending: list[int] = []  # params blocks waiting for their position
-    prev_kind: str | None = None
-    for i, b in enumerate(blocks):
-        if b.kind == "params":
-            pending.append(i)
-            continue
-        if ends and b.kind in COLLAPSING_KINDS and b.kind == prev_kind and not pending:
-            ends[-1] = i  # extend the run
-        else:
-            ends.append(i)
-        for j in pending:
-            position_of[j] = len(ends) - 1
-        pending.clear()
-        position_of[i] = len(ends) - 1
-        prev_kind = b.kind
-    for j in pending:  # trailing params blocks: a position of their own
-        ends.append(j)
-        position_of[j] = len(ends) - 1
-    return tuple(ends), tuple(position_of)
+def lookback_candidates(blocks: tuple[Block, ...], index: int, positions: int) -> list[int]:
+    """Block indices an Anthropic read checks from a breakpoint at `index` (§1.1, §8.2 step 2).
+
+    The breakpoint's own block first, then the last block of each earlier position, newest
+    first, `positions` positions in all (20 on the Claude API). Every block is a position,
+    except that a run of consecutive tool_use blocks, or of consecutive tool_result blocks,
+    is one position; virtual params blocks are not positions.
+
+    Raises:
+        IndexError: `index` outside `blocks`.
+    """
+    if not 0 <= index < len(blocks):
+        raise IndexError(f"block index {index} outside {len(blocks)} blocks")
+    out = [index]
+    i = index
+    while len(out) < positions:
+        kind = blocks[i].kind
+        if kind in COLLAPSING_KINDS:  # skip the rest of this run: same position
+            while i > 0 and blocks[i - 1].kind == kind:
+                i -= 1
+        i -= 1
+        while i >= 0 and blocks[i].kind == "params":
+            i -= 1
+        if i < 0:
+            break
+        out.append(i)
+    return out
+
+
+def _common_prefix(a: tuple[Block, ...], b: tuple[Block, ...]) -> int:
+    """Length of the longest common prefix of two block tuples.
+
+    Identical objects are found at C speed; after the first non-identical pair, equal blocks
+    (same fields) still extend the prefix, compared one by one.
+    """
+    n = min(len(a), len(b))
+    k = next(itertools.compress(itertools.count(), map(operator.is_not, a, b)), n)
+    while k < n and a[k] == b[k]:
+        k += 1
+    return k
 
 
 class PrefixChainer:
     """Computes `PreparedRequest`s, reusing the hash chain of the previous request.
 
     Consecutive requests of an agent loop share most of their blocks; only the blocks after the
-    first difference are re-hashed, so preparing n requests of b blocks costs O(new blocks)
-    hashing each, not O(b).
+    first difference are hashed, so preparing a request costs O(new blocks) Python work.
     """
 
     def __init__(self) -> None:
         self._blocks: tuple[Block, ...] = ()
-        self._hashes: list[bytes] = []
-        self._cum: list[int] = []
+        self._hashes: tuple[bytes, ...] = ()
+        self._cum: tuple[int, ...] = ()
 
     def prepare(self, request: Request) -> PreparedRequest:
-        """Return `request` with hashes, cumulative tokens and positions (see PreparedRequest)."""
+        """Return `request` with its chained hashes and cumulative tokens."""
         blocks = request.blocks
-        prev = self._blocks
-        k = 0
-        limit = min(len(blocks), len(prev))
-        while k < limit and (
-            blocks[k] is prev[k]
-            or (
-                blocks[k].content_hash == prev[k].content_hash
-                and blocks[k].tokens == prev[k].tokens
-            )
-        ):
-            k += 1
-        hashes = self._hashes[:k]
-        cum = self._cum[:k]
+        k = _common_prefix(blocks, self._blocks)
+        hashes = list(self._hashes[:k])
+        cum = list(self._cum[:k])
         h = hashes[-1] if hashes else b""
         t = cum[-1] if cum else 0
         blake = hashlib.blake2b
@@ -204,6 +202,5 @@ class PrefixChainer:
             t += b.tokens
             hashes.append(h)
             cum.append(t)
-        self._blocks, self._hashes, self._cum = blocks, hashes, cum
-        ends, position_of = _positions(blocks)
-        return PreparedRequest(request, tuple(hashes), tuple(cum), ends, position_of)
+        self._blocks, self._hashes, self._cum = blocks, tuple(hashes), tuple(cum)
+        return PreparedRequest(request, self._hashes, self._cum)

@@ -81,3 +81,32 @@ class CacheStore:
         e = self._entries.get(key)
         if e is not None and expires_at_seconds > e.expires_at_seconds:
             e.expires_at_seconds = expires_at_seconds
+
+    def put_prefixes(
+        self,
+        hashes: tuple[bytes, ...],
+        cum_tokens: tuple[int, ...],
+        *,
+        first: int,
+        now_seconds: float,
+        expires_at_seconds: float,
+        readable_from_seconds: float,
+    ) -> None:
+        """`refresh` every key in hashes[:first], `put` every key in hashes[first:] with its
+        cumulative tokens (a whole prompt cached at every block boundary). Same semantics as
+        the single-key methods, in one loop."""
+        entries = self._entries
+        for key in hashes[:first]:
+            e = entries.get(key)
+            if e is not None and expires_at_seconds > e.expires_at_seconds:
+                e.expires_at_seconds = expires_at_seconds
+        for key, tokens in zip(hashes[first:], cum_tokens[first:]):
+            e = entries.get(key)
+            if e is None or e.expires_at_seconds <= now_seconds:
+                entries[key] = Entry(tokens, expires_at_seconds, readable_from_seconds)
+            else:
+                if expires_at_seconds > e.expires_at_seconds:
+                    e.expires_at_seconds = expires_at_seconds
+                if readable_from_seconds < e.readable_from_seconds:
+                    e.readable_from_seconds = readable_from_seconds
+

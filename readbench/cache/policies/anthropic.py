@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from readbench.cache.blocks import Block, PreparedRequest
+from readbench.cache.blocks import Block, PreparedRequest, lookback_candidates
 from readbench.cache.prices import ModelSpec
 from readbench.cache.store import CacheStore
 from readbench.cache.policies.base import Usage
@@ -60,11 +60,13 @@ def pi_breakpoints(blocks: Sequence[Block]) -> tuple[int, ...]:
     last block if it has role user and kind text, image or tool_result.
     """
     last_tool = last_system = None
-    for i, b in enumerate(blocks):
+    for i, b in enumerate(blocks):  # the tools and system tiers lead the request (§1.1)
         if b.kind == "tool_def":
             last_tool = i
         elif b.kind == "system":
             last_system = i
+        elif b.role not in ("tools", "system"):
+            break
     out = [i for i in (last_tool, last_system) if i is not None]
     if blocks:
         last = len(blocks) - 1
@@ -160,14 +162,11 @@ class AnthropicCache:
             return Usage(0, 0, total)
         now = req.ts_start_seconds
         hashes, cum = prep.hashes, prep.cum_tokens
-        ends, position_of = prep.position_ends, prep.position_of
         # Step 2: lookback from every breakpoint.
         read = 0
         hits: list[int] = []
         for b in bps:
-            pos = position_of[b]
-            candidates = [b] + [ends[p] for p in range(pos - 1, max(pos - self.lookback_positions, -1), -1)]
-            for idx in candidates:
+            for idx in lookback_candidates(req.blocks, b, self.lookback_positions):
                 if store.live(hashes[idx], now) is not None:
                     hits.append(idx)
                     read = max(read, cum[idx])

@@ -19,6 +19,8 @@
 
 from __future__ import annotations
 
+import bisect
+
 from readbench.cache.blocks import PreparedRequest
 from readbench.cache.prices import ModelSpec
 from readbench.cache.store import CacheStore
@@ -101,8 +103,12 @@ class DeepSeekUnits:
             store.put(hashes[shared], cum[shared], now_seconds=now, expires_at_seconds=expires, readable_from_seconds=first)
         if hashes and cum[-1] >= min_tokens:  # (a) end of input
             store.put(hashes[-1], cum[-1], now_seconds=now, expires_at_seconds=expires, readable_from_seconds=first)
-        for i in range(len(hashes)):
-            if cum[i] >= min_tokens:
-                self._seen.put(hashes[i], cum[i], now_seconds=now, expires_at_seconds=expires, readable_from_seconds=first)
+        # Remember this prompt's boundaries for common-prefix detection. Boundaries up to the
+        # longest remembered one or the hit unit are not re-stamped (O(new blocks) per request), so
+        # detection memory lasts `ttl_seconds` from a boundary's first sighting.
+        known = max(shared, unit)
+        lo = max(bisect.bisect_left(cum, min_tokens), known + 1)
+        self._seen.put_prefixes(hashes[lo:], cum[lo:], first=0, now_seconds=now,
+                                expires_at_seconds=expires, readable_from_seconds=first)
         self._prev = prep
         return Usage(hit, 0, prep.total_tokens - hit)

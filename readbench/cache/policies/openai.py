@@ -27,6 +27,8 @@ shared/specs/caching.md §2, §8.2.
 
 from __future__ import annotations
 
+import bisect
+
 from readbench.cache.blocks import PreparedRequest
 from readbench.cache.prices import ModelSpec
 from readbench.cache.store import CacheStore
@@ -74,38 +76,52 @@ class PrefixAutomatic:
         read = (cum[best] // gran) * gran if best >= 0 else 0
         if read < min_tokens:
             read = 0
-        expires = now + self.ttl_seconds
-        first = req.ts_first_token_seconds
-        for i in range(len(hashes)):
-            if cum[i] < min_tokens:
-                continue
-            if i <= best:
-                store.refresh(hashes[i], expires)
-            else:
-                store.put(hashes[i], cum[i], now_seconds=now, expires_at_seconds=expires, readable_from_seconds=first)
+        # Cache the whole prompt: boundaries at or above the minimum; those up to the hit are
+        # refreshed, the rest written (free).
+        lo = bisect.bisect_left(cum, min_tokens)
+        store.put_prefixes(
+            hashes[lo:], cum[lo:], first=max(best + 1 - lo, 0), now_seconds=now,
+            expires_at_seconds=now + self.ttl_seconds, readable_from_seconds=req.ts_first_token_seconds,
+        )
         return Usage(read, 0, prep.total_tokens - read)
 
 
-def eligible_endings(prep: PreparedRequest) -> tuple[list[int], int | None]:
-    """Eligible message endings (block indices, increasing) and the end of the initial
-    system/developer group (or None), per §2.2."""
+def eligible_endings(prep: PreparedRequest, limit: int | None = None) -> tuple[list[int], int | None]:
+    """Eligible message endings and the end of the initial system/developer group (§2.2).
+
+    Args:
+        prep: the request.
+        limit: keep only the latest `limit` endings (None = all); the scan walks backward from
+            the end, so this bounds the work per request.
+
+    Returns:
+        (endings as increasing block indices, index of the last block of the initial
+        system/developer group or None). An ending is the last block of a user message (text
+        or image), or the last tool_result of a consecutive group; the developer-group end is
+        counted among the endings.
+    """
     blocks = prep.request.blocks
-    out: list[int] = []
-    dev_end = None
     n = len(blocks)
-    for i, b in enumerate(blocks):
-        if b.role == "system" and b.kind == "system":
-            if all(blocks[j].role in ("tools", "system") for j in range(i)):
-                dev_end = i
+    dev_end = None
+    i = 0
+    while i < n and blocks[i].role in ("tools", "system"):
+        if blocks[i].kind == "system":
+            dev_end = i
+        i += 1
+    out: list[int] = []
+    for j in range(n - 1, -1, -1):
+        if limit is not None and len(out) >= limit:
+            break
+        b = blocks[j]
+        if j == dev_end:
+            out.append(j)
+        elif not b.ends_message:
             continue
-        if not b.ends_message:
-            continue
-        if b.role == "user" and b.kind in _USER_END_KINDS:
-            out.append(i)
-        elif b.kind == "tool_result" and (i + 1 == n or blocks[i + 1].kind != "tool_result"):
-            out.append(i)
-    if dev_end is not None:
-        out = sorted(set(out) | {dev_end})
+        elif b.role == "user" and b.kind in _USER_END_KINDS:
+            out.append(j)
+        elif b.kind == "tool_result" and (j + 1 == n or blocks[j + 1].kind != "tool_result"):
+            out.append(j)
+    out.reverse()
     return out, dev_end
 
 
@@ -149,7 +165,7 @@ class OpenAIBreakpoints:
         now = req.ts_start_seconds
         hashes, cum = prep.hashes, prep.cum_tokens
         explicit = list(req.breakpoints or ())
-        endings, dev_end = eligible_endings(prep)
+        endings, dev_end = eligible_endings(prep, self.earlier_endings + 1)
         implicit = endings[-1] if (self.mode == "implicit" and endings) else None
         bps = sorted(set(explicit) | ({implicit} if implicit is not None else set()))
         if len(bps) > self.max_writes:
