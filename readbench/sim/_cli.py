@@ -51,4 +51,37 @@ def profiles_cmd(as_json: bool) -> None:
             click.echo(f"{m.name}: {m.summary} ({weights})")
 
 
+@sim_group.command("calibrate")
+@click.option("--profile", "profiles", multiple=True, help="Profile to run (repeatable; default: every plain profile).")
+@click.option("--variant", default="stock", show_default=True, help="Read preset of the runs.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="First N corpus tasks.")
+@click.option("--per-family", type=click.IntRange(min=1), default=None, help="First N tasks of each family.")
+@click.option("--sandbox", "sandbox_kind", type=click.Choice(["auto", "docker", "local"]), default="auto",
+              show_default=True)
+@click.option("--log-dir", default="results/calibration", show_default=True, help="inspect log directory.")
+@click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON.")
+def calibrate_cmd(profiles: tuple[str, ...], variant: str, limit: int | None, per_family: int | None,
+                  sandbox_kind: str, log_dir: str, as_json: bool) -> None:
+    """Run the corpus once per profile under one read variant and print each profile's
+    share of blind reads, reads per file, re-read ratio and success rate."""
+    from readbench.read import preset_names
+    from readbench.sim.calibrate import run_calibration
+
+    names = list(profiles) or profile_names()
+    for name in names:
+        if name not in profile_names() + mixture_names():
+            raise click.BadParameter(f"unknown sim profile {name!r}", param_hint="--profile")
+    if variant not in preset_names():
+        raise click.BadParameter(f"unknown read variant {variant!r}", param_hint="--variant")
+    rows = run_calibration(names, variant=variant, limit=limit, per_family=per_family,
+                           sandbox_kind=sandbox_kind, log_dir=log_dir)
+    if as_json:
+        click.echo(json.dumps([asdict(r) for r in rows], indent=2))
+        return
+    click.echo(f"{'profile':<14} {'samples':>7} {'blind share':>11} {'reads/file':>10} {'re-read':>8} {'success':>8}")
+    for r in rows:
+        click.echo(f"{r.profile:<14} {r.samples:>7} {r.blind_read_share:>11.3f} {r.reads_per_file:>10.2f} "
+                   f"{r.reread_ratio:>8.3f} {r.success_rate:>8.3f}")
+
+
 commands: list[click.Command] = [sim_group]

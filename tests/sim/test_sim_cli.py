@@ -33,3 +33,9 @@ def test_profiles_json_round_trips_the_table():
 
 def test_unknown_subcommand_exits_2():
     assert CliRunner().invoke(sim_group, ["nope"]).exit_code == 2
+
+
+def test_calibrate_rejects_an_unknown_profile_with_exit_2():
+    result = CliRunner().invoke(sim_group, ["calibrate", "--profile", "sim-lazy"])
+    assert result.exit_code == 2
+    assert "unknown sim profile 'sim-lazy'" in result.output
