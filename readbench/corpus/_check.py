@@ -1,0 +1,167 @@
+"""The task checker: answer matching, workspace materialisation and the oracle self-check.
+
+Answers are read from the last line of the form ``ANSWER: <value>`` and compared exactly after
+normalisation (surrounding whitespace, runs of whitespace, and enclosing quotes or backticks).
+Test tasks pass when ``test_cmd`` exits 0 and pytest reports no failed test (``FAILED`` and pytest
+9's ``SUBFAILED`` lines count, shared/specs/corpus.md §3.1).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from readbench.corpus._records import TaskRecord
+from readbench.corpus._testrun import expand_env, run_tests
+
+__all__ = [
+    "CheckResult",
+    "SelfCheck",
+    "answer_matches",
+    "apply_oracle",
+    "extract_answer",
+    "materialize",
+    "normalize_answer",
+    "run_check",
+    "self_check",
+]
+
+_ANSWER = re.compile(r"^\s*ANSWER:\s*(.*?)\s*$", re.MULTILINE)
+_QUOTES = ("\"\"", "''", "``")
+
+
+def normalize_answer(value: str) -> str:
+    """Strip, collapse whitespace runs to one space, and peel matching quotes or backticks."""
+    v = " ".join(value.split())
+    while len(v) >= 2 and (v[0] + v[-1]) in _QUOTES:
+        v = v[1:-1].strip()
+    return v
+
+
+def extract_answer(text: str) -> str | None:
+    """The value of the last ``ANSWER:`` line of a reply, or None if there is none."""
+    hits = _ANSWER.findall(text)
+    return hits[-1] if hits else None
+
+
+def answer_matches(reply: str, expected: str) -> bool:
+    """Whether ``reply``'s last ``ANSWER:`` value equals ``expected`` after normalisation."""
+    got = extract_answer(reply)
+    return got is not None and normalize_answer(got) == normalize_answer(expected)
+
+
+def materialize(task: TaskRecord, tree: Path, dest: Path) -> Path:
+    """Copy the pristine ``tree`` to ``dest`` and write the task's ``files`` over it.
+
+    Returns:
+        ``dest``. Raises FileExistsError if ``dest`` exists.
+    """
+    shutil.copytree(tree, dest, symlinks=True)
+    for rel, content in task.files.items():
+        path = dest / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(content, encoding="utf-8", newline="")
+    return dest
+
+
+def apply_oracle(task: TaskRecord, root: Path) -> None:
+    """Apply every fix step of the oracle (old_text -> new_text, which must occur once).
+
+    Raises:
+        ValueError: old_text is not found exactly once in its file (names task and file).
+    """
+    for step in task.oracle.steps:
+        if step.kind != "fix":
+            continue
+        path = root / step.target_file
+        text = path.read_text(encoding="utf-8")
+        n = text.count(step.old_text or "")
+        if n != 1:
+            raise ValueError(f"{task.id}: old_text occurs {n} times in {step.target_file}")
+        path.write_text(text.replace(step.old_text, step.new_text, 1), encoding="utf-8", newline="")
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """Outcome of grading one attempt.
+
+    Attributes:
+        passed: every part passed.
+        tests_passed: None when the task runs no tests.
+        answers_ok: per expected answer (None entries of session tasks are skipped).
+        failed_tests: ids pytest reported as failed or errored.
+        detail: one line for humans.
+    """
+
+    passed: bool
+    tests_passed: bool | None
+    answers_ok: tuple[bool, ...]
+    failed_tests: tuple[str, ...]
+    detail: str
+
+
+def run_check(task: TaskRecord, root: Path, deps: Path, replies: list[str]) -> CheckResult:
+    """Grade a workspace and the agent's replies.
+
+    Args:
+        task: the task.
+        root: the workspace (task files applied, agent edits made).
+        deps: the source's deps dir (fills ``{deps}`` in the env).
+        replies: the agent's final reply per prompt (answer tasks use the last one).
+
+    Returns:
+        CheckResult.
+    """
+    c = task.check
+    expected: list[str | None]
+    if c.kind == "answer":
+        expected, got = [c.answer], [replies[-1] if replies else ""]
+    elif c.kind == "session":
+        expected, got = list(c.answers), list(replies) + [""] * (len(c.answers) - len(replies))
+    else:
+        expected, got = [], []
+    oks = tuple(answer_matches(g, e) for g, e in zip(got, expected) if e is not None)
+    tests_ok, failed, detail = None, (), ""
+    if c.test_cmd:
+        r = run_tests(c.test_cmd, root, expand_env(c.env, deps), c.timeout_seconds or 600)
+        tests_ok, failed = r.passed, r.failed + r.errors
+        detail = f"tests {'pass' if r.passed else 'fail'} ({r.duration_seconds:.1f} s" + \
+            (", timeout" if r.timed_out else "") + f", {len(failed)} failed)"
+    if oks:
+        detail = (detail + "; " if detail else "") + f"answers {sum(oks)}/{len(oks)}"
+    passed = (tests_ok is not False) and all(oks)
+    return CheckResult(passed, tests_ok, oks, failed, detail)
+
+
+@dataclass(frozen=True)
+class SelfCheck:
+    """``tasks check`` result: the checker must fail without the oracle and pass with it."""
+
+    task_id: str
+    without: CheckResult
+    with_oracle: CheckResult
+
+    @property
+    def ok(self) -> bool:
+        """Fails without the oracle's solution, passes with it."""
+        return (not self.without.passed) and self.with_oracle.passed
+
+
+def self_check(task: TaskRecord, tree: Path, deps: Path) -> SelfCheck:
+    """Apply the oracle's solution in a temporary copy and grade with and without it.
+
+    "Without" runs the tests on the task workspace unchanged and gives empty replies; "with"
+    applies every fix step and replies ``ANSWER: <expected>`` to each prompt.
+    """
+    answers = [s.answer for s in task.oracle.steps]
+    good = [f"ANSWER: {a}" if a is not None else "done" for a in answers]
+    with tempfile.TemporaryDirectory(prefix="rbcheck-") as tmp:
+        root = materialize(task, tree, Path(tmp) / "without")
+        without = run_check(task, root, deps, [""] * len(task.prompts))
+        root = materialize(task, tree, Path(tmp) / "with")
+        apply_oracle(task, root)
+        with_oracle = run_check(task, root, deps, good)
+    return SelfCheck(task.id, without, with_oracle)

@@ -1,0 +1,209 @@
+"""Download, verify and unpack pinned sources; assemble per-source deps dirs.
+
+shared/specs/corpus.md §1 (fetch with `pip download --no-deps --no-binary NAME NAME==VER`, never
+`:all:`), §3.1 step 1 (unpack with `tar --no-same-owner`), §2.2 "No pip is needed in the image"
+(unzip pure wheels into one dir, run `PYTHONPATH=<deps>[:src] python3 -m pytest`) and §4 "Leaks"
+(no pip/setuptools in the deps dir: they vendor more_itertools and pyparsing).
+
+Cache layout under :func:`cache_root` (git-ignored ``.cache/readbench`` by default, or
+``$READBENCH_CACHE``)::
+
+    downloads/<sdist or wheel file>      verified by sha256 before every use
+    sources/<name-version>/tree/         pristine unpacked sdist (the tarball's single top dir)
+    sources/<name-version>/deps/         unzipped pure wheels (+ optional minimal dist-info)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import zipfile
+from pathlib import Path
+
+from readbench.corpus._sources import SourceSpec, SourcesFile, WheelPin, load_sources
+
+__all__ = [
+    "Sha256MismatchError",
+    "cache_root",
+    "deps_dir",
+    "ensure_source",
+    "fetch_file",
+    "sha256_file",
+    "source_tree",
+    "verify_sha256",
+]
+
+
+class Sha256MismatchError(ValueError):
+    """A downloaded or cached file does not have its pinned sha256."""
+
+
+def cache_root() -> Path:
+    """The corpus cache: ``$READBENCH_CACHE`` if set, else ``<repo root>/.cache/readbench``."""
+    env = os.environ.get("READBENCH_CACHE")
+    if env:
+        return Path(env).expanduser().resolve()
+    return Path(__file__).resolve().parents[2] / ".cache" / "readbench"
+
+
+def sha256_file(path: Path) -> str:
+    """Hex sha256 of a file's bytes, read in 1 MiB chunks."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def verify_sha256(path: Path, expected: str) -> None:
+    """Raise :class:`Sha256MismatchError` unless ``path`` hashes to ``expected``.
+
+    The message names the file, both digests and what to do (delete the file to re-fetch).
+    """
+    actual = sha256_file(path)
+    if actual != expected:
+        raise Sha256MismatchError(
+            f"sha256 mismatch for {path}: expected {expected}, got {actual}; the file is "
+            f"corrupt or not the pinned release (delete it to download again)"
+        )
+
+
+def _pip_download(args: list[str], dest: Path) -> None:
+    dest.mkdir(parents=True, exist_ok=True)
+    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "-d", str(dest), *args]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        raise RuntimeError(f"`{' '.join(cmd)}` failed (exit {proc.returncode}):\n{proc.stderr[-2000:]}")
+
+
+def fetch_file(
+    filename: str, sha256: str, pip_args: list[str], *, downloads: Path | None = None
+) -> Path:
+    """Return the verified cached file ``downloads/<filename>``, downloading it with pip if absent.
+
+    Args:
+        filename: the exact file pip saves (sdist or wheel name).
+        sha256: pinned hex digest.
+        pip_args: arguments after ``pip download --no-deps -d DIR`` (requirement and binary flags).
+        downloads: cache dir; default ``cache_root()/downloads``.
+
+    Raises:
+        Sha256MismatchError: the cached or downloaded file has another digest.
+        RuntimeError: pip failed, or saved no file of that name.
+    """
+    downloads = downloads or cache_root() / "downloads"
+    path = downloads / filename
+    if not path.exists():
+        with tempfile.TemporaryDirectory(dir=downloads.parent if downloads.parent.exists() else None) as tmp:
+            _pip_download(pip_args, Path(tmp))
+            got = Path(tmp) / filename
+            if not got.exists():
+                names = sorted(p.name for p in Path(tmp).iterdir())
+                raise RuntimeError(f"pip saved {names}, expected {filename!r}")
+            verify_sha256(got, sha256)
+            downloads.mkdir(parents=True, exist_ok=True)
+            shutil.move(str(got), path)
+    verify_sha256(path, sha256)
+    return path
+
+
+def _source_dir(spec: SourceSpec) -> Path:
+    return cache_root() / "sources" / spec.slug
+
+
+def _unpack_sdist(archive: Path, dest: Path) -> None:
+    """Unpack with `tar --no-same-owner` and move the single top dir to ``dest``."""
+    with tarfile.open(archive) as tf:
+        tops = {m.name.split("/", 1)[0] for m in tf.getmembers()}
+    if len(tops) != 1:
+        raise RuntimeError(f"{archive.name}: expected one top-level dir, found {sorted(tops)}")
+    staging = dest.parent / (dest.name + ".unpacking")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    subprocess.run(
+        ["tar", "--no-same-owner", "-xzf", str(archive), "-C", str(staging)], check=True
+    )
+    (staging / tops.pop()).rename(dest)
+    staging.rmdir()
+
+
+def _write_dist_info(deps: Path, spec: SourceSpec) -> None:
+    # Minimal metadata so importlib.metadata.version(name) works without pip (corpus.md §4).
+    dist = deps / f"{spec.name.replace('-', '_')}-{spec.version}.dist-info"
+    dist.mkdir(parents=True, exist_ok=True)
+    (dist / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: {spec.name}\nVersion: {spec.version}\n", encoding="utf-8"
+    )
+    (dist / "INSTALLER").write_text("readbench\n", encoding="utf-8")
+
+
+def _build_deps(spec: SourceSpec, wheels: list[Path], dest: Path) -> None:
+    staging = dest.parent / (dest.name + ".building")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    for whl in wheels:
+        with zipfile.ZipFile(whl) as zf:
+            zf.extractall(staging)
+    if spec.dist_info:
+        _write_dist_info(staging, spec)
+    leaked = [n for n in ("pip", "setuptools") if (staging / n).exists()]
+    if leaked:
+        raise RuntimeError(f"deps for {spec.name} contain {leaked}: they vendor corpus code")
+    staging.rename(dest)
+
+
+def ensure_source(spec: SourceSpec, lock: dict[str, WheelPin]) -> tuple[Path, Path]:
+    """Download (if needed), verify, unpack and assemble one source; idempotent.
+
+    Returns:
+        (tree, deps): the pristine tree and the deps dir.
+
+    Raises:
+        Sha256MismatchError, RuntimeError: see :func:`fetch_file`.
+    """
+    base = _source_dir(spec)
+    tree, deps = base / "tree", base / "deps"
+    name = spec.name
+    sdist = fetch_file(
+        spec.sdist, spec.sha256, ["--no-binary", name, f"{name}=={spec.version}"]
+    )
+    if not tree.exists():
+        _unpack_sdist(sdist, tree)
+    if not deps.exists():
+        paths = []
+        for wname in spec.wheels:
+            pin = lock[wname]
+            paths.append(
+                fetch_file(
+                    pin.filename,
+                    pin.sha256,
+                    ["--only-binary", ":all:", f"{pin.name}=={pin.version}"],
+                )
+            )
+        _build_deps(spec, paths, deps)
+    return tree, deps
+
+
+def _spec(name: str, sources: SourcesFile | None) -> SourceSpec:
+    return (sources or load_sources()).get(name)
+
+
+def source_tree(name: str, sources: SourcesFile | None = None) -> Path:
+    """Pristine unpacked tree of source ``name`` on the host, fetched on first use.
+
+    Raises:
+        KeyError: ``name`` is not in sources.toml (message lists the valid names).
+    """
+    sources = sources or load_sources()
+    return ensure_source(_spec(name, sources), sources.wheels)[0]
+
+
+def deps_dir(name: str, sources: SourcesFile | None = None) -> Path:
+    """Deps dir (unzipped pure wheels) of source ``name``, assembled on first use."""
+    sources = sources or load_sources()
+    return ensure_source(_spec(name, sources), sources.wheels)[1]
