@@ -94,6 +94,38 @@ _KINDS: dict[str, dict[str, str]] = {
     },
 }
 
+# Subtrees that never hold a definition the map reports; skipping them keeps a 2 MB file's
+# walk from visiting every expression node. Python statements (def/class) only occur in
+# blocks, so skipping expression-level nodes cannot change a Python outline.
+_SKIP_COMMON = frozenset(
+    {"comment", "string", "string_literal", "template_string", "number", "identifier"}
+)
+_SKIP_PYTHON = _SKIP_COMMON | frozenset(
+    {
+        "expression_statement",
+        "return_statement",
+        "import_statement",
+        "import_from_statement",
+        "future_import_statement",
+        "assert_statement",
+        "raise_statement",
+        "delete_statement",
+        "global_statement",
+        "nonlocal_statement",
+        "pass_statement",
+        "break_statement",
+        "continue_statement",
+        "print_statement",
+        "exec_statement",
+        "type_alias_statement",
+        "parameters",
+        "argument_list",
+        "decorator",
+        "type",
+        "concatenated_string",
+    }
+)
+
 _NAME_TYPES = {
     "identifier",
     "field_identifier",
@@ -189,9 +221,12 @@ def _kind_of(node: Any, language: str) -> str | None:
 
 def _code_outline(root: Any, language: str) -> list[OutlineEntry]:
     entries: list[OutlineEntry] = []
+    skip = _SKIP_PYTHON if language == "python" else _SKIP_COMMON
 
     def visit(node: Any, depth: int) -> None:
-        for child in node.children:
+        for child in node.named_children:
+            if child.type in skip:
+                continue
             kind = _kind_of(child, language)
             if kind is None:
                 visit(child, depth)
@@ -282,5 +317,5 @@ def python_function_bodies(text: str) -> list[tuple[int, int]]:
             body = node.child_by_field_name("body")
             if body is not None:
                 bodies.append((body.start_point[0], body.end_point[0]))
-        stack.extend(reversed(node.children))
+        stack.extend(c for c in reversed(node.named_children) if c.type not in _SKIP_PYTHON)
     return bodies
