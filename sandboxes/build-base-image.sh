@@ -57,7 +57,9 @@ mkdir -p "$CACHE"
 ROOTFS=$(mktemp -d "$CACHE/rootfs-$SUITE.XXXXXX")
 trap 'rm -rf "$ROOTFS"' EXIT
 say "debootstrap --variant=minbase --include=$PACKAGES $SUITE $ROOTFS $MIRROR"
-debootstrap --variant=minbase --include="$PACKAGES" "$SUITE" "$ROOTFS" "$MIRROR" >"$CACHE/debootstrap.log" 2>&1 \
+mkdir -p "$CACHE/debootstrap-debs"  # downloaded .debs are kept for the next --force
+debootstrap --variant=minbase --cache-dir="$CACHE/debootstrap-debs" --include="$PACKAGES" \
+  "$SUITE" "$ROOTFS" "$MIRROR" >"$CACHE/debootstrap.log" 2>&1 \
   || { tail -n 20 "$CACHE/debootstrap.log" >&2; die "debootstrap failed (log: $CACHE/debootstrap.log)"; }
 say "done: debootstrap ($(du -sh "$ROOTFS" | cut -f1))"
 

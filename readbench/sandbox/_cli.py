@@ -38,7 +38,7 @@ def _corpus_paths(name: str) -> tuple[Path, Path]:
 
 
 @click.command("images")
-@click.option("--source", "sources", multiple=True, metavar="NAME",
+@click.option("--source", "--sources", "sources", multiple=True, metavar="NAME",
               help="Corpus source to build (repeatable, or comma-separated). Default: every source.")
 @click.option("--base", default=None, metavar="IMAGE",
               help="Base image. Default: readbench-base:bookworm when present, else python:3.11-slim.")

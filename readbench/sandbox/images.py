@@ -211,6 +211,7 @@ def build_source_image(
     Raises:
         ValueError: bad ``name`` (see :func:`image_repository`) or a special file in the inputs.
         FileNotFoundError / NotADirectoryError: missing ``tree``, ``deps`` or Dockerfile.
+        RuntimeError: ``base`` is not present locally and pulling it failed (e.g. no registry).
         docker.errors.BuildError: the build failed (its log is attached by the SDK).
         docker.errors.DockerException: no engine answers.
     """
@@ -223,16 +224,27 @@ def build_source_image(
     tag = f"{repository}:{context_digest(tree, deps, dockerfile_bytes, base_id)[:12]}"
     if _image_id(client, tag):
         return tag
+    import docker.errors
+
     with tempfile.SpooledTemporaryFile(max_size=64 << 20) as ctx:
         _write_context(ctx, tree, deps, dockerfile_bytes)
         ctx.seek(0)
-        client.images.build(
-            fileobj=ctx, custom_context=True, tag=tag, buildargs={"BASE": base},
-            rm=True, forcerm=True, pull=False,
-            # the offline base already has rg and git, so its RUN step needs no network
-            network_mode="none" if base == OFFLINE_BASE else None,
-            labels={"org.readbench.source": name, "org.readbench.base": base},
-        )
+        try:
+            client.images.build(
+                fileobj=ctx, custom_context=True, tag=tag, buildargs={"BASE": base},
+                rm=True, forcerm=True, pull=False,
+                # the offline base already has rg and git, so its RUN step needs no network
+                network_mode="none" if base == OFFLINE_BASE else None,
+                labels={"org.readbench.source": name, "org.readbench.base": base},
+            )
+        except (docker.errors.BuildError, docker.errors.APIError) as exc:
+            if base_id == base:  # the base was not local: the daemon had to pull it
+                raise RuntimeError(
+                    f"building {tag} failed: base image {base!r} is not present locally and could not be "
+                    f"pulled ({exc}); without a registry run `sudo sandboxes/build-base-image.sh` "
+                    f"and use base {OFFLINE_BASE!r}"
+                ) from exc
+            raise
     return tag
 
 
