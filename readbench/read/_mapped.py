@@ -42,6 +42,9 @@ class MappedParams:
         line_numbers: prefix each returned line with `{n:>6}\\t`.
         map: "lazy" (map on the first cut of each file state), "always" (every cut), "off".
         map_max_entries: longest map in entries; the rest is summarised in one line.
+        map_reshow_if_pruned: in "lazy" mode, show the map again when the call that showed
+            it is not in `visible_call_ids` (pruned from the model's last view); the spec's
+            C never does (False).
     """
 
     max_lines: int = 400
@@ -49,6 +52,7 @@ class MappedParams:
     line_numbers: bool = True
     map: str = "lazy"
     map_max_entries: int = 300
+    map_reshow_if_pruned: bool = False
 
     def __post_init__(self) -> None:
         check_int("max_lines", self.max_lines, minimum=1)
@@ -56,6 +60,7 @@ class MappedParams:
         check_bool("line_numbers", self.line_numbers)
         check_choice("map", self.map, ("lazy", "always", "off"))
         check_int("map_max_entries", self.map_max_entries, minimum=1)
+        check_bool("map_reshow_if_pruned", self.map_reshow_if_pruned)
 
 
 def number_lines(lines: list[str], first: int) -> str:
@@ -109,14 +114,25 @@ class MappedRead(ReadVariant):
         return number_lines(lines, sel.start_display)
 
     def _map_part(
-        self, text: str, path: str, key: str, facts: CallFacts, session: ReadSession
+        self,
+        text: str,
+        path: str,
+        key: str,
+        facts: CallFacts,
+        session: ReadSession,
+        visible_call_ids: frozenset[str] | None,
     ) -> tuple[str, str, bool, str | None]:
         """(notice tail, map block, mapped now, map call) for a cut."""
         tail = "Use offset/limit to read other parts."
         if self.p.map == "off":
             return tail, "", False, None
-        if self.p.map == "lazy" and session.map_shown(key, facts.content_sha256):
-            call = session.map_call(key)
+        call = session.map_call(key)
+        pruned = (
+            self.p.map_reshow_if_pruned
+            and visible_call_ids is not None
+            and call not in visible_call_ids
+        )
+        if self.p.map == "lazy" and session.map_shown(key, facts.content_sha256) and not pruned:
             return (
                 f"Use offset/limit to read other parts; the file map was shown in call {call}.",
                 "",
@@ -166,7 +182,9 @@ class MappedRead(ReadVariant):
             return ReadResult(msg, False, make_details(facts, capped=True))
         if trunc.truncated:
             e = s + trunc.output_lines - 1
-            tail, block, mapped, map_call = self._map_part(text, path, key, facts, session)
+            tail, block, mapped, map_call = self._map_part(
+                text, path, key, facts, session, visible_call_ids
+            )
             by_size = (
                 f" ({format_size(self.p.max_bytes or 0)} limit)"
                 if trunc.truncated_by == "bytes"

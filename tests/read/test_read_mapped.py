@@ -293,3 +293,18 @@ def test_description_snapshot():
         "the first cut of a file is followed by a map of its classes, functions and headings with "
         "their line ranges. Use offset/limit to read the part you need."
     )
+
+
+def test_map_reshow_if_pruned_shows_the_map_again_only_when_its_call_left_the_view():
+    src = realistic_module().encode()
+    aware = {"base": "C", "name": "C-aware", "map_reshow_if_pruned": True}
+    s = ReadSession()
+    run(aware, src, path="a.py", call_id="c1", session=s)
+    kept = run(aware, src, path="a.py", call_id="c2", session=s, visible=frozenset({"c1"}))
+    assert (kept.details.mapped, kept.details.map_call) == (False, "c1")
+    pruned = run(aware, src, path="a.py", call_id="c3", session=s, visible=frozenset({"c2"}))
+    assert (pruned.details.mapped, pruned.details.map_call) == (True, "c3")
+    # the spec's C points back regardless
+    s = ReadSession()
+    run("C", src, path="a.py", call_id="c1", session=s)
+    assert run("C", src, path="a.py", call_id="c2", session=s, visible=frozenset()).details.mapped is False
