@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from . import _format as F
 from ._document import Block, Bullets, Heading, Paragraph, Table
 from .aggregate import ArmSummary, PairedComparison
@@ -58,7 +60,7 @@ def _effort_row(s: ArmSummary, name: str, columns: tuple[str, ...]) -> tuple[str
     cells = [name, _n(s), str(s.n_clusters), F.pct(s.success.rate), F.ci_pct(s.success.ci.low, s.success.ci.high)]
     for col in columns:
         try:
-            cells.append(_fmt_metric(col, s.metric(col).value))
+            cells.append(_fmt_metric(col, s.metric(col).headline))
         except KeyError:
             cells.append(F.DASH)
     return tuple(cells)
@@ -96,21 +98,24 @@ def family_section(summaries: tuple[ArmSummary, ...], multi_model: bool) -> list
 
 def cache_section(summaries: tuple[ArmSummary, ...], cache_models: list[str], multi_model: bool) -> list[Block]:
     """Cache-read ratio and cost per cache model; DCP footer estimate next to the real cost delta."""
-    header = ("arm", "cache model", "n", "clusters", "mean cache-read ratio", "median cost USD", "mean unpruned cost USD",
-              "mean DCP footer estimate, tokens saved", "mean real DCP cost delta USD", "real delta / unpruned")
+    header = ("arm", "cache model", "n", "clusters", "mean cache-read ratio", "median cost USD", "mean cost USD",
+              "mean unpruned cost USD", "mean DCP footer estimate, tokens saved", "mean real DCP cost delta USD",
+              "real delta / unpruned")
     rows = []
     for s in summaries:
+        have = {x.column: x for x in s.metrics}
+        nan = float("nan")
+
+        def mean(col: str) -> float:
+            return have[col].mean if col in have else nan
+
         for m in cache_models:
-            def val(col: str) -> float:
-                try:
-                    return s.metric(col).value
-                except KeyError:
-                    return float("nan")
-            unpruned, delta = val(f"cost_usd_unpruned_{m}"), val(f"dcp_cost_delta_{m}")
-            rel = delta / unpruned if unpruned and unpruned == unpruned and unpruned != 0 else float("nan")
-            n = s.metric(f"cost_usd_{m}").n if any(x.column == f"cost_usd_{m}" for x in s.metrics) else 0
-            rows.append((_arm(s.arm, multi_model), m, str(n), str(s.n_clusters), F.num(val(f"cache_read_ratio_{m}"), 3),
-                         F.usd(val(f"cost_usd_{m}")), F.usd(unpruned), F.num(val("dcp_footer_tokens_saved"), 0),
+            cost = have.get(f"cost_usd_{m}")
+            unpruned, delta = mean(f"cost_usd_unpruned_{m}"), mean(f"dcp_cost_delta_{m}")
+            rel = delta / unpruned if np.isfinite(unpruned) and unpruned != 0 else nan
+            rows.append((_arm(s.arm, multi_model), m, str(cost.n if cost else 0), str(s.n_clusters),
+                         F.num(mean(f"cache_read_ratio_{m}"), 3), F.usd(cost.median if cost else nan),
+                         F.usd(mean(f"cost_usd_{m}")), F.usd(unpruned), F.num(mean("dcp_footer_tokens_saved"), 0),
                          F.usd(delta), F.pct(rel)))
     return [
         Heading(2, "Prompt cache and cost"),

@@ -43,12 +43,17 @@ class MetricValue:
 
     column: str
     """Table column, e.g. ``input_tokens`` or ``cost_usd_openai``."""
-    statistic: str
-    """``"mean"`` or ``"median"``."""
-    value: float
-    """The statistic over the samples with the metric present; NaN when none."""
     n: int
     """Samples with the metric present."""
+    mean: float
+    """Mean over those samples; NaN when n = 0."""
+    median: float
+    """Median over those samples; NaN when n = 0."""
+
+    @property
+    def headline(self) -> float:
+        """The median for heavy-tailed metrics (tokens, USD cost), else the mean."""
+        return self.median if _is_heavy(self.column) else self.mean
 
 
 @dataclass(frozen=True)
@@ -187,9 +192,9 @@ def _summarise(rows: pd.DataFrame, columns: list[str], family: str) -> ArmSummar
     metrics = []
     for col in columns:
         vals = rows[col].dropna().to_numpy(dtype=float)
-        stat = "median" if _is_heavy(col) else "mean"
-        value = float("nan") if vals.size == 0 else float(np.median(vals) if stat == "median" else vals.mean())
-        metrics.append(MetricValue(column=col, statistic=stat, value=value, n=int(vals.size)))
+        mean = float(vals.mean()) if vals.size else float("nan")
+        median = float(np.median(vals)) if vals.size else float("nan")
+        metrics.append(MetricValue(column=col, n=int(vals.size), mean=mean, median=median))
     return ArmSummary(
         arm=str(first["arm"]), model=str(first["model"]), variant=str(first["variant"]), dcp=str(first["dcp"]),
         family=family, n_tasks=int(rows["sample_id"].nunique()), n_epochs=int(rows["epoch"].nunique()),
@@ -219,8 +224,8 @@ def arm_summaries(
     Returns
     -------
     tuple of ArmSummary
-        Success rate (Wilson, design-effect-adjusted by source) and the metrics of
-        `summary_columns`: means for counts and ratios, medians for tokens and USD.
+        Success rate (Wilson, design-effect-adjusted by source) and mean and median of every
+        metric of `summary_columns` (`MetricValue.headline` picks the median for tokens and USD).
 
     Raises
     ------

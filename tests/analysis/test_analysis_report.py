@@ -85,8 +85,9 @@ def test_cache_table_puts_footer_estimate_next_to_real_delta(report):
     _, text = report
     # B: mean footer (100,200,300) = 200 tokens; delta mean(-.001,-.002,-.003) = -$0.0020;
     # unpruned mean(.006,.012,.018) = $0.0120; -0.002/0.012 = -16.7%
-    assert "| B × pi-dcp | openai | 3 | 2 | 0.800 | $0.0100 | $0.0120 | 200 | -$0.0020 | -16.7% |" in text
-    assert "| stock × off | openai | 4 | 2 | 0.500 | $0.0250 | $0.0250 | 0 | $0.0000 | 0.0% |" in text
+    # mean cost B = mean(.005,.010,.015) = $0.0100 = mean unpruned $0.0120 + mean delta -$0.0020
+    assert "| B × pi-dcp | openai | 3 | 2 | 0.800 | $0.0100 | $0.0100 | $0.0120 | 200 | -$0.0020 | -16.7% |" in text
+    assert "| stock × off | openai | 4 | 2 | 0.500 | $0.0250 | $0.0250 | $0.0250 | 0 | $0.0000 | 0.0% |" in text
 
 
 def test_paired_tables_are_hand_computed(report):
