@@ -180,10 +180,14 @@ def block_visible(view: FileView, first: int, max_lines: int = 5000) -> bool:
     """True if the block starting at line ``first`` (a ``def``/``class``) is visible to its end.
 
     The block ends before the first later non-blank line indented no deeper than ``first``
-    (closing brackets excepted), which must itself be visible, or at the end of the file.
+    (closing brackets excepted), which must itself be visible, or at the end of the file. A
+    visible structural-map entry starting at ``first`` states the end directly (C's map).
     """
     if first not in view.lines:
         return False
+    for _, start, end in view.map_ranges:
+        if start == first:
+            return all(n in view.lines for n in range(start, end + 1))
     head = view.lines[first]
     indent = len(head) - len(head.lstrip())
     for n in range(first + 1, first + max_lines):

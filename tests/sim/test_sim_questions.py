@@ -66,3 +66,11 @@ def test_a_wrong_count_in_the_listing_does_not_count_as_evidence():
     assert [f for f, _ in trace.tool_calls()][:3] == ["grep", "grep", "grep"]
     assert trace.reads() == [(None, None), (1285, None)]  # falls back to reading the file
     assert trace.outputs[-1].message.text.endswith("ANSWER: 301")  # the oracle's answer, after seeing all
+
+
+def test_a_map_entry_states_where_a_definition_ends():
+    task = _question(search_key="def f40(", answer="2", target_line=820)
+    trace = run_session("sim-diligent", task, Workspace({"m.py": SOURCE}, "C"),
+                        overrides={"p_grep_first": 0, "p_use_map": 1})
+    assert trace.reads() == [(None, None), (820, 20)]  # "def f40 (lines 820-839)": no need to see line 841
+    assert trace.outputs[-1].message.text.endswith("ANSWER: 2")
