@@ -41,7 +41,7 @@ def profiles_cmd(as_json: bool) -> None:
     rows = [[k, *(_cell(getattr(p, k)) for p in profiles), docs[k].unit, docs[k].evidence] for k in KNOB_NAMES]
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     for row in [header, ["-" * w for w in widths], *rows]:
-        click.echo("  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip())
+        click.echo("  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
     click.echo("")
     for p in profiles:
         click.echo(f"{p.name}: {p.summary}")

@@ -77,8 +77,8 @@ def sample_metrics(log: Any) -> list[dict[str, Any]]:
 
 
 def run_calibration(profiles: list[str], *, variant: str = "stock", limit: int | None = None,
-                    per_family: int | None = None, sandbox_kind: str = "auto", log_dir: str | Path = "results/calibration",
-                    epochs: int = 1) -> list[CalibrationRow]:
+                    per_family: int | None = None, sandbox_kind: str = "auto",
+                    log_dir: str | Path = "results/calibration", epochs: int = 1) -> list[CalibrationRow]:
     """Run the ``read_strategies`` task once per profile and tabulate the behaviour.
 
     Args:

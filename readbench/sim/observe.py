@@ -20,7 +20,8 @@ from typing import Any
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool
 
 __all__ = [
-    "Exchange", "ReadObs", "default_read_limit", "exchanges", "grep_complete", "grep_more_limit", "is_placeholder", "norm_path", "parse_bash", "parse_grep", "parse_read",
+    "Exchange", "ReadObs", "default_read_limit", "exchanges", "grep_complete", "grep_more_limit",
+    "is_placeholder", "norm_path", "parse_bash", "parse_grep", "parse_read",
 ]
 
 _CAP = re.compile(r"^\[Showing lines (\d+)-(\d+) of (\d+)(?: \([^)]*\))?\. Use offset=(\d+) to continue\.\]$")

@@ -146,7 +146,8 @@ def parse_oracle(raw: dict[str, Any] | None) -> TaskOracle:
     Fields read: ``task_id``, ``epoch``, ``family``, ``prompts``, ``target_file``,
     ``search_key``, ``old_text``/``new_text`` (or ``edits: [{oldText, newText}]``), ``answer``,
     ``test_cmd``, ``whole_file``, ``target_line``, ``kind`` (``fix``/``answer``/``locate``),
-    optional ``evidence`` (text a question's answer rests on), and ``steps`` (a list of per-prompt dicts with the same fields; a step that omits
+    optional ``evidence`` (text a question's answer rests on), and ``steps`` (a list of
+    per-prompt dicts with the same fields; a step that omits
     ``target_file`` or ``test_cmd`` inherits the task's).
 
     Raises:

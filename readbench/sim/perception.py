@@ -13,11 +13,21 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from readbench.sim.observe import (
-    Exchange, ReadObs, grep_complete, is_placeholder, norm_path, parse_bash, parse_grep, parse_read,
+    Exchange,
+    ReadObs,
+    grep_complete,
+    is_placeholder,
+    norm_path,
+    parse_bash,
+    parse_grep,
+    parse_read,
 )
 from readbench.sim.oracle import Goal
 
-__all__ = ["FileView", "block_visible", "file_view", "find_snippet", "first_missing_line", "goal_perceived", "whole_file_visible"]
+__all__ = [
+    "FileView", "block_visible", "file_view", "find_snippet", "first_missing_line", "goal_perceived",
+    "whole_file_visible",
+]
 
 
 @dataclass(frozen=True)

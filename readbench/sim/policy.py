@@ -18,7 +18,12 @@ from readbench.sim.memory import SimMemory, StepMemory, call_order
 from readbench.sim.observe import Exchange, grep_more_limit, norm_path
 from readbench.sim.oracle import Goal
 from readbench.sim.perception import (
-    FileView, file_view, find_snippet, first_missing_line, goal_perceived, whole_file_visible,
+    FileView,
+    file_view,
+    find_snippet,
+    first_missing_line,
+    goal_perceived,
+    whole_file_visible,
 )
 from readbench.sim.profiles import Profile
 
@@ -144,7 +149,8 @@ def _dispatch(ctx: _Ctx) -> Action:
             return _finish(ctx, "gave_up:tests_fail")
         elif step.reinspect_reads < 2:
             step.reinspect_reads += 1
-            return _window(ctx, step.edit_line or goal.target_line or 1, "The tests still fail; looking at the code again")
+            return _window(ctx, step.edit_line or goal.target_line or 1,
+                           "The tests still fail; looking at the code again")
         else:
             return _finish(ctx, "gave_up:tests_fail")
     if step.phase in ("locate", "read"):

@@ -18,8 +18,14 @@ from __future__ import annotations
 from typing import Any
 
 from inspect_ai.model import (
-    ChatCompletionChoice, ChatMessage, ChatMessageAssistant, ChatMessageUser, GenerateConfig, ModelAPI,
-    ModelOutput, ModelUsage,
+    ChatCompletionChoice,
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageUser,
+    GenerateConfig,
+    ModelAPI,
+    ModelOutput,
+    ModelUsage,
 )
 from inspect_ai.tool import ToolCall, ToolChoice, ToolInfo
 from inspect_ai.util import Store, store
@@ -60,8 +66,9 @@ class SimAgentAPI(ModelAPI):
     """
 
     def __init__(self, model_name: str, base_url: str | None = None, api_key: str | None = None,
-                 config: GenerateConfig = GenerateConfig(), **model_args: Any) -> None:
-        super().__init__(model_name=model_name, base_url=base_url, api_key=api_key, api_key_vars=[], config=config)
+                 config: GenerateConfig | None = None, **model_args: Any) -> None:
+        super().__init__(model_name=model_name, base_url=base_url, api_key=api_key, api_key_vars=[],
+                         config=config or GenerateConfig())
         self._overrides = parse_overrides(model_args)
         if get_mixture(model_name) is None:
             get_profile(model_name, self._overrides)

@@ -15,7 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inspect_ai.model import (
-    ChatMessage, ChatMessageSystem, ChatMessageTool, ChatMessageUser, ModelOutput,
+    ChatMessage,
+    ChatMessageSystem,
+    ChatMessageTool,
+    ChatMessageUser,
+    ModelOutput,
 )
 from inspect_ai.tool import ToolCall, ToolCallError, ToolInfo, ToolParams
 from inspect_ai.util import Store
@@ -158,7 +162,7 @@ def run_session(model: str, task_oracle: dict[str, Any], ws: Workspace, *, overr
                 messages.append(ChatMessageUser(content=prompts.pop(0)))
                 continue
             break
-        visible = frozenset(m.tool_call_id for m, orig in zip(view, messages)
+        visible = frozenset(m.tool_call_id for m, orig in zip(view, messages, strict=False)
                             if isinstance(m, ChatMessageTool) and m.text == orig.text)
         for call in output.message.tool_calls:
             messages.append(ws.run(call, visible))

@@ -27,7 +27,8 @@ def test_multi_line_snippet_spanning_two_reads_is_visible_with_its_line():
     msgs = [ChatMessageUser(content="go"),
             _call("a", "read", path="f.py", limit=5), _result("a", "read", "line 1\nline 2\nline 3\nline 4\nline 5"
                                                                "\n\n[6 more lines in file. Use offset=6 to continue.]"),
-            _call("b", "read", path="f.py", offset=6), _result("b", "read", "line 6\nline 7\nline 8\nline 9\nline 10\n")]
+            _call("b", "read", path="f.py", offset=6),
+            _result("b", "read", "line 6\nline 7\nline 8\nline 9\nline 10\n")]
     view = file_view(exchanges(msgs), "f.py")
     assert find_snippet(view, "line 5\nline 6") == 5
     assert find_snippet(view, "line 10\n") == 10  # the phantom 11th line is the empty string

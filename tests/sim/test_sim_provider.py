@@ -7,13 +7,13 @@ import asyncio
 import pytest
 from inspect_ai.model import ChatMessageUser, GenerateConfig, get_model
 from inspect_ai.util import Store
+from sim_harness import Workspace, numbered_file, oracle, run_session, tool_infos
 
 from readbench.sim.draws import sample_seed
 from readbench.sim.memory import SIM_KEY
 from readbench.sim.oracle import ORACLE_KEY
 from readbench.sim.provider import SimAgentAPI, generate_in_store
 from readbench.sim.tokens import output_tokens, request_tokens
-from sim_harness import Workspace, numbered_file, oracle, run_session, tool_infos
 
 BIG = numbered_file(5000)
 FIX = oracle(search_key="row 04500", old_text="row 04500 value", new_text="row 04500 FIXED", target_line=4500)
@@ -62,7 +62,7 @@ def test_a_mixture_sample_replays_the_drawn_profile_exactly():
 def test_usage_counts_the_whole_request_and_the_reply():
     trace = _run("sim-pager", "stock")
     infos = tool_infos("stock")
-    for view, out in zip(trace.inputs, trace.outputs):
+    for view, out in zip(trace.inputs, trace.outputs, strict=True):
         assert out.usage.input_tokens == request_tokens(view, infos)
         calls = out.message.tool_calls or []
         fn, args = (calls[0].function, calls[0].arguments) if calls else (None, {})
@@ -82,7 +82,7 @@ def test_simulated_time_follows_the_latency_model():
     assert meta[0]["sim_ts_start_seconds"] == 0.0
     assert meta[0]["sim_ts_first_token_seconds"] == expected_first_token
     assert meta[0]["sim_ts_end_seconds"] == round(expected_first_token + first.usage.output_tokens / 60, 6)
-    gaps = [round(b["sim_ts_start_seconds"] - a["sim_ts_end_seconds"], 6) for a, b in zip(meta, meta[1:])]
+    gaps = [round(b["sim_ts_start_seconds"] - a["sim_ts_end_seconds"], 6) for a, b in zip(meta, meta[1:], strict=False)]
     assert gaps == [0.2, 0.2, 0.2, 0.2, 8.0]  # read, read, read, edit: tool_seconds; the test run: test_seconds
 
 

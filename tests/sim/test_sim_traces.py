@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 from inspect_ai.model import ChatMessageTool
-
 from sim_harness import TEST_CMD, Workspace, numbered_file, oracle, run_session
 
 BIG = numbered_file(5000)  # "row 00001 value" ... ; T = 5001 under pi counting
@@ -13,7 +12,8 @@ FIX = oracle(search_key="row 04500", old_text="row 04500 value", new_text="row 0
 # two lines: a grep for the key shows only the first, so the sim needs a read of the region
 FIX2 = oracle(search_key="row 04500", old_text="row 04500 value\nrow 04501 value",
               new_text="row 04500 FIXED\nrow 04501 value", target_line=4500)
-PLACEHOLDER = "[DCP: Large output from read(big.py...) pruned due to age (Turn 1). If you need this data again, re-run the tool.]"
+PLACEHOLDER = ("[DCP: Large output from read(big.py...) pruned due to age (Turn 1). "
+               "If you need this data again, re-run the tool.]")
 
 
 def _ws(variant: str = "stock", fixed: str | None = "row 04500 FIXED") -> Workspace:
@@ -88,7 +88,8 @@ def test_naive_dedup_stub_over_pruned_text_makes_the_sim_print_the_range():
     assert first == again
     stubs = [m.text for m in trace.messages if isinstance(m, ChatMessageTool) and m.text.startswith("File unchanged")]
     start, end = first["offset"], first["offset"] + first["limit"] - 1
-    assert stubs == [f"File unchanged since your read of lines {start}-{end} (call {trace.outputs[1].message.tool_calls[0].id});"
+    first_id = trace.outputs[1].message.tool_calls[0].id
+    assert stubs == [f"File unchanged since your read of lines {start}-{end} (call {first_id});"
                      " that content is already in your context."]
     assert sed == {"command": f"sed -n '{start},{end}p' big.py"}
     assert (edit, test) == ("edit", "bash")
