@@ -178,7 +178,7 @@ def partition_section(partition: SamplePartition, multi_model: bool) -> list[Blo
     items = []
     for p in partition.arms:
         name = _arm(p.arm, multi_model)
-        rows.append((name, str(p.n_total), str(len(p.completed)), str(len(p.solved)), str(len(p.limit_hit)),
+        rows.append((name, f"{p.n_total} ({p.n_tasks}×{p.n_epochs})", str(p.n_clusters), str(len(p.completed)), str(len(p.solved)), str(len(p.limit_hit)),
                      str(len(p.errored)), str(len(p.excluded)), str(p.n_denominator)))
         for bucket in ("errored", "limit_hit", "excluded"):
             ids = getattr(p, bucket)
@@ -188,7 +188,7 @@ def partition_section(partition: SamplePartition, multi_model: bool) -> list[Blo
                 items.append(f"{name} — {bucket.replace('_', '-')}: {shown}{more}")
     blocks: list[Block] = [
         Heading(2, "Sample partition"),
-        Table(("arm", "total", "completed", "solved", "limit-hit", "errored", "excluded", "denominator"),
+        Table(("arm", "total (tasks×epochs)", "clusters", "completed", "solved", "limit-hit", "errored", "excluded", "denominator"),
               tuple(rows), caption="Disjoint buckets; denominator = total − excluded. Full id lists: partition.json."),
     ]
     if items:

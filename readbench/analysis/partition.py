@@ -57,6 +57,12 @@ class ArmPartition:
     """Samples removed from every denominator by the caller."""
     solved: tuple[str, ...]
     """Subset of `completed` with success = 1."""
+    n_tasks: int
+    """Distinct sample ids of the arm (all buckets)."""
+    n_epochs: int
+    """Distinct epochs of the arm (all buckets)."""
+    n_clusters: int
+    """Distinct source repositories of the arm (all buckets)."""
 
     @property
     def n_total(self) -> int:
@@ -75,6 +81,7 @@ class ArmPartition:
             ids = getattr(self, name)
             out[f"{name}_ids"] = list(ids)
             out[f"n_{name}"] = len(ids)
+        out["n_tasks"], out["n_epochs"], out["n_clusters"] = self.n_tasks, self.n_epochs, self.n_clusters
         out["n_total"] = self.n_total
         out["n_denominator"] = self.n_denominator
         return out
@@ -155,7 +162,7 @@ def partition_samples(
     Parameters
     ----------
     table : pandas.DataFrame
-        The tidy table; needs arm, model, variant, dcp plus the columns of `classify_rows`.
+        The tidy table; needs arm, model, variant, dcp, source plus the columns of `classify_rows`.
     exclude : iterable of str
         Sample ids or sample keys to exclude (see `classify_rows`).
     baseline : (variant, dcp), default ("stock", "off")
@@ -174,7 +181,7 @@ def partition_samples(
     """
     if table.empty:
         raise ValueError("table is empty: no samples to partition")
-    for col in ("arm", "model", "variant", "dcp"):
+    for col in ("arm", "model", "variant", "dcp", "source"):
         if col not in table.columns:
             raise ValueError(f"table lacks column {col!r} needed to partition samples")
     table = sort_rows(table, baseline)
@@ -187,5 +194,7 @@ def partition_samples(
         solved = tuple(sorted(keys[(b == "completed") & (rows["success"] == 1.0)]))
         first = rows.iloc[0]
         parts.append(ArmPartition(arm=str(arm), model=str(first["model"]), variant=str(first["variant"]),
-                                  dcp=str(first["dcp"]), solved=solved, **lists))
+                                  dcp=str(first["dcp"]), solved=solved, n_tasks=int(rows["sample_id"].nunique()),
+                                  n_epochs=int(rows["epoch"].nunique()), n_clusters=int(rows["source"].nunique()),
+                                  **lists))
     return SamplePartition(arms=tuple(parts))

@@ -111,8 +111,8 @@ def test_paired_tables_are_hand_computed(report):
 
 def test_partition_section_and_json(report):
     md, text = report
-    assert "| stock × off | 4 | 3 | 2 | 1 | 0 | 0 | 4 |" in text
-    assert "| B × pi-dcp | 4 | 3 | 3 | 0 | 1 | 0 | 4 |" in text
+    assert "| stock × off | 4 (4×1) | 2 | 3 | 2 | 1 | 0 | 0 | 4 |" in text
+    assert "| B × pi-dcp | 4 (4×1) | 2 | 3 | 3 | 0 | 1 | 0 | 4 |" in text
     assert "- B × pi-dcp — errored: repoB/edit/2#1" in text
     assert "- stock × off — limit-hit: repoA/locate/2#1" in text
     data = json.loads((md.parent / "partition.json").read_text())
@@ -120,6 +120,7 @@ def test_partition_section_and_json(report):
     b = data["arms"][1]
     assert b["arm"] == "B × pi-dcp @ readbench/sim-mixed" and b["errored_ids"] == ["repoB/edit/2#1"]
     assert b["completed_ids"] == ["repoA/locate/1#1", "repoA/locate/2#1", "repoB/edit/1#1"]
+    assert (b["n_completed"], b["n_errored"], b["n_tasks"], b["n_epochs"], b["n_clusters"]) == (3, 1, 4, 1, 2)
 
 
 def test_html_is_self_contained_and_figures_written(report):
@@ -138,7 +139,7 @@ def test_exclusion_leaves_denominators(tmp_path):
     md = render_report(table, tmp_path / "r", run_meta={}, exclude=("repoB/edit/2",), rng=np.random.default_rng(0))
     text = md.read_text()
     assert "| stock × off | 3 (3×1) | 2 | 66.7% |" in text
-    assert "| stock × off | 4 | 2 | 2 | 1 | 0 | 1 | 3 |" in text  # edit/2 (wrong) moved to excluded
+    assert "| stock × off | 4 (4×1) | 2 | 2 | 2 | 1 | 0 | 1 | 3 |" in text  # edit/2 (wrong) moved to excluded
     assert "- stock × off — excluded: repoB/edit/2#1" in text
 
 
