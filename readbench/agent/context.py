@@ -37,8 +37,20 @@ CACHE_METRICS = "readbench:cache_metrics"
 _DETAILS = "readbench:details:"
 
 
+def _plain(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
 def _canonical(arguments: dict[str, Any]) -> str:
-    return json.dumps(arguments, sort_keys=True, default=str)
+    """Arguments as the tool sees them: None (omitted) dropped, 5.0 == 5 (inspect coerces
+    JSON numbers to the annotated type)."""
+    return json.dumps(_plain(arguments), sort_keys=True, default=str)
 
 
 def publish_pending_calls(calls: list[dict[str, Any]]) -> None:

@@ -14,7 +14,7 @@ from inspect_ai.util import sandbox
 
 from readbench.agent import context
 from readbench.read import ReadVariant
-from readbench.tools._paths import pi_path
+from readbench.tools._paths import absolute, pi_path
 from readbench.tools.pi.edit import apply_edits, normalize_edit_args, write_success_text
 from readbench.tools.read import load_session, save_session
 
@@ -32,9 +32,14 @@ WRITE_DESCRIPTION = (
 NOT_READ_TEXT = "File has not been read yet. Read it first before writing to it."
 
 
+def _file_key(path: str) -> str:
+    """The ReadSession key of ``path``: its absolute sandbox path, as readbench.tools.read uses."""
+    return absolute(context.workspace()["cwd"], path)
+
+
 def _note_changed(path: str) -> None:
     session = load_session()
-    session.note_file_changed(path)
+    session.note_file_changed(_file_key(path))
     save_session(session)
 
 
@@ -43,7 +48,7 @@ def edit_tool(variant: ReadVariant) -> Tool:
 
     async def execute(path: str, edits: list[dict[str, Any]]) -> str:
         call_id = context.claim_call_id("edit", {"path": path, "edits": edits})
-        if variant.requires_read_before_edit and not load_session().has_read(path):
+        if variant.requires_read_before_edit and not load_session().has_read(_file_key(path)):
             raise ToolError(NOT_READ_TEXT)
         edits = normalize_edit_args({"path": path, "edits": edits})["edits"]
         try:

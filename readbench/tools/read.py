@@ -31,6 +31,12 @@ def enoent_text(abs_path: str) -> str:
 EISDIR_TEXT = "EISDIR: illegal operation on a directory, read"
 
 
+def as_line_number(value: float | int | None) -> int | None:
+    """JSON numbers to the integers the variants take; a fraction truncates as JS ``slice`` does
+    (pi-tools.md §1.1)."""
+    return None if value is None else int(value)
+
+
 def load_session() -> ReadSession:
     """The sample's ReadSession from the store (a fresh one on first use)."""
     data = store().get(context.READ_SESSION)
@@ -53,7 +59,7 @@ def read_tool(variant: ReadVariant) -> Tool:
         own output truncation off (``max_output=0``: the variant's caps are the experiment).
     """
 
-    async def execute(path: str, offset: int | None = None, limit: int | None = None) -> str:
+    async def execute(path: str, offset: float | None = None, limit: float | None = None) -> str:
         args = {"path": path, "offset": offset, "limit": limit}
         call_id = context.claim_call_id("read", args)
         ws = context.workspace()
@@ -67,18 +73,12 @@ def read_tool(variant: ReadVariant) -> Tool:
             context.set_details(call_id, {"path": path, "offset": offset, "limit": limit, "error": "EISDIR"})
             raise ToolError(EISDIR_TEXT)
         session = load_session()
-        visible = context.visible_call_ids()
         result = variant.read(
-            data, path, offset, limit, call_id=call_id, session=session, visible_call_ids=visible,
+            data, path, as_line_number(offset), as_line_number(limit), call_id=call_id, session=session,
+            visible_call_ids=context.visible_call_ids(), file_key=abs_path,
         )
         save_session(session)
-        details = result.details.to_dict()
-        # a stub is a miss when the copy it points at was not intact in the model's last input
-        # (metrics.md dedup_stub_misses: only the naive preset can produce one)
-        details["stub_miss"] = bool(
-            details.get("stubbed") and (visible is None or details.get("stub_of_call") not in visible)
-        )
-        context.set_details(call_id, details)
+        context.set_details(call_id, result.details.to_dict())
         if result.is_error:
             raise ToolError(result.text)
         return result.text
