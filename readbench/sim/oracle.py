@@ -8,6 +8,7 @@ to see text through tools before acting (readbench.sim.perception).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,6 +58,15 @@ class TaskOracle:
 
 
 _INHERITED = ("target_file", "test_cmd")  # a step without these uses the task's
+
+
+def _as_dict(step: Any) -> dict[str, Any]:
+    """A step as a dict (the store holds dicts; a dataclass step is accepted too)."""
+    if isinstance(step, dict):
+        return step
+    if dataclasses.is_dataclass(step):
+        return dataclasses.asdict(step)
+    raise ValueError(f"readbench:oracle: a step must be a dict, got {type(step).__name__}")
 
 
 def _text(value: Any) -> str | None:
@@ -157,7 +167,7 @@ def parse_oracle(raw: dict[str, Any] | None) -> TaskOracle:
         raise ValueError("no 'readbench:oracle' in the sample store: readbench/sim-* runs only on readbench tasks")
     if "task_id" not in raw:
         raise ValueError("readbench:oracle: 'task_id' is missing")
-    steps = raw.get("steps") or []
+    steps = [_as_dict(step) for step in raw.get("steps") or []]
     goals = tuple(_goal(step, raw) for step in steps) if steps else (_goal(raw, {}),)
     return TaskOracle(
         task_id=str(raw["task_id"]),

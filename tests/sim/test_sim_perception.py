@@ -95,3 +95,22 @@ def test_goal_rules_for_edits_questions_and_whole_files():
     assert not goal_perceived(parse_oracle({**base, "answer": "8", "target_line": 8}).goals[0], view)
     assert not goal_perceived(parse_oracle({**base, "answer": "7", "target_line": 7, "whole_file": True}).goals[0],
                               view)
+
+
+def test_oracle_steps_inherit_file_and_test_command_and_may_be_dataclasses():
+    from dataclasses import dataclass
+
+    @dataclass
+    class Step:
+        kind: str
+        answer: str
+        target_line: int
+        search_key: str
+
+    oracle = parse_oracle({"task_id": "t", "target_file": "f.py", "test_cmd": "make test", "prompts": ["a", "b"],
+                           "steps": [{"kind": "fix", "old_text": "x", "new_text": "y", "target_line": 3},
+                                     Step("answer", "f.g", 9, "def g(")]})
+    fix, locate = oracle.goals
+    assert (fix.kind, fix.edits, fix.test_cmd, fix.target_file) == ("edit", (("x", "y"),), "make test", "f.py")
+    assert (locate.kind, locate.evidence_text, locate.evidence_line) == ("question", "f.g", 9)
+    assert oracle.epoch == 1 and oracle.prompts == ("a", "b")
