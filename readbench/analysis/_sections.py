@@ -79,7 +79,8 @@ def arms_section(summaries: tuple[ArmSummary, ...], multi_model: bool) -> list[B
     return [
         Heading(2, "Arms"),
         Table(_effort_header(cols) + ("errored", "limit-hit"), rows,
-              caption="n = samples in the denominator (tasks × epochs); clusters = source repositories. "
+              caption="n = samples in the denominator (tasks × epochs); clusters = source repositories (tasks when "
+                      "there is one repository). "
                       "Errored and limit-hit samples count as failures. Means over samples with metrics; "
                       "input tokens: median."),
     ]
@@ -136,9 +137,11 @@ def paired_section(comparisons: tuple[PairedComparison, ...], notes: tuple[str, 
         return blocks
     blocks.append(Paragraph(
         "Pairs are the same (task, epoch) in the arm and in the baseline arm of the same model. Intervals: "
-        f"{n_resamples} bootstrap resamples of source repositories (cluster bootstrap; i.i.d. pairs when there is "
-        f"one repository), {seed_text}. McNemar: exact binomial test on discordant pairs, Holm-adjusted across the "
-        "arms compared with one baseline. Tokens and cost: geometric-mean ratio arm / baseline."))
+        f"{n_resamples} bootstrap resamples of clusters (source repositories; tasks when there is one "
+        f"repository), {seed_text}. McNemar: exact binomial test on discordant pairs, Holm-adjusted across the "
+        "arms compared with one baseline. Tokens and cost: geometric-mean ratio arm / baseline. McNemar and Wilcoxon "
+        "treat pairs as independent (they ignore clustering by repository and repeated epochs of a task); the "
+        "bootstrap intervals do not."))
     rows = []
     for c in comparisons:
         m = c.mcnemar

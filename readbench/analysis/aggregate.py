@@ -3,7 +3,10 @@
 Rules (shared/specs/metrics.md "Aggregation"): success rate with CI; paired differences
 against the baseline arm (``stock`` x ``off``, same model) per (task, epoch); medians and
 geometric means for tokens and cost; every table states n (tasks, epochs) and the number of
-clusters (source repositories). Denominators follow `partition.py`: excluded samples leave
+clusters. The cluster unit is the source repository; when the group has a single repository
+it is the task (sample id), so that repeated epochs of one task are never treated as
+independent (anchors.md §5.1 item 2: "cluster by repository and by task template").
+Denominators follow `partition.py`: excluded samples leave
 every denominator, errored and limit-hit samples stay as failures (success = 0). Metric
 summaries use the samples whose metric is present (errored samples have none), and say n.
 """
@@ -24,6 +27,7 @@ __all__ = [
     "PairedComparison",
     "PairedMetric",
     "arm_summaries",
+    "cluster_labels",
     "cost_columns",
     "paired_comparisons",
     "prepare",
@@ -31,6 +35,11 @@ __all__ = [
 
 HEAVY_TAILED_PREFIXES = ("input_tokens", "output_tokens", "peak_context_tokens", "read_tokens", "cost_usd_")
 """Metrics summarised by median / geometric mean and compared by geometric-mean ratio."""
+
+
+def cluster_labels(rows: pd.DataFrame, source: str = "source", task: str = "sample_id") -> pd.Series:
+    """Cluster label per row: the source repository, or the task id when there is one repository."""
+    return rows[source] if rows[source].nunique() > 1 else rows[task]
 
 
 def _is_heavy(column: str) -> bool:
@@ -75,13 +84,13 @@ class ArmSummary:
     n_epochs: int
     """Distinct epochs in the denominator."""
     n_clusters: int
-    """Distinct source repositories in the denominator."""
+    """Clusters in the denominator: source repositories, or tasks when there is one repository."""
     n_errored: int
     """Errored samples (in the denominator as failures)."""
     n_limit_hit: int
     """Limit-hit samples (in the denominator as failures)."""
     success: stats.ProportionEstimate
-    """Success rate; errored samples count as 0; clustered by source."""
+    """Success rate; errored samples count as 0; clustered by `cluster_labels`."""
     metrics: tuple[MetricValue, ...]
     """Summaries of the effort / read / cache metrics, in `summary_columns` order."""
 
@@ -133,7 +142,7 @@ class PairedComparison:
     n_epochs: int
     """Distinct epochs among the pairs."""
     n_clusters: int
-    """Distinct source repositories among the pairs."""
+    """Clusters among the pairs: source repositories, or tasks when there is one repository."""
     n_unmatched: int
     """Samples of either arm with no partner in the other (left out of every paired statistic)."""
     success: stats.PairedDifference
@@ -189,6 +198,7 @@ def prepare(table: pd.DataFrame, exclude=(), baseline: tuple[str, str] = ("stock
 
 def _summarise(rows: pd.DataFrame, columns: list[str], family: str) -> ArmSummary:
     first = rows.iloc[0]
+    clusters = cluster_labels(rows)
     metrics = []
     for col in columns:
         vals = rows[col].dropna().to_numpy(dtype=float)
@@ -198,9 +208,9 @@ def _summarise(rows: pd.DataFrame, columns: list[str], family: str) -> ArmSummar
     return ArmSummary(
         arm=str(first["arm"]), model=str(first["model"]), variant=str(first["variant"]), dcp=str(first["dcp"]),
         family=family, n_tasks=int(rows["sample_id"].nunique()), n_epochs=int(rows["epoch"].nunique()),
-        n_clusters=int(rows["source"].nunique()), n_errored=int((rows["bucket"] == "errored").sum()),
+        n_clusters=int(clusters.nunique()), n_errored=int((rows["bucket"] == "errored").sum()),
         n_limit_hit=int((rows["bucket"] == "limit_hit").sum()),
-        success=stats.success_rate(rows["success01"].to_numpy(), rows["source"].to_numpy()),
+        success=stats.success_rate(rows["success01"].to_numpy(), clusters.to_numpy()),
         metrics=tuple(metrics),
     )
 
@@ -245,7 +255,7 @@ def arm_summaries(
 
 
 def _pair_metric(col: str, merged: pd.DataFrame, rng, n_resamples: int) -> PairedMetric | None:
-    t, b, clusters = merged[f"{col}_t"], merged[f"{col}_b"], merged["source_t"]
+    t, b, clusters = merged[f"{col}_t"], merged[f"{col}_b"], merged["cluster"]
     ok = t.notna() & b.notna()
     if not ok.any():
         return None
@@ -317,7 +327,8 @@ def paired_comparisons(
             if merged.empty:
                 notes.append(f"Arm {arm} shares no (task, epoch) with its baseline: no paired comparison.")
                 continue
-            clusters = merged["source_t"]
+            merged["cluster"] = cluster_labels(merged, source="source_t")
+            clusters = merged["cluster"]
             success = stats.paired_difference(merged["success01_t"], merged["success01_b"], clusters,
                                               rng=rng, n_resamples=n_resamples)
             mcn = stats.mcnemar_exact(merged["success01_t"], merged["success01_b"])

@@ -88,3 +88,13 @@ def test_package_exports_are_lazy():
     assert analysis.render_report.__module__ == "readbench.analysis.report"
     with pytest.raises(AttributeError, match="has no attribute 'nope'"):
         analysis.nope  # noqa: B018
+
+
+def test_single_repository_clusters_by_task_so_epochs_are_not_independent():
+    # one repo, 2 tasks x 3 epochs, outcome constant within task: t1 always 1, t2 always 0.
+    rows = [_row("stock", "off", f"repo/t/{t}", 1.0 if t == 1 else 0.0, epoch=e) for t in (1, 2) for e in (1, 2, 3)]
+    s = arm_summaries(synthetic_table(rows))[0]
+    assert (s.n_tasks, s.n_epochs, s.n_clusters) == (2, 3, 2)
+    assert s.success.method == "wilson-design-effect"
+    # e = +-0.5, sum e^2 = 1.5, se_clt^2 = 1.5/30 = 0.05; task sums +-1.5 -> cross = 4.5 - 1.5 = 3 -> +3/36
+    assert s.success.design_effect == pytest.approx((0.05 + 3 / 36) / 0.05, rel=1e-12)

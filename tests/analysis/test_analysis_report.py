@@ -75,10 +75,11 @@ def test_arm_table_rows_are_hand_computed(report):
 
 def test_family_rows_grouped(report):
     _, text = report
-    # locate: stock 1/2 -> Wilson(1,2) = [9.5%, 90.5%]; B 2/2 -> Wilson(2,2) = [34.2%, 100.0%]
+    # locate: stock 1/2 -> Wilson(1,2) = [9.5%, 90.5%]; B 2/2 -> Wilson(2,2) = [34.2%, 100.0%].
+    # One repository per family -> the clusters are the 2 tasks (singletons: design effect 1).
     assert "| **family: locate** |" in text
-    assert "| stock × off | 2 (2×1) | 1 | 50.0% | [9.5%, 90.5%] | 15.00 | 1,500 | 6.00 | 0.250 |" in text
-    assert "| B × pi-dcp | 2 (2×1) | 1 | 100.0% | [34.2%, 100.0%] | 7.50 | 750 | 3.00 | 0.100 |" in text
+    assert "| stock × off | 2 (2×1) | 2 | 50.0% | [9.5%, 90.5%] | 15.00 | 1,500 | 6.00 | 0.250 |" in text
+    assert "| B × pi-dcp | 2 (2×1) | 2 | 100.0% | [34.2%, 100.0%] | 7.50 | 750 | 3.00 | 0.100 |" in text
 
 
 def test_cache_table_puts_footer_estimate_next_to_real_delta(report):
