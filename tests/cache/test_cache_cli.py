@@ -1,0 +1,89 @@
+"""`readbench cache simulate|models` (request format: readbench/cache/jsonl.py)."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from readbench.cache._cli import cache_group
+
+
+def _write(tmp_path, lines):
+    p = tmp_path / "requests.jsonl"
+    p.write_text("\n".join(json.dumps(x) if not isinstance(x, str) else x for x in lines) + "\n")
+    return str(p)
+
+
+HEAD = [{"kind": "tool_def", "id": "tools", "tokens": 1000}, {"kind": "system", "id": "sys", "tokens": 2000}, {"kind": "text", "id": "task", "tokens": 500}]
+TURN = [{"kind": "tool_use", "id": "use1", "tokens": 100}, {"kind": "tool_result", "id": "res1", "tokens": 400}]
+
+
+def test_simulate_prints_per_request_table_and_totals(tmp_path):
+    path = _write(tmp_path, [
+        {"ts_start": 0, "ts_first_token": 1, "output_tokens": 200, "blocks": HEAD},
+        {"ts_start": 10, "ts_first_token": 11, "output_tokens": 150, "blocks": HEAD + TURN},
+    ])
+    res = CliRunner().invoke(cache_group, ["simulate", path, "--model", "claude-sonnet-5"])
+    assert res.exit_code == 0, res.output
+    # R0: 3,500 x 2.50 + 200 x 10 = 10,750 -> 0.010750; R1: 3,500 x 0.20 + 500 x 2.50 + 150 x 10 = 3,450.
+    assert res.output == (
+        "cache model anthropic-5m, model claude-sonnet-5, prices as of 2026-11-29\n"
+        "   #      input       read      write   uncached   output     cost_usd\n"
+        "   0       3500          0       3500          0      200     0.010750\n"
+        "   1       4000       3500        500          0      150     0.003450\n"
+        " all       7500       3500       4000          0      350     0.014200\n"
+        "cache-read ratio 0.4667\n"
+    )
+
+
+def test_simulate_json_and_explicit_breakpoints(tmp_path):
+    path = _write(tmp_path, [
+        {"ts_start": 0, "ts_first_token": 1, "output_tokens": 0, "blocks": HEAD, "breakpoints": [1]},
+        {"ts_start": 10, "ts_first_token": 11, "output_tokens": 0, "blocks": HEAD + TURN, "breakpoints": [1]},
+    ])
+    res = CliRunner().invoke(cache_group, ["simulate", path, "--model", "claude-sonnet-5", "--json"])
+    assert res.exit_code == 0, res.output
+    d = json.loads(res.output)
+    # Only the system breakpoint (3,000 tokens) is marked: the task and the turn stay uncached.
+    assert [(r["cache_read_tokens"], r["cache_write_tokens"], r["uncached_input_tokens"]) for r in d["requests"]] == [(0, 3000, 500), (3000, 0, 1000)]
+    assert d["cache_model"] == "anthropic-5m" and d["prices_as_of"] == "2026-11-29"
+
+
+def test_simulate_messages_format_counts_text(tmp_path):
+    msgs = [{"role": "system", "content": " ".join(["agent"] * 10)}, {"role": "user", "content": "hello world"}]
+    path = _write(tmp_path, [{"ts_start": 0, "ts_first_token": 1, "output_tokens": 5, "messages": msgs}])
+    res = CliRunner().invoke(cache_group, ["simulate", path, "--model", "gpt-5", "--json"])
+    assert res.exit_code == 0, res.output
+    # "agent agent ... agent" (10 words) = 10 tokens + "hello world" = 2 tokens, below gpt-5's 1,024 minimum.
+    assert json.loads(res.output)["requests"][0]["uncached_input_tokens"] == 12
+
+
+def test_bad_inputs_exit_2_naming_them(tmp_path):
+    ok = _write(tmp_path, [{"ts_start": 0, "ts_first_token": 1, "output_tokens": 0, "blocks": HEAD}])
+    r = CliRunner().invoke(cache_group, ["simulate", ok, "--model", "claude-9"])
+    assert r.exit_code == 2 and "unknown model 'claude-9'" in r.output
+    r = CliRunner().invoke(cache_group, ["simulate", ok, "--model", "gpt-5", "--cache-model", "anthropic-5m"])
+    assert r.exit_code == 2 and "model 'gpt-5' is priced under the openai family" in r.output
+    r = CliRunner().invoke(cache_group, ["simulate", ok, "--model", "gpt-5", "--placement", "pi"])
+    assert r.exit_code == 2 and "--placement applies to anthropic-5m/anthropic-1h, not 'openai'" in r.output
+    bad = _write(tmp_path, [{"ts_start": 0, "ts_first_token": 1, "output_tokens": 0, "blocks": HEAD}, "{not json"])
+    r = CliRunner().invoke(cache_group, ["simulate", bad, "--model", "gpt-5"])
+    assert r.exit_code == 2 and "requests.jsonl:2: invalid JSON" in r.output
+    missing = _write(tmp_path, [{"ts_start": 0, "output_tokens": 0, "blocks": HEAD}])
+    r = CliRunner().invoke(cache_group, ["simulate", missing, "--model", "gpt-5"])
+    assert r.exit_code == 2 and "requests.jsonl:1: missing field 'ts_first_token'" in r.output
+    nokind = _write(tmp_path, [{"ts_start": 0, "ts_first_token": 0, "output_tokens": 0, "blocks": [{"kind": "video", "id": "v", "tokens": 1}]}])
+    r = CliRunner().invoke(cache_group, ["simulate", nokind, "--model", "gpt-5"])
+    assert r.exit_code == 2 and "requests.jsonl:1: block 0: kind 'video' not in" in r.output
+    r = CliRunner().invoke(cache_group, ["simulate", str(tmp_path / "nope.jsonl"), "--model", "gpt-5"])
+    assert r.exit_code == 2 and "cannot read" in r.output and "nope.jsonl" in r.output
+
+
+def test_models_lists_cache_models_and_dated_prices():
+    r = CliRunner().invoke(cache_group, ["models"])
+    assert r.exit_code == 0
+    lines = r.output.splitlines()
+    assert "  anthropic-5m     family=anthropic  default=claude-sonnet-5.5" in lines
+    assert any(line.startswith("  claude-sonnet-5 ") and line.endswith("2026-11-29") for line in lines)
+    assert any(line.startswith("  gpt-5.5 ") and line.endswith("(unpriced)") for line in lines)

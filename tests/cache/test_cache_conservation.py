@@ -1,0 +1,69 @@
+"""Conservation and sanity properties for every cache model (caching.md §8.4 item 6)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from rb_cache_helpers import blk, req
+
+from readbench.cache.simulate import simulate
+
+CASES = [
+    ("anthropic-5m", "claude-sonnet-5"),
+    ("anthropic-1h", "claude-haiku-5.5"),
+    ("openai", "gpt-5"),
+    ("openai", "gpt-5.6-terra"),
+    ("gemini-implicit", "gemini-2.5-flash"),
+    ("deepseek", "deepseek-flash"),
+    ("none", "claude-sonnet-5"),
+]
+
+KINDS = ["text", "tool_use", "tool_result", "thinking", "system", "tool_def"]
+
+block_st = st.builds(
+    lambda label, tokens, kind: blk(f"b{label}", tokens, kind),
+    st.integers(0, 30),
+    st.integers(0, 3000),
+    st.sampled_from(KINDS),
+)
+
+step_st = st.tuples(
+    st.integers(0, 40),  # how many blocks of the previous request to keep
+    st.lists(block_st, max_size=6),  # new blocks appended
+    st.floats(0, 2000, allow_nan=False),  # gap to the previous start (s)
+    st.floats(0, 120, allow_nan=False),  # time to first token (s)
+    st.integers(0, 5000),  # output tokens
+)
+
+
+def _requests(steps):
+    out, prev, t = [], [], 0.0
+    for keep, new, gap, ttft, output in steps:
+        blocks = prev[:keep] + new
+        t += gap
+        out.append(req(blocks, t, first=t + ttft, out=output))
+        prev = blocks
+    return out
+
+
+@pytest.mark.parametrize(("cache_model", "model"), CASES)
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(steps=st.lists(step_st, min_size=1, max_size=12))
+def test_read_write_uncached_sum_to_the_input_of_every_request(cache_model, model, steps):
+    requests = _requests(steps)
+    res = simulate(requests, cache_model, model)
+    seen_max = 0
+    for r, q in zip(res.requests, requests):
+        total = sum(b.tokens for b in q.blocks)
+        assert r.input_tokens == total
+        assert r.cache_read_tokens + r.cache_write_tokens + r.uncached_input_tokens == total
+        assert min(r.cache_read_tokens, r.cache_write_tokens, r.uncached_input_tokens) >= 0
+        # A read never exceeds the largest earlier prompt (DeepSeek's end-of-output units also
+        # cover the previous output, so there only the request's own size bounds it).
+        bound = total if cache_model == "deepseek" else min(total, seen_max)
+        assert r.cache_read_tokens <= bound
+        assert r.cost_usd >= 0
+        seen_max = max(seen_max, total)
+    assert res.requests[0].cache_read_tokens == 0
+    assert 0.0 <= res.cache_read_ratio <= 1.0
