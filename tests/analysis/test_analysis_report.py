@@ -130,6 +130,8 @@ def test_html_is_self_contained_and_figures_written(report):
     assert html.startswith("<!doctype html>")
     assert "src=\"data:image/png;base64," in html and "success.png" not in html.split("<body>")[1].split("alt=")[0]
     assert "<td>[15.0%, 85.0%]</td>" in html
+    assert '<tr class="group"><td colspan="9">family: edit</td></tr>' in html
+    assert "<script" not in html and "http" not in html.split("<body>")[1]  # nothing fetched
     for name in ("success.png", "token_ratio.png", "cost.png"):
         assert (md.parent / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert f"![" in text and f"]({name})" in text
