@@ -13,7 +13,7 @@ summaries use the samples whose metric is present (errored samples have none), a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -345,8 +345,6 @@ def paired_comparisons(
             ))
         adjusted = stats.holm_adjust([c.mcnemar.p_value for c in comparisons[first_index:]])
         pending += list(zip(range(first_index, len(comparisons)), adjusted))
-    from dataclasses import replace
-
     for i, p in pending:
         comparisons[i] = replace(comparisons[i], mcnemar_p_holm=p)
     return tuple(comparisons), tuple(notes)
