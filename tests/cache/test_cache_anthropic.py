@@ -171,3 +171,9 @@ def test_more_than_four_breakpoints_is_rejected_like_the_api():
 def test_unknown_placement_is_rejected():
     with pytest.raises(ValueError, match="unknown placement 'everywhere'"):
         simulate([req(agent_turns(0), 0.0)], "anthropic-5m", SONNET5, placement="everywhere")
+
+
+def test_a_breakpoint_on_a_thinking_block_is_rejected():
+    blocks = [blk("s", 2000, "system"), blk("th", 50, "thinking")]
+    with pytest.raises(ValueError, match="breakpoint 1 is on a thinking block, which cannot carry cache_control"):
+        simulate([req(blocks, 0.0, breakpoints=(1,))], "anthropic-5m", SONNET5)

@@ -14,17 +14,20 @@ Rules (shared/specs/caching.md §1, algorithm §8.2):
   uncached = total - C (the mixed-TTL rule of §1.3 with B = A or C).
 
 Breakpoint placement (`placement`):
-- "pi" (default): what pi's Anthropic client sends, read in `@earendil-works/pi-ai` 0.84.1,
+- "pi" (default): what pi's Anthropic client sends, read in `@earendil-works/pi-ai` 0.84.1
+  (`npm pack @earendil-works/pi-ai@0.84.1`, tarball sha256 6ab68918...a430c73), file
   `package/dist/api/anthropic-messages.js` (§9):
-  * last tool definition: `convertTools`, lines 995-1021 (`cache_control` when
-    `index === tools.length - 1`, line 1019; passed only when
-    `compat.supportsCacheControlOnTools`, line 756);
-  * the system prompt text block: `buildParams`, lines 741-749 (non-OAuth; with an OAuth
-    token both the identity block and the prompt block are marked, lines 722-739);
+  * the last tool definition: `convertTools`, lines 995-1022, marks `index === tools.length - 1`
+    (line 1019); `buildParams` passes the marker only for the immediate tools and only when
+    `compat.supportsCacheControlOnTools` (line 756; deferred tools follow unmarked, line 757);
+  * the system prompt text block: `buildParams`, lines 740-749 (without OAuth; with an OAuth
+    token both the Claude Code identity block and the prompt block are marked, lines 723-739);
   * the last block of the last message when that message has role user and the block is
-    text, image or tool_result: `convertMessages`, lines 968-988 (consecutive tool results
-    are merged into one user message, lines 948-966, so this is the newest tool_result).
-  The TTL comes from `getCacheControl`, lines 27-38: "short" (default) = 5 min, "long" = 1 h.
+    text, image or tool_result (a string content becomes one marked text block):
+    `convertMessages`, lines 968-989. Consecutive tool results are merged into one user message
+    (lines 948-966), so in a tool loop this is the newest tool_result.
+  The TTL comes from `getCacheControl`, lines 27-37: retention "short" (default) = 5 min,
+  "long" = `ttl: "1h"` where supported, "none" = no markers (`resolveCacheRetention`, 18-26).
   Our system tier may hold several system blocks (one per inspect system message); "pi" marks
   the last one, as pi sends one system block.
 - "automatic": top-level automatic caching, one breakpoint on the last cacheable block
@@ -151,6 +154,8 @@ class AnthropicCache:
         for i in out:
             if not 0 <= i < len(blocks):
                 raise ValueError(f"breakpoint {i} outside the request's {len(blocks)} blocks")
+            if blocks[i].kind in _UNCACHEABLE_KINDS:
+                raise ValueError(f"breakpoint {i} is on a {blocks[i].kind} block, which cannot carry cache_control (§1.1)")
         return tuple(sorted(out))
 
     def bill(self, prep: PreparedRequest, store: CacheStore) -> Usage:
