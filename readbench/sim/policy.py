@@ -92,6 +92,8 @@ def decide(exs: list[Exchange], user_messages: int, goals: tuple[Goal, ...], pro
                      default_limit=default_read_limit)
     ctx = _Ctx(goal, profile, draws, mem, tools, view, by_id)
     action = _dispatch(ctx)
+    if action.function is not None and action.function not in tools:
+        action = _finish(ctx, f"gave_up:no_{action.function}_tool")  # only offered tools are called
     if action.function is not None:
         ctx.step.actions += 1
     return action

@@ -88,7 +88,7 @@ class SimAgentAPI(ModelAPI):
         Raises:
             ValueError: the sample store has no readbench oracle.
         """
-        return generate_in_store(store(), self.model_name, self._overrides, input, tools)
+        return generate_in_store(store(), self.model_name, self._overrides, input, tools, tool_choice)
 
 
 def _load_memory(st: Store, model_name: str, oracle: TaskOracle) -> SimMemory:
@@ -100,7 +100,7 @@ def _load_memory(st: Store, model_name: str, oracle: TaskOracle) -> SimMemory:
 
 
 def generate_in_store(st: Store, model_name: str, overrides: dict[str, Any], input: list[ChatMessage],
-                      tools: list[ToolInfo]) -> ModelOutput:
+                      tools: list[ToolInfo], tool_choice: ToolChoice = "auto") -> ModelOutput:
     """The provider's work on an explicit store (pure apart from ``st``; used by tests and tools).
 
     Args:
@@ -109,6 +109,7 @@ def generate_in_store(st: Store, model_name: str, overrides: dict[str, Any], inp
         overrides: validated knob overrides.
         input: the message list of this call (already projected by the loop).
         tools: the tools offered in this call.
+        tool_choice: inspect's tool choice; ``"none"`` means no tool may be called.
     """
     oracle = parse_oracle(st.get(ORACLE_KEY))
     mem = _load_memory(st, model_name, oracle)
@@ -132,7 +133,7 @@ def generate_in_store(st: Store, model_name: str, overrides: dict[str, Any], inp
         return ModelOutput(model=model_name, choices=[choice],
                            usage=ModelUsage(input_tokens=prompt, output_tokens=0, total_tokens=prompt),
                            metadata={**times.metadata(), **meta, "context_overflow": True})
-    tool_names = frozenset(t.name for t in tools)
+    tool_names = frozenset() if tool_choice == "none" else frozenset(t.name for t in tools)
     read_limit = next((default_read_limit(t.description) for t in tools if t.name == "read"), None)
     action = decide(exchanges(input), users, oracle.goals, profile, draws, mem, tool_names, read_limit)
     low, high = profile.think_tokens

@@ -173,3 +173,15 @@ def test_multi_prompt_second_question_on_an_unchanged_file_needs_no_read():
     trace = run_session("sim-pager", task, _ws())
     assert trace.reads() == [(None, None)]
     assert [o.message.text.splitlines()[-1] for o in trace.outputs[1:]] == ["ANSWER: a", "ANSWER: b"]
+
+
+def test_only_offered_tools_are_called():
+    from sim_harness import tool_infos
+
+    no_grep = run_session("sim-diligent", FIX2, _ws(), overrides={"p_grep_first": 1, "p_verify_reread": 0},
+                          tools=tool_infos("stock", ("read", "bash", "edit", "write")))
+    assert no_grep.tool_calls()[0] == ("bash", {"command": "grep -n -F -e 'row 04500' -- big.py"})
+    assert [f for f, _ in no_grep.tool_calls()][1:] == ["read", "edit", "bash"]
+    no_edit = run_session("sim-pager", FIX, _ws(), tools=tool_infos("stock", ("read", "bash")))
+    assert [f for f, _ in no_edit.tool_calls()] == ["read", "read", "read"]
+    assert no_edit.outputs[-1].message.text.startswith("I could not complete this (no edit tool).")
