@@ -20,6 +20,8 @@ One JSON object per line, one request per line, in start-time order:
     ToolInfo JSON objects; rendered exactly as for the live benchmark (adapter.py).
 - `breakpoints` (optional): explicit cache breakpoints as 0-based block indices (blocks
   format only); without them the cache model places its own (pi's placement for Anthropic).
+  Only `anthropic-5m`/`anthropic-1h` and GPT-5.6+ models under `openai` use them; the
+  automatic cache models (openai <= 5.5, gemini-implicit, deepseek) and `none` ignore them.
 Blank lines are skipped.
 """
 

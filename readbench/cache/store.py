@@ -53,11 +53,6 @@ class CacheStore:
             return None
         return e
 
-    def contains(self, key: bytes, now_seconds: float) -> bool:
-        """True if an unexpired entry exists under `key`, readable yet or not."""
-        e = self._entries.get(key)
-        return e is not None and e.expires_at_seconds > now_seconds
-
     def put(
         self,
         key: bytes,
