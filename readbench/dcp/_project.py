@@ -7,16 +7,19 @@ from typing import Any
 
 from inspect_ai.model import ChatMessage
 
+from readbench.dcp._cache import DEFAULT_CACHE, ProjectionCache
+from readbench.dcp._fast_pidcp import ObsSeq, PiSeq
 from readbench.dcp._params import ObsMaskParams, PiDcpParams, SisterParams
-from readbench.dcp._pidcp import run_pi_dcp
-from readbench.dcp._pressure import effective_band
+from readbench.dcp._pidcp import _ENABLED, run_pi_dcp
+from readbench.dcp._pidcp_run import STRATEGY_NAMES
+from readbench.dcp._pressure import MINIMUM_BAND, band_at_least, compute_band, effective_band, footer_text
 from readbench.dcp._sister import run_sister
-from readbench.dcp._types import ContextUsage, DcpState, Projection, ProjectionStats
+from readbench.dcp._types import ContextUsage, DcpState, GateInfo, Projection, ProjectionStats
 from readbench.dcp._view import PiView, text_chars
 from readbench.dcp.configs import DcpConfig, get_config
 from readbench.dcp.strategies import obs_mask
 
-__all__ = ["project", "prefix_break_index"]
+__all__ = ["project", "project_reference", "prefix_break_index"]
 
 
 def project(
@@ -26,6 +29,7 @@ def project(
     state: DcpState | None = None,
     usage: ContextUsage | None = None,
     cwd: str | None = None,
+    cache: ProjectionCache | None = None,
 ) -> Projection:
     """Prune `messages` for one model call; never mutates the input list or its messages.
 
@@ -45,22 +49,114 @@ def project(
         The agent's working directory (pi: `ctx.cwd`), used to make relative tool paths
         absolute for file protection, frontier pins and file-op supersession. None = the
         configuration's `cwd` parameter (default None: relative paths are only normalised).
+    cache
+        Incremental state reused across calls on a growing history (`ProjectionCache`, see
+        `readbench.dcp._cache` for its contract: messages are not mutated in place). None = a
+        bounded module-level cache. It never changes the result: the output equals
+        `project_reference` on the same arguments.
 
     Returns
     -------
     Projection
         `messages`: same length and order; replaced messages are `model_copy` copies keeping
-        their ids, untouched ones are the input objects. `stats`: see `ProjectionStats`.
-        `state`: the state to pass to the next call.
+        their ids (possibly the same copies as on an earlier call), untouched ones are the
+        input objects. `stats`: see `ProjectionStats`. `state`: the state to pass to the next call.
 
     Raises
     ------
     ValueError
         Bad `config` (see `get_config`).
     """
+    cfg = _resolve(config, cwd)
+    state = state if state is not None else DcpState()
+    cache = cache if cache is not None else DEFAULT_CACHE
+    ratio = usage.ratio if usage is not None else None
+    if cfg.params is None:
+        return _projection(cfg, list(messages), (), ratio=ratio, state=state)
+    if not messages:
+        return project_reference(messages, cfg, state=state, usage=usage)
+    params = cfg.params
+    if isinstance(params, PiDcpParams):
+        band, ratio = compute_band(params, usage)
+        ran = tuple(
+            name for name in STRATEGY_NAMES
+            if getattr(params, _ENABLED[name]) and band_at_least(band, MINIMUM_BAND[name])
+        )
+        if "supersedeWrites" not in ran:
+            seq = cache.sequence("pi-dcp", params, messages, lambda: PiSeq(params))
+            if seq.ok:
+                out = seq.run(ran)
+                return _projection(
+                    cfg, out.messages, out.changed,
+                    pruned={k: out.pruned[k] for k in ran},
+                    skipped={k: dict(out.skipped[k]) for k in ran},
+                    saved=out.tokens_saved, footer=footer_text(out.tokens_saved, band, params.debug),
+                    band=band, eff=effective_band(band), ratio=ratio, state=state,
+                )
+    elif isinstance(params, ObsMaskParams):
+        seq_o = cache.sequence("obs-mask", params, messages, lambda: ObsSeq(params))
+        replaced, saved = seq_o.run()
+        return _projection(
+            cfg, seq_o.output(messages, replaced), [seq_o.index[p] for p, _ in replaced],
+            pruned={obs_mask.STRATEGY_ID: len(replaced)}, saved=saved, ratio=ratio, state=state,
+        )
+    return project_reference(messages, cfg, state=state, usage=usage)
+
+
+def _resolve(config: DcpConfig | str | dict[str, Any], cwd: str | None) -> DcpConfig:
     cfg = get_config(config)
     if cwd is not None and cfg.params is not None and hasattr(cfg.params, "cwd"):
         cfg = dataclasses.replace(cfg, params=dataclasses.replace(cfg.params, cwd=cwd))
+    return cfg
+
+
+def _projection(
+    cfg: DcpConfig,
+    out: list[ChatMessage],
+    changed: Any,
+    *,
+    pruned: dict[str, int] | None = None,
+    skipped: dict[str, dict[str, int]] | None = None,
+    newly: dict[str, int] | None = None,
+    saved: int = 0,
+    footer: str | None = None,
+    band: str | None = None,
+    eff: str | None = None,
+    ratio: float | None = None,
+    gate: GateInfo | None = None,
+    state: DcpState,
+) -> Projection:
+    changed = tuple(changed)
+    stats = ProjectionStats(
+        config=cfg.name,
+        family=cfg.family,
+        pruned=pruned if pruned is not None else {},
+        skipped=skipped if skipped is not None else {},
+        newly_pruned=newly if newly is not None else {},
+        footer_tokens_saved=saved,
+        footer_text=footer,
+        earliest_changed_index=changed[0] if changed else None,
+        changed_indices=changed,
+        band=band,
+        effective_band=eff,
+        usage_ratio=ratio,
+        gate=gate,
+    )
+    return Projection(out, stats, state)
+
+
+def project_reference(
+    messages: list[ChatMessage],
+    config: DcpConfig | str | dict[str, Any],
+    *,
+    state: DcpState | None = None,
+    usage: ContextUsage | None = None,
+    cwd: str | None = None,
+) -> Projection:
+    """`project` recomputed from scratch on this call alone (no cache): the straightforward
+    implementation of the specs, the oracle the cached path is tested against, and the path
+    `project` takes for histories the fast path does not cover (see `_fast_pidcp`)."""
+    cfg = _resolve(config, cwd)
     state = state if state is not None else DcpState()
     view = PiView(messages)
     pruned: dict[str, int] = {}
@@ -87,22 +183,10 @@ def project(
         pruned = {obs_mask.STRATEGY_ID: len(masked)}
         saved = sum(text_chars(view.original(p).content) // 4 for p in masked)
     changed = tuple(view.index[p] for p in view.changed_positions())
-    stats = ProjectionStats(
-        config=cfg.name,
-        family=cfg.family,
-        pruned=pruned,
-        skipped=skipped,
-        newly_pruned=newly,
-        footer_tokens_saved=saved,
-        footer_text=footer,
-        earliest_changed_index=changed[0] if changed else None,
-        changed_indices=changed,
-        band=band,
-        effective_band=eff,
-        usage_ratio=ratio,
-        gate=gate,
+    return _projection(
+        cfg, view.output(), changed, pruned=pruned, skipped=skipped, newly=newly, saved=saved, footer=footer,
+        band=band, eff=eff, ratio=ratio, gate=gate, state=new_state,
     )
-    return Projection(view.output(), stats, new_state)
 
 
 def _same(a: ChatMessage, b: ChatMessage) -> bool:

@@ -1,0 +1,407 @@
+"""Incremental pi-dcp and observation masking for a growing history (same results as
+`readbench.dcp._pidcp.run_pi_dcp` and `strategies.obs_mask.apply`).
+
+pi-dcp is stateless (shared/specs/dcp.md §1): each call's decisions follow from the whole
+history. Most of what they depend on is a fact of one message, or of one message and those
+before it, and is computed once per history position (`PiSeq.add`):
+- step segmentation (dcp.md §1) except its tail: a decision that looked past the end of the
+  list ("does execution follow?") is redone on the next call from `seg_restart`;
+- per tool result: name, arguments, dedup signature (§2.1), static tool/file protection (§4),
+  error flag, placeholder flag, size, token estimate;
+- "a later result has the same signature" (dedup keeps the newest, §2.1), which can only turn
+  from false to true as results are appended;
+- the frontier pins (§4), which only move forward.
+Per call, one loop over the tool results combines them with turn ages, step ages and the
+protection windows, exactly as `ProtectionPolicy.get` and the three default strategies do.
+
+Fast only for well-formed histories: every tool-call id appears once across assistant messages,
+and every tool result answers a call made earlier that no earlier result answered. Otherwise
+(`PiSeq.ok` False) and whenever supersedeWrites would run, the caller uses the straightforward
+implementation.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right, insort
+from typing import Any
+
+from inspect_ai.model import ChatMessage
+
+from readbench.dcp._js import glob_to_regex
+from readbench.dcp._params import ObsMaskParams, PiDcpParams
+from readbench.dcp._pidcp_run import STRATEGY_NAMES, is_dcp_placeholder
+from readbench.dcp._protection import _path_info, _plan_like, is_verification_command, verification_outcome
+from readbench.dcp._seq import SeqBase, text_only
+from readbench.dcp._view import blocks, calls_of
+from readbench.dcp.strategies import obs_mask
+from readbench.dcp.strategies.deduplicate import PLACEHOLDER as DEDUP_PLACEHOLDER
+from readbench.dcp.strategies.deduplicate import signature
+from readbench.dcp.strategies.output_replace import placeholder as obr_placeholder
+from readbench.dcp.strategies.purge_errors import PREFIX as PURGE_PREFIX
+from readbench.dcp.strategies.purge_errors import first_line
+
+__all__ = ["PiSeq", "PiFastOutcome", "ObsSeq"]
+
+_ENABLED = {
+    "deduplicate": "deduplicate",
+    "purgeErrors": "purge_errors",
+    "supersedeWrites": "supersede_writes",
+    "outputBodyReplace": "output_body_replace",
+}
+
+
+class PiFastOutcome:
+    """Counters and replacements of one fast pi-dcp call (fields as in `PiDcpRun`)."""
+
+    def __init__(self, pruned: dict[str, int], skipped: dict[str, dict[str, int]], tokens_saved: int,
+                 messages: list[ChatMessage], changed: tuple[int, ...]) -> None:
+        self.pruned = pruned
+        self.skipped = skipped
+        self.tokens_saved = tokens_saved
+        self.messages = messages
+        """Output list (input indices)."""
+        self.changed = changed
+        """Input indices of replaced messages, ascending."""
+
+
+class PiSeq(SeqBase):
+    """pi-dcp columns of one growing history under fixed `PiDcpParams`."""
+
+    def __init__(self, params: PiDcpParams) -> None:
+        super().__init__()
+        self.params = params
+        self.ok = True
+        self.globs = [glob_to_regex(g.strip().replace("\\", "/")) for g in params.protected_file_patterns if g.strip()]
+        # per view position
+        self.call_ids: list[frozenset[str] | None] = []
+        self.text_only: list[bool] = []
+        self.rcid: list[str | None] = []
+        self.step_idx: list[int] = []
+        # segmentation
+        self.steps: list[tuple[int, int]] = []
+        self.step_starts: list[int] = []
+        self.seg_restart = 0
+        # calls: id -> (function, arguments, path info)
+        self.calls: dict[str, tuple[str, Any, Any]] = {}
+        self.answered: set[str] = set()
+        # per result ordinal
+        self.r_cid: list[str] = []
+        self.r_name: list[str] = []
+        self.r_args: list[Any] = []
+        self.r_static: list[bool] = []
+        self.r_err: list[bool] = []
+        self.r_ph: list[bool] = []
+        self.r_size: list[int] = []
+        self.r_dup_later: list[bool] = []
+        self.r_summary: list[tuple[int, str] | None] = []
+        self.last_sig: dict[str, int] = {}
+        # frontier pins (dcp.md §4)
+        self.modified: set[str] = set()
+        self.read_of_modified: dict[str, str] = {}
+        self.plan_reads: dict[str, str] = {}
+        self.failing: str | None = None
+        self.passing: str | None = None
+        # incremental evaluation (run)
+        self.r_ord: dict[str, int] = {}
+        self.dirty: set[int] = set()
+        self.key: tuple[Any, ...] | None = None
+        self.pins: set[str] = set()
+        self.outcomes: list[tuple[tuple[tuple[str, str], ...], int, ChatMessage | None] | None] = []
+        self.counts: dict[tuple[str, str], int] = {
+            (name, r): 0 for name in STRATEGY_NAMES for r in ("pruned", "protected", "recent", "other")}
+        self.saved = 0
+        self.out: list[ChatMessage] = []
+        self.changed: list[int] = []
+
+    def add(self, pos: int, msg: ChatMessage, role: str) -> None:
+        """Record the message at view position `pos` (see the module docstring)."""
+        self.step_idx.append(-1)
+        if role != "assistant":
+            self.call_ids.append(None)
+            self.text_only.append(False)
+        if role == "user":
+            self.rcid.append(None)
+            return
+        p = self.params
+        if role == "assistant":
+            self.rcid.append(None)
+            calls = calls_of(msg)
+            ids = frozenset(c.id for c in calls)
+            self.call_ids.append(ids if calls else None)
+            self.text_only.append(text_only(msg))
+            if len(ids) != len(calls):
+                self.ok = False
+            for c in calls:
+                if c.id in self.calls:
+                    self.ok = False
+                info = _path_info(c.arguments, p.cwd)
+                self.calls[c.id] = (c.function, c.arguments, info)
+                if c.function in ("write", "edit") and info and info.primary:
+                    self.modified.add(info.primary)
+            return
+        cid = msg.tool_call_id
+        self.rcid.append(cid)
+        if cid is None or cid not in self.calls or cid in self.answered:
+            self.ok = False
+            cid = cid or ""
+        self.answered.add(cid)
+        function, args, info = self.calls.get(cid, ("", None, None))
+        name = msg.function or function
+        err = msg.error is not None
+        k = len(self.r_cid)
+        self.r_cid.append(cid)
+        self.r_name.append(name)
+        self.r_args.append(args)
+        file = info is not None and any(g.fullmatch(c) for g in self.globs for c in info.candidates)
+        self.r_static.append(name in p.protected_tools or file)
+        self.r_err.append(err)
+        self.r_ph.append(is_dcp_placeholder(msg.content))
+        images = sum(1 for kind, _ in blocks(msg.content) if kind == "image")
+        self.r_size.append(self.r_chars[k] + images * (p.min_chars + 1))
+        self.r_dup_later.append(False)
+        self.r_summary.append(None)
+        self.outcomes.append(None)
+        self.r_ord[cid] = k
+        if p.deduplicate and args is not None:
+            sig = signature(name, args)
+            prev = self.last_sig.get(sig)
+            if prev is not None:
+                self.r_dup_later[prev] = True
+                self.dirty.add(prev)
+            self.last_sig[sig] = k
+        if name == "read" and info and info.primary in self.modified:
+            self.read_of_modified[info.primary] = cid
+        if name == "read" and info and info.primary and _plan_like(info):
+            self.plan_reads[info.primary] = cid
+        if name == "bash" and isinstance(args, dict) and is_verification_command(args.get("command")):
+            if verification_outcome(msg.content, err) == "fail":
+                self.failing = cid
+            else:
+                self.passing = cid
+
+    # -- step segmentation (readbench.dcp._ages.segment_steps, redone from seg_restart) --
+
+    def _progress(self, p: int) -> tuple[bool, bool]:
+        """(`_progress(p)`, whether the answer can no longer change as messages are appended)."""
+        roles = self.roles
+        n = len(roles)
+        if p >= n:
+            return False, False
+        if roles[p] != "assistant" or not self.text_only[p]:
+            return False, True
+        for q in range(p + 1, n):
+            r = roles[q]
+            if r == "user":
+                return False, True
+            if r == "toolResult" or (r == "assistant" and self.call_ids[q]):
+                return True, True
+        return False, False
+
+    def segment(self) -> None:
+        """Bring `steps`/`step_idx` up to date with the consumed messages."""
+        start = self.seg_restart
+        while self.steps and self.steps[-1][0] >= start:
+            s, e = self.steps.pop()
+            self.step_starts.pop()
+            for q in range(s, e + 1):
+                self.step_idx[q] = -1
+        roles, call_ids, rcid = self.roles, self.call_ids, self.rcid
+        n = len(roles)
+        restart: int | None = None
+        pos = start
+        while pos < n:
+            role = roles[pos]
+            if role == "user":
+                pos += 1
+                continue
+            if role == "assistant" and not call_ids[pos]:
+                prog, final = self._progress(pos)
+                if not final and restart is None:
+                    restart = pos
+                if prog:
+                    self._add_step(pos, pos)
+                pos += 1
+                continue
+            ids = call_ids[pos]
+            end = pos
+            cur = pos + 1 if ids else pos
+            while cur < n and roles[cur] == "toolResult" and (ids is None or rcid[cur] in ids):
+                end = cur
+                cur += 1
+            prog, final = self._progress(cur)
+            if not final and restart is None:
+                restart = pos
+            if prog:
+                end = cur
+            self._add_step(pos, end)
+            pos = end + 1
+        self.seg_restart = restart if restart is not None else n
+
+    def _add_step(self, start: int, end: int) -> None:
+        k = len(self.steps)
+        self.steps.append((start, end))
+        self.step_starts.append(start)
+        for q in range(start, end + 1):
+            self.step_idx[q] = k
+
+    # -- one call --
+
+    def run(self, ran: tuple[str, ...]) -> PiFastOutcome:
+        """Apply the strategies in `ran` (no supersedeWrites) to the consumed history.
+
+        Only results whose decision inputs may have changed since the previous call are
+        re-evaluated: new results, results whose "later duplicate" flag or pin changed, results
+        in steps whose step age crossed the step window or whose step was re-segmented; all of
+        them after a new user prompt (turn ages shift) or a change of step engagement.
+        """
+        old_restart, old_nsteps = self.seg_restart, len(self.steps)
+        self.out.extend(self.msgs[len(self.out):])
+        self.segment()
+        p = self.params
+        users = self.users
+        nsteps = len(self.steps)
+        current_steps = nsteps - bisect_right(self.step_starts, users[-1] if users else -1)
+        step_active = p.step_protection and p.steps > 0
+        turn_active = p.turn_protection and p.turns > 0
+        engaged = step_active and (not turn_active or current_steps > p.turns)
+        pins: set[str] = set()
+        if p.frontier_pins:
+            pins.update(self.read_of_modified.values())
+            pins.update(self.plan_reads.values())
+            if self.failing is not None:
+                pins.add(self.failing)
+            if self.passing is not None:
+                pins.add(self.passing)
+        key = (len(users), engaged, ran)
+        results = self.results
+        if key != self.key:
+            self.key = key
+            todo: Any = range(len(results))
+        else:
+            j = min(old_nsteps, nsteps) - p.steps
+            lo = old_restart
+            if j <= 0:
+                lo = 0
+            elif j < nsteps and self.step_starts[j] < lo:
+                lo = self.step_starts[j]
+            todo = set(range(bisect_left(results, lo), len(results)))
+            todo.update(self.dirty)
+            for cid in pins.symmetric_difference(self.pins):
+                todo.add(self.r_ord[cid])
+            todo = sorted(todo)
+        self.dirty.clear()
+        self.pins = pins
+        ctx = (users, nsteps, engaged, turn_active, pins, ran)
+        counts, outcomes, out, changed = self.counts, self.outcomes, self.out, self.changed
+        index, msgs = self.index, self.msgs
+        for k in todo:
+            new = self._evaluate(k, ctx)
+            old = outcomes[k]
+            if new == old:
+                continue
+            if old is not None:
+                for c in old[0]:
+                    counts[c] -= 1
+                self.saved -= old[1]
+            for c in new[0]:
+                counts[c] += 1
+            self.saved += new[1]
+            outcomes[k] = new
+            i = index[results[k]]
+            was, now = old is not None and old[2] is not None, new[2] is not None
+            out[i] = new[2] if now else msgs[i]
+            if now and not was:
+                insort(changed, i)
+            elif was and not now:
+                del changed[bisect_left(changed, i)]
+        pruned = {name: counts[(name, "pruned")] for name in STRATEGY_NAMES}
+        skipped = {name: {r: counts[(name, r)] for r in ("protected", "recent", "other")} for name in STRATEGY_NAMES}
+        return PiFastOutcome(pruned, skipped, self.saved, list(out), tuple(changed))
+
+    def _evaluate(self, k: int, ctx: tuple[Any, ...]) -> tuple[tuple[tuple[str, str], ...], int, ChatMessage | None]:
+        """(counter keys, tokens saved, replacement or None) of result `k` in this call:
+        `ProtectionPolicy.get` then deduplicate, purgeErrors, outputBodyReplace (dcp.md §2, §4)."""
+        users, nsteps, engaged, turn_active, pins, ran = ctx
+        p = self.params
+        pos = self.results[k]
+        turn_age = len(users) - bisect_right(users, pos)
+        si = self.step_idx[pos]
+        step_age = nsteps - 1 - si if si >= 0 else -1
+        uses_steps = engaged and turn_age == 0 and step_age >= 0
+        err = self.r_err[k]
+        do_dedup, do_purge, do_obr = "deduplicate" in ran, "purgeErrors" in ran, "outputBodyReplace" in ran
+        if self.r_static[k] or self.r_cid[k] in pins:
+            reason = "protected"
+        elif (turn_active and turn_age < p.turns and not uses_steps) or (uses_steps and step_age < p.steps):
+            reason = "recent"
+        else:
+            reason = ""
+        keys: list[tuple[str, str]] = []
+        if reason:
+            if do_dedup:
+                keys.append(("deduplicate", reason))
+            if err and do_purge:
+                keys.append(("purgeErrors", reason))
+            elif not err and do_obr:
+                keys.append(("outputBodyReplace", reason))
+            return tuple(keys), 0, None
+        tokens = self.r_chars[k] // 4
+        if do_dedup and self.r_dup_later[k]:
+            keys.append(("deduplicate", "pruned"))
+            if err and do_purge:
+                keys.append(("purgeErrors", "recent" if turn_age < p.min_turn_age else "other"))
+            elif not err and do_obr:
+                keys.append(("outputBodyReplace", "other"))
+            return tuple(keys), tokens, self.replaced(k, DEDUP_PLACEHOLDER)
+        if err:
+            if not do_purge:
+                return tuple(keys), 0, None
+            if turn_age < p.min_turn_age:
+                keys.append(("purgeErrors", "recent"))
+            elif self.r_ph[k]:
+                keys.append(("purgeErrors", "other"))
+            else:
+                keys.append(("purgeErrors", "pruned"))
+                msg = self.msgs[self.index[pos]]
+                return tuple(keys), tokens, self.replaced(k, f"{PURGE_PREFIX}{first_line(msg.content)}...")
+            return tuple(keys), 0, None
+        if not do_obr:
+            return tuple(keys), 0, None
+        if self.r_ph[k] or self.r_size[k] < p.min_chars:
+            keys.append(("outputBodyReplace", "other"))
+            return tuple(keys), 0, None
+        keys.append(("outputBodyReplace", "pruned"))
+        return tuple(keys), tokens, self.replaced(k, self._obr_text(k, turn_age))
+
+    def _obr_text(self, k: int, turn_age: int) -> str:
+        """outputBodyReplace placeholder of result `k` (cached per turn age)."""
+        hit = self.r_summary[k]
+        if hit is not None and (hit[0] == turn_age or not self.params.turn_counter):
+            return hit[1]
+        text = obr_placeholder(self.r_name[k], self.r_args[k], turn_age, self.params.turn_counter)
+        self.r_summary[k] = (turn_age, text)
+        return text
+
+
+class ObsSeq(SeqBase):
+    """Observation masking (`strategies.obs_mask`) over one growing history."""
+
+    def __init__(self, params: ObsMaskParams) -> None:
+        super().__init__()
+        self.params = params
+
+    def run(self) -> tuple[list[tuple[int, ChatMessage]], int]:
+        """(replacements, Σ floor(text chars / 4) of the masked results)."""
+        results = self.results
+        cut = max(0, len(results) - self.params.keep_last)
+        replaced = []
+        saved = 0
+        for k in range(cut):
+            hit = self.r_copy[k]
+            if hit is None:
+                msg = self.msgs[self.index[results[k]]]
+                self.replaced(k, obs_mask.placeholder(self.params, msg.content))
+                hit = self.r_copy[k]
+            replaced.append((results[k], hit[1]))
+            saved += self.r_chars[k] // 4
+        return replaced, saved
