@@ -54,21 +54,25 @@ class Workspace:
     fixed: str | None = None
     session: ReadSession = field(default_factory=ReadSession)
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    details: dict[str, Any] | None = None
 
     def run(self, call: ToolCall, visible: frozenset[str]) -> ChatMessageTool:
         """Execute one tool call and return its result message."""
         self.calls.append((call.function, dict(call.arguments)))
+        self.details = None
         text, is_error = getattr(self, f"_{call.function}")(call, visible)
+        metadata = {"readbench": self.details} if self.details is not None else None
         if is_error:
             return ChatMessageTool(content="", tool_call_id=call.id, function=call.function,
-                                   error=ToolCallError("unknown", text))
-        return ChatMessageTool(content=text, tool_call_id=call.id, function=call.function)
+                                   error=ToolCallError("unknown", text), metadata=metadata)
+        return ChatMessageTool(content=text, tool_call_id=call.id, function=call.function, metadata=metadata)
 
     def _read(self, call: ToolCall, visible: frozenset[str]) -> tuple[str, bool]:
         args = call.arguments
         data = self.files[args["path"]].encode()
         result = get_variant(self.variant).read(data, args["path"], args.get("offset"), args.get("limit"),
                                                 call_id=call.id, session=self.session, visible_call_ids=visible)
+        self.details = result.details.to_dict()  # what the loop stores in metadata["readbench"]
         return result.text, result.is_error
 
     def _grep(self, call: ToolCall, visible: frozenset[str]) -> tuple[str, bool]:
