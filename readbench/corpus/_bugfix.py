@@ -145,7 +145,10 @@ class TargetRunner:
 
     # -- steps 2 and 3 -------------------------------------------------------------------------
     def baseline(self) -> float:
-        """Run the full command twice on the pristine tree; return the slower wall time (s).
+        """Run the full command on the pristine tree; return its wall time (s).
+
+        The coverage run (:meth:`coverage`) is the second full run that must pass, so a flaky
+        suite fails the build here or there (corpus.md §3.1 step 2).
 
         Raises:
             RuntimeError: a baseline run fails (the message has the failing ids and output tail).
@@ -154,7 +157,7 @@ class TargetRunner:
             root = self._copy()
             try:
                 times = []
-                for _ in range(2):
+                for _ in range(1):
                     r = self._run(root, self.test_args, self.cap)
                     if not r.passed:
                         raise RuntimeError(
@@ -245,33 +248,42 @@ class TargetRunner:
             self._copies.put(root)
 
     def select(self, sites: list[MutationSite], callers: dict[int, list[str]], want: int,
-               exclude_funcs: set[str]) -> list[tuple[MutationSite, Outcome]]:
+               max_tries_per_func: int = 3) -> list[tuple[MutationSite, Outcome]]:
         """Evaluate sites in order (``jobs`` at a time) until ``want`` are killed.
 
-        At most one site per function; functions in ``exclude_funcs`` are skipped. The kept list
-        is the first ``want`` killed sites in site order, independent of timing.
+        At most one kept mutant per function and at most ``max_tries_per_func`` tries each. A
+        site whose function is being evaluated is deferred to the end of the queue. The kept list
+        depends only on site order and outcomes, never on timing: results are consumed in
+        submission order and submission depends only on consumed results.
         """
-        seen = set(exclude_funcs)
-        todo = []
-        for s in sites:
-            if s.func not in seen:
-                seen.add(s.func)
-                todo.append(s)
+        todo = list(sites)
         kept: list[tuple[MutationSite, Outcome]] = []
+        kept_funcs: set[str] = set()
+        tries: dict[str, int] = {}
         stats: dict[str, int] = {}
         with ThreadPoolExecutor(self.jobs) as pool:
-            futures = []
-            i = 0
-            while len(kept) < want and (i < len(todo) or futures):
-                while i < len(todo) and len(futures) < self.jobs:
-                    futures.append((todo[i], pool.submit(self.evaluate, todo[i], callers[todo[i].code_line])))
-                    i += 1
-                site, fut = futures.pop(0)
+            inflight: list[tuple[MutationSite, object]] = []
+            while len(kept) < want and (todo or inflight):
+                deferred = []
+                while todo and len(inflight) < self.jobs:
+                    s = todo.pop(0)
+                    if s.func in kept_funcs or tries.get(s.func, 0) >= max_tries_per_func:
+                        continue
+                    if any(f.func == s.func for f, _ in inflight):
+                        deferred.append(s)
+                        continue
+                    tries[s.func] = tries.get(s.func, 0) + 1
+                    inflight.append((s, pool.submit(self.evaluate, s, callers[s.code_line])))
+                todo.extend(deferred)
+                if not inflight:
+                    break
+                site, fut = inflight.pop(0)
                 out = fut.result()
                 stats[out.status] = stats.get(out.status, 0) + 1
-                if out.status == KILLED:
+                if out.status == KILLED and site.func not in kept_funcs:
                     kept.append((site, out))
-            for _, fut in futures:
+                    kept_funcs.add(site.func)
+            for _, fut in inflight:
                 fut.result()  # let in-flight runs finish (their outcomes are cached)
         self.stats = stats
         self.log(f"  {self.file}: mutants tried {sum(stats.values())} {stats}")

@@ -12,6 +12,7 @@ import hashlib
 import json
 import random
 import shutil
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -127,6 +128,9 @@ def build(
             counters[family] = n + 1
             return f"{spec.name}/{family}/{n}"
 
+        # Work copies live outside the repo: pytest looks for its config upward from the tests,
+        # and readbench's own pyproject.toml would otherwise become the rootdir/inifile.
+        work = Path(tempfile.mkdtemp(prefix=f"readbench-{spec.slug}-"))
         for target in spec.targets:
             data = (tree / target.file).read_bytes()
             text = data.decode("utf-8")
@@ -153,11 +157,11 @@ def build(
             runner = TargetRunner(
                 tree, target.file, spec.pytest_cmd, target.test_args, expand_env(env, deps),
                 target.timeout_seconds, cache_root() / "validation" / spec.slug,
-                cache_root() / "work" / spec.slug, jobs=jobs, log=log)
+                work, jobs=jobs, log=log)
             base = runner.baseline()
             log(f"  {target.file}: {lines} lines, baseline {base:.1f} s")
             sites, callers = runner.candidate_sites(random.Random(f"{spec.name}:{target.file}:{seed}"), _bounds(lines))
-            kept = runner.select(sites, callers, n_fix + n_session, set())
+            kept = runner.select(sites, callers, n_fix + n_session)
             kill_stats[f"{spec.name}:{target.file}"] = dict(runner.stats)
             timeout = round(min(target.timeout_seconds, 3 * base + 10))
             fix_family = "bugfix" if lines > 2000 else "midsize"
@@ -175,7 +179,7 @@ def build(
                     min_line=_min_line(lines)))
             if len(kept) < n_fix + n_session:
                 log(f"  WARNING {target.file}: only {len(kept)} of {n_fix + n_session} mutants killed")
-        shutil.rmtree(cache_root() / "work" / spec.slug, ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True)
         manifest_sources[spec.name] = {
             "version": spec.version, "sdist": spec.sdist, "sha256": spec.sha256,
             "wheels": {w: recipe.wheels[w].sha256 for w in spec.wheels}, "files": files_sha,

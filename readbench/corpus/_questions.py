@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import random
+import re
 from collections import Counter
 from dataclasses import dataclass
 
@@ -34,7 +35,8 @@ class Question:
         prompt: the user message (ends with the ``ANSWER:`` instruction).
         answer: the exact expected value.
         target_line: line holding the answer; None for whole-file counts.
-        search_key: what a capable model would grep for; None when grep cannot answer it.
+        search_key: what a capable model would grep for; for whole-file counts it is set only
+            when a grep count of it equals the answer, else None (the whole file is needed).
     """
 
     kind: str
@@ -182,19 +184,26 @@ def _exc_name(node: ast.Raise) -> str | None:
     return None
 
 
-def _wholefile_pool(kind: str, tree: ast.Module, file: str) -> list[tuple[str, str]]:
+def _grep_count(text: str, needle: str) -> int:
+    """Occurrences of ``needle`` not followed by an identifier character (what grep -c finds)."""
+    return len(re.findall(re.escape(needle) + r"(?![A-Za-z0-9_])", text))
+
+
+def _wholefile_pool(kind: str, tree: ast.Module, file: str, text: str) -> list[tuple[str, str, str | None]]:
+    """(prompt, answer, search_key) candidates; search_key only when a grep count is exact."""
     funcs = functions(tree)
     if kind == "count_raise":
         c = Counter(_exc_name(x) for x in ast.walk(tree) if isinstance(x, ast.Raise) and x.exc)
         return [(f"How many `raise {name}` statements (raising `{name}` itself, called or not; "
-                 f"not subclasses or re-raises) does `{file}` contain?", str(k))
+                 f"not subclasses or re-raises) does `{file}` contain?", str(k),
+                 f"raise {name}" if _grep_count(text, f"raise {name}") == k else None)
                 for name, k in sorted(c.items(), key=lambda kv: (-kv[1], kv[0] or ""))
                 if name and k >= 3][:3]
     if kind == "count_param":
         c = Counter(p for f in funcs for p in set(_params(f.node)) if p not in ("self", "cls"))
         return [(f"How many functions and methods in `{file}` (at any nesting level) have a "
                  f"parameter named `{p}` (of any kind: positional, keyword-only, *args or "
-                 f"**kwargs)?", str(k)) for p, k in sorted(c.items()) if 3 <= k <= 60]
+                 f"**kwargs)?", str(k), None) for p, k in sorted(c.items()) if 3 <= k <= 60]
     if kind == "count_methods":
         out = []
         for cls in (x for x in ast.walk(tree) if isinstance(x, ast.ClassDef)):
@@ -203,12 +212,12 @@ def _wholefile_pool(kind: str, tree: ast.Module, file: str) -> list[tuple[str, s
             if k >= 5 and len(same) == 1:
                 out.append((f"How many methods (`def` or `async def` statements directly in the "
                             f"class body, including properties and static methods) does class "
-                            f"`{cls.name}` in `{file}` define?", str(k)))
+                            f"`{cls.name}` in `{file}` define?", str(k), None))
         return out
     if kind == "count_toplevel":
         k = sum(isinstance(b, (ast.FunctionDef, ast.AsyncFunctionDef)) for b in tree.body)
         return [(f"How many module-level functions (`def` or `async def` at the top level, not "
-                 f"methods or nested functions) does `{file}` define?", str(k))] if k else []
+                 f"methods or nested functions) does `{file}` define?", str(k), None)] if k else []
     raise ValueError(f"unknown whole-file kind {kind!r}")
 
 
@@ -221,13 +230,13 @@ def wholefile_questions(text: str, file: str, n: int, rng: random.Random) -> lis
     tree = ast.parse(text)
     pools = {}
     for kind in WHOLEFILE_KINDS:
-        pool = _wholefile_pool(kind, tree, file)
+        pool = _wholefile_pool(kind, tree, file, text)
         rng.shuffle(pool)
         pools[kind] = pool
     out: list[Question] = []
     while len(out) < n and any(pools.values()):
         for kind in WHOLEFILE_KINDS:
             if pools[kind] and len(out) < n:
-                prompt, answer = pools[kind].pop()
-                out.append(Question(kind, f"{prompt} {_ANSWER_LINE}", answer, None, None))
+                prompt, answer, key = pools[kind].pop()
+                out.append(Question(kind, f"{prompt} {_ANSWER_LINE}", answer, None, key))
     return out

@@ -91,3 +91,13 @@ def test_wholefile_counts_are_exact():
     assert "parameter named `key`" in by_kind["count_param"].prompt
     assert "class `Box`" in by_kind["count_methods"].prompt
     assert all(q.target_line is None and q.search_key is None for q in qs)
+
+
+def test_count_raise_has_a_search_key_only_when_grep_count_is_exact():
+    src = "def a():\n    raise ValueError('x')\n\ndef b():\n    raise ValueError\n\n" \
+          "def c():\n    raise ValueError(1)\n"
+    (q,) = [q for q in wholefile_questions(src, "m.py", 5, random.Random(0)) if q.kind == "count_raise"]
+    assert (q.answer, q.search_key) == ("3", "raise ValueError")
+    src2 = src + "# never raise ValueError here\n"
+    (q2,) = [q for q in wholefile_questions(src2, "m.py", 5, random.Random(0)) if q.kind == "count_raise"]
+    assert (q2.answer, q2.search_key) == ("3", None)

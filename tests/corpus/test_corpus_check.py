@@ -1,0 +1,46 @@
+"""Checker pieces: pytest summary parsing (SUBFAILED counts), answer extraction and matching."""
+
+from readbench.corpus._check import answer_matches, extract_answer, normalize_answer
+from readbench.corpus._testrun import parse_pytest_summary, scrub_message
+
+OUT = """\
+....F
+=========================== short test summary info ============================
+SUBFAILED(i=2) tests/test_a.py::T::test_x - AssertionError: 3 != 4
+FAILED tests/test_a.py::test_y[a-b] - ValueError: bad <obj at 0x7f12ab34cd56>
+FAILED tests/test_a.py::test_y[a-b] - second message ignored
+ERROR tests/test_b.py::test_z - fixture 'db' not found
+FAILED /work/x/tests/test_c.py::test_w
+2 failed, 1 error in 0.1s
+"""
+
+
+def test_summary_parsing_counts_subfailed_and_errors():
+    failed, errors, msgs = parse_pytest_summary(OUT, "/work/x")
+    assert failed == ("/work/x/tests/test_c.py::test_w", "tests/test_a.py::T::test_x",
+                      "tests/test_a.py::test_y[a-b]")
+    assert errors == ("tests/test_b.py::test_z",)
+    assert msgs["tests/test_a.py::T::test_x"] == "AssertionError: 3 != 4"
+    assert msgs["tests/test_a.py::test_y[a-b]"] == "ValueError: bad <obj at 0x…>"
+    assert msgs["tests/test_b.py::test_z"] == "fixture 'db' not found"
+
+
+def test_scrub_message_drops_root_and_addresses():
+    assert scrub_message("at /tmp/w1/pkg/m.py: <X at 0xdeadbeef12>", "/tmp/w1") == \
+        "at pkg/m.py: <X at 0x…>"
+
+
+def test_answer_extraction_takes_the_last_answer_line():
+    reply = "I think ANSWER: 1 is wrong.\nANSWER: 12\nthinking...\n  ANSWER:  `13`  \n"
+    assert extract_answer(reply) == "`13`"
+    assert extract_answer("no answer here") is None
+
+
+def test_normalisation_strips_quotes_and_whitespace_only():
+    assert normalize_answer("  'Sample  larger than\tpopulation' ") == "Sample larger than population"
+    assert normalize_answer('"\'x\'"') == "x"
+    assert normalize_answer("'x\"") == "'x\""  # unmatched quotes stay
+    assert answer_matches("ANSWER: 'utf-8'", "utf-8")
+    assert answer_matches("ANSWER: 'utf-8'", "'utf-8'")
+    assert not answer_matches("ANSWER: utf8", "utf-8")
+    assert not answer_matches("", "0")
