@@ -169,7 +169,8 @@ class RequestBuilder:
 
     - Each message/tool object is rendered once (memo by object identity; the memo holds the
       object, so its `id()` cannot be reused while the builder lives). Keep one builder per
-      trajectory.
+      trajectory, and never mutate a message after passing it in (copy it, as DCP does):
+      a mutated object would keep its first rendering.
     - Each call is rendered incrementally from the previous call: the prefix of identical
       message objects reuses the previous blocks; only later messages are looked up.
     - Blocks are interned (equal content -> the identical Block object, also for a pruner's

@@ -177,3 +177,19 @@ def test_a_breakpoint_on_a_thinking_block_is_rejected():
     blocks = [blk("s", 2000, "system"), blk("th", 50, "thinking")]
     with pytest.raises(ValueError, match="breakpoint 1 is on a thinking block, which cannot carry cache_control"):
         simulate([req(blocks, 0.0, breakpoints=(1,))], "anthropic-5m", SONNET5)
+
+
+def test_a_pruner_that_rerenders_every_turn_never_recovers():
+    # From request 2 on, tool_result 1 gets a different placeholder every turn (e.g. a counter
+    # in the stub): each request reads only the entry at the end of the task (3,500, refreshed
+    # by every hit) and rewrites the rest.
+    def turns(k: int, version: int):
+        blocks = agent_turns(k)
+        blocks[4] = blk(f"result1-stub-v{version}", 20, "tool_result")
+        return blocks
+
+    requests = [req(agent_turns(0), 0.0), req(agent_turns(1), 10.0)]
+    requests += [req(turns(k, k), 10.0 * k) for k in (2, 3, 4)]
+    res = simulate(requests, "anthropic-5m", SONNET5)
+    # T_k with the 20-token stub = 3,500 + 500 k - 380 for k >= 2: 4,120, 4,620, 5,120.
+    assert split(res) == [(0, 3500, 0), (3500, 500, 0), (3500, 620, 0), (3500, 1120, 0), (3500, 1620, 0)]

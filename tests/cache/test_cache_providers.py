@@ -60,6 +60,20 @@ def test_gpt56_entries_expire_thirty_minutes_after_last_use():
     assert split(res) == [(0, 3500, 0), (3500, 500, 0), (0, 4500, 0)]
 
 
+@pytest.mark.parametrize(("turns", "expected"), [(20, (2100, 400, 0)), (21, (0, 2520, 0))])
+def test_gpt56_looks_back_over_at_most_20_earlier_message_endings(turns, expected):
+    # R0 writes at its implicit breakpoint, the end of user message u0 (2,100 tokens). R1 adds
+    # `turns` (assistant, user) pairs of 10 + 10 tokens: with 20 the lookup (implicit + 20
+    # earlier endings) still reaches u0; with 21 it does not, and the end of the developer
+    # block (2,000) was never written, so R1 writes everything.
+    head = [blk("sys", 2000, "system"), blk("u0", 100, "text")]
+    tail = []
+    for i in range(1, turns + 1):
+        tail += [blk(f"a{i}", 10, "text", role="assistant"), blk(f"u{i}", 10, "text")]
+    res = simulate([req(head, 0.0), req(head + tail, 10.0)], "openai", "gpt-5.6-terra")
+    assert split(res) == [(0, 2100, 0), expected]
+
+
 def test_gemini_implicit_reads_longest_prefix_without_write_fee():
     # gemini-2.5-flash: min 2,048, exact counts, input 0.30, read 0.03.
     requests = [req(agent_turns(0), 0.0), req(agent_turns(1), 10.0)]
