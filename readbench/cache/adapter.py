@@ -37,7 +37,6 @@ from inspect_ai.model import (
     ChatMessageAssistant,
     ChatMessageSystem,
     ChatMessageTool,
-    ChatMessageUser,
     ContentImage,
     ContentReasoning,
     ContentText,

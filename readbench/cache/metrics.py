@@ -13,7 +13,7 @@ Values are floats (token sums are exact integers stored as floats for `samples_d
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 from readbench.cache.adapter import CallRecord, RequestBuilder
 from readbench.cache.blocks import Request

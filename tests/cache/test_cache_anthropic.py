@@ -193,3 +193,12 @@ def test_a_pruner_that_rerenders_every_turn_never_recovers():
     res = simulate(requests, "anthropic-5m", SONNET5)
     # T_k with the 20-token stub = 3,500 + 500 k - 380 for k >= 2: 4,120, 4,620, 5,120.
     assert split(res) == [(0, 3500, 0), (3500, 500, 0), (3500, 620, 0), (3500, 1120, 0), (3500, 1620, 0)]
+
+
+def test_documented_pride_and_prejudice_example():
+    # caching.md §8.4 item 7: a 188,086-token system prompt marked for caching, followed by a
+    # 21-token user message: the first call writes 188,086 (21 uncached), the second reads them.
+    blocks = [blk("book", 188_086, "system"), blk("question", 21, "text")]
+    requests = [req(blocks, 0.0, breakpoints=(0,)), req(blocks, 30.0, breakpoints=(0,))]
+    res = simulate(requests, "anthropic-5m", SONNET5)
+    assert split(res) == [(0, 188_086, 21), (188_086, 0, 21)]
