@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -67,7 +68,10 @@ def token_ratio_figure(pairs: pd.DataFrame, path: Path) -> Path | None:
     n_arms = data["arm"].nunique()
     fig = _new_figure(7.5, 0.5 * n_arms + 1.6)
     ax = fig.subplots()
-    sns.boxplot(data=data, x="log2_ratio", y="arm", ax=ax, color="#cfe0f3", fliersize=0, width=0.55)
+    with warnings.catch_warnings():
+        # seaborn 0.13.2 passes matplotlib's deprecated `vert=` to bxp (matplotlib >= 3.11 warns)
+        warnings.filterwarnings("ignore", message="vert: bool was deprecated", category=DeprecationWarning)
+        sns.boxplot(data=data, x="log2_ratio", y="arm", ax=ax, color="#cfe0f3", fliersize=0, width=0.55)
     sns.stripplot(data=data, x="log2_ratio", y="arm", ax=ax, color="#1f5fa8", size=3, alpha=0.6, jitter=0.15)
     ax.axvline(0.0, color="#b33", linewidth=1)
     ticks = ax.get_xticks()

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
-__all__ = ["ci_pct", "count", "num", "p_value", "pct", "pp", "ratio", "signed", "signed_usd", "usd"]
+__all__ = ["ci_pct", "count", "interval", "num", "p_value", "pct", "pp", "ratio", "signed", "signed_usd", "usd"]
 
 DASH = "—"
 """Shown for a value that does not exist (NaN, no pairs)."""
@@ -19,9 +20,14 @@ def pct(x: float) -> str:
     return DASH if _nan(x) else f"{100 * x:.1f}%"
 
 
+def interval(fmt: Callable[[float], str], low: float, high: float) -> str:
+    """``"[low, high]"`` with each bound formatted by `fmt`; ``"—"`` when a bound is NaN."""
+    return DASH if _nan(low) or _nan(high) else f"[{fmt(low)}, {fmt(high)}]"
+
+
 def ci_pct(low: float, high: float) -> str:
-    """Interval of fractions as percent: ``"[40.1%, 81.2%]"``."""
-    return f"[{pct(low)}, {pct(high)}]"
+    """Interval of fractions as percent: ``"[40.1%, 81.2%]"``; ``"—"`` when undefined."""
+    return interval(pct, low, high)
 
 
 def pp(x: float) -> str:

@@ -82,7 +82,9 @@ def cluster_bootstrap_mean(
     weighted by their size, as the pooled mean is). Unclustered, draw n indices with
     replacement, exactly as ``scipy.stats.bootstrap(method="percentile")`` does. Memory is
     O(n_resamples x n) (or x G). Percentiles use linear interpolation
-    (``numpy.quantile``). With identical values the interval collapses to that value.
+    (``numpy.quantile``). With identical values the interval collapses to that value. With a
+    single value (one unit to resample) there is no sampling distribution: the interval is
+    ``(nan, nan)``.
     With few clusters (< 10) the cluster bootstrap under-covers; the caller reports G.
 
     References
@@ -105,6 +107,10 @@ def cluster_bootstrap_mean(
     codes = cluster_codes(clusters, v.size)
     n_clusters = 1 if codes is None else int(codes.max()) + 1
     alpha = 1.0 - confidence
+    if (n_clusters if n_clusters > 1 else v.size) < 2:
+        nan = float("nan")
+        return BootstrapInterval(estimate=float(v.mean()), ci=ConfidenceInterval(nan, nan), confidence=confidence,
+                                 n=int(v.size), n_clusters=n_clusters, n_resamples=n_resamples, method="bootstrap")
     if n_clusters <= 1:
         idx = rng.integers(0, v.size, size=(n_resamples, v.size))
         boot = v[idx].mean(axis=1)

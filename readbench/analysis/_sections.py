@@ -147,7 +147,7 @@ def paired_section(comparisons: tuple[PairedComparison, ...], notes: tuple[str, 
         m = c.mcnemar
         rows.append((_arm(c.arm, multi_model), _arm(c.baseline_arm, multi_model),
                      f"{F.count(c.n_pairs)} ({c.n_tasks}×{c.n_epochs})", str(c.n_clusters), str(c.n_unmatched),
-                     F.pp(c.success.mean_difference), f"[{F.pp(c.success.ci.low)}, {F.pp(c.success.ci.high)}]",
+                     F.pp(c.success.mean_difference), F.interval(F.pp, c.success.ci.low, c.success.ci.high),
                      f"{m.both_success}/{m.treatment_only}/{m.baseline_only}/{m.neither}",
                      F.p_value(m.p_value), F.p_value(c.mcnemar_p_holm)))
     blocks.append(Table(
@@ -162,9 +162,9 @@ def paired_section(comparisons: tuple[PairedComparison, ...], notes: tuple[str, 
             mrows.append((_arm(c.arm, multi_model), label(pm.column), f"{F.count(d.n_pairs)} ({pm.n_tasks}×{pm.n_epochs})",
                           str(d.n_clusters), _fmt_metric(pm.column, pm.median_baseline),
                           _fmt_metric(pm.column, pm.median_treatment), _fmt_delta(pm.column, d.mean_difference),
-                          f"[{_fmt_delta(pm.column, d.ci.low)}, {_fmt_delta(pm.column, d.ci.high)}]",
+                          F.interval(lambda x: _fmt_delta(pm.column, x), d.ci.low, d.ci.high),
                           F.DASH if ratio is None else F.ratio(ratio.ratio),
-                          F.DASH if ratio is None else f"[{F.ratio(ratio.ci.low)}, {F.ratio(ratio.ci.high)}]",
+                          F.DASH if ratio is None else F.interval(F.ratio, ratio.ci.low, ratio.ci.high),
                           F.p_value(pm.wilcoxon.p_value)))
     blocks.append(Table(
         ("arm", "metric", "pairs (tasks×epochs)", "clusters", "median baseline", "median arm", "mean Δ", "95% CI",

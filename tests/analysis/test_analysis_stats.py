@@ -184,6 +184,13 @@ def test_cluster_bootstrap_resamples_whole_clusters():
     assert (r.ci.low, r.ci.high) == (0.0, 10.0)
 
 
+def test_bootstrap_of_a_single_value_has_no_interval():
+    r = cluster_bootstrap_mean([4.0], rng=np.random.default_rng(0))
+    assert r.estimate == 4.0 and np.isnan(r.ci.low) and np.isnan(r.ci.high)
+    d = paired_difference([1.0], [0.0], ["repo"], rng=np.random.default_rng(0))
+    assert d.mean_difference == 1.0 and np.isnan(d.ci.low) and np.isnan(d.se)
+
+
 def test_bootstrap_rejects_global_seed_style_rng():
     with pytest.raises(TypeError, match="rng must be a numpy.random.Generator"):
         cluster_bootstrap_mean([1.0], rng=0)  # type: ignore[arg-type]
