@@ -202,10 +202,12 @@ def _snippet_line(ctx: _Ctx) -> int:
 
 
 def _best_hit(ctx: _Ctx) -> int:
-    """The visible search hit a capable model would pick: the one nearest the target line."""
+    """The visible search hit a capable model would pick: the last one at or before the target
+    line (the search key names the enclosing definition), else the first one after it."""
     hits = ctx.view.grep_hits
     target = ctx.goal.target_line or hits[0]
-    return min(hits, key=lambda h: (abs(h - target), h))
+    before = [h for h in hits if h <= target]
+    return max(before) if before else min(hits)
 
 
 def _snippet_span(goal: Goal) -> int:

@@ -185,3 +185,16 @@ def test_only_offered_tools_are_called():
     no_edit = run_session("sim-pager", FIX, _ws(), tools=tool_infos("stock", ("read", "bash")))
     assert [f for f, _ in no_edit.tool_calls()] == ["read", "read", "read"]
     assert no_edit.outputs[-1].message.text.startswith("I could not complete this (no edit tool).")
+
+
+def test_grep_hit_choice_is_the_definition_enclosing_the_target():
+    lines = [f"# filler {i}" for i in range(1, 61)]
+    lines[9] = "    def __init__(self):"  # line 10: the method holding the bug
+    lines[44] = "        self.x = 1 + 1"  # line 45: the bug
+    lines[49] = "    def __init__(self, y):"  # line 50: another class's method
+    task = oracle(target_file="c.py", search_key="def __init__(", old_text="        self.x = 1 + 1",
+                  new_text="        self.x = 1", target_line=45, test_cmd=None)
+    trace = run_session("sim-diligent", task, Workspace({"c.py": "\n".join(lines) + "\n"}),
+                        overrides={"p_grep_first": 1, "window_lines": [5, 5], "p_verify_reread": 0})
+    assert trace.reads() == [(3, 21), (1, 42), (1, 84)]  # around line 10, widened until line 45 shows
+    assert [f for f, _ in trace.tool_calls()] == ["grep", "read", "read", "read", "edit"]
