@@ -143,7 +143,7 @@ def format_grep(
             match_limit_reached = True
 
     if not match_limit_reached and rg_exit_code not in (0, 1):
-        return GrepOutput(rg_stderr.strip() or f"ripgrep exited with code {rg_exit_code}", True)
+        return GrepOutput(js_trim(rg_stderr) or f"ripgrep exited with code {rg_exit_code}", True)
     if match_count == 0:
         return GrepOutput("No matches found", False)
 
