@@ -198,3 +198,27 @@ def test_grep_hit_choice_is_the_definition_enclosing_the_target():
                         overrides={"p_grep_first": 1, "window_lines": [5, 5], "p_verify_reread": 0})
     assert trace.reads() == [(3, 21), (1, 42), (1, 84)]  # around line 10, widened until line 45 shows
     assert [f for f, _ in trace.tool_calls()] == ["grep", "read", "read", "read", "edit"]
+
+
+def test_same_state_intact_input_edits_pruned_input_reads_again():
+    import copy
+
+    from inspect_ai.util import Store
+    from sim_harness import tool_infos
+
+    from readbench.sim.provider import generate_in_store
+
+    overrides = {"p_grep_first": 1, "p_verify_reread": 0}
+    trace = run_session("sim-diligent", FIX2, _ws(), overrides=overrides, max_calls=2)
+    window = trace.tool_calls()[1]
+    assert [f for f, _ in trace.tool_calls()] == ["grep", "read"]
+    intact = trace.messages
+    pruned = [m.model_copy(update={"content": PLACEHOLDER}) if m is intact[-1] else m for m in intact]
+
+    def next_call(messages):
+        st = Store(copy.deepcopy(dict(trace.store.items())))
+        out = generate_in_store(st, "sim-diligent", overrides, messages, tool_infos("stock"))
+        return out.message.tool_calls[0].function, out.message.tool_calls[0].arguments
+
+    assert next_call(intact)[0] == "edit"
+    assert next_call(pruned) == window
