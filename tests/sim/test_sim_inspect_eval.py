@@ -1,0 +1,85 @@
+"""End to end through inspect: the sim as ``--model readbench/sim-diligent`` inside readbench's
+agent loop (readbench.agent.loop.pi_agent), pi tools and the local sandbox. The checker is a
+real test script run in the sandbox after the sample (shared/specs/sim-agent.md: "with nocap on
+a small file and sim-diligent, bug-fix tasks succeed (the checker really passes)")."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from inspect_ai import Task, eval
+from inspect_ai.dataset import Sample
+from inspect_ai.model import ChatMessageSystem, ChatMessageUser
+from inspect_ai.scorer import Score, Target, accuracy, scorer
+from inspect_ai.solver import Generate, TaskState, solver
+from inspect_ai.util import sandbox, store
+
+pytest.importorskip("readbench.agent.loop")
+
+from readbench.agent import context  # noqa: E402
+from readbench.agent.loop import pi_agent  # noqa: E402
+
+LIB = "".join(f"def f{k}(x):\n    return x + {k}\n\n" for k in range(1, 301))  # 900 lines, f150 at 447
+BUGGY = LIB.replace("    return x + 150\n", "    return x - 150\n")
+CHECK = "import lib\nassert lib.f150(1) == 151, lib.f150(1)\nprint('ok')\n"
+TEST_CMD = "python3 check.py"
+
+
+@solver
+def _setup(oracle: dict):
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        sb = sandbox()
+        await sb.write_file("lib.py", BUGGY)
+        await sb.write_file("check.py", CHECK)
+        cwd = (await sb.exec(["pwd"])).stdout.strip()
+        store().set(context.WORKSPACE, {"cwd": cwd, "env": {}, "sandbox": "local",
+                                        "rg": str(Path(sys.prefix) / "bin" / "rg")})
+        store().set(context.ORACLE, {**oracle, "epoch": state.epoch})
+        state.messages = [ChatMessageSystem(content="You are an expert coding assistant."),
+                          ChatMessageUser(content=oracle["prompts"][0])]
+        return state
+
+    return solve
+
+
+@scorer(metrics=[accuracy()])
+def _checker():
+    async def score(state: TaskState, target: Target) -> Score:
+        result = await sandbox().exec(["bash", "-c", TEST_CMD])
+        return Score(value=1.0 if result.success else 0.0, explanation=result.stdout + result.stderr)
+
+    return score
+
+
+def _run(model: str, variant: str, tmp_path: Path):
+    oracle = {"task_id": "lib-f150", "family": "bugfix", "prompts": ["f150 subtracts instead of adding; fix it."],
+              "target_file": "lib.py", "search_key": "def f150(", "old_text": "    return x - 150",
+              "new_text": "    return x + 150", "target_line": 448, "test_cmd": TEST_CMD}
+    task = Task(dataset=[Sample(id="lib-f150", input=oracle["prompts"][0])], setup=_setup(oracle),
+                solver=pi_agent(variant=variant, dcp="off", cache_models=["anthropic-5m"]),
+                scorer=_checker(), sandbox="local", name="sim_e2e")
+    [log] = eval(task, model=model, log_dir=str(tmp_path), display="none", max_tool_output=0)
+    return log
+
+
+def test_diligent_fixes_a_bug_under_nocap_and_the_checker_passes(tmp_path):
+    log = _run("readbench/sim-diligent", "nocap", tmp_path)
+    assert log.status == "success", log.error
+    sample = log.samples[0]
+    assert sample.scores["_checker"].value == 1.0, sample.scores["_checker"].explanation
+    calls = [c.function for m in sample.messages if m.role == "assistant" for c in (m.tool_calls or [])]
+    assert calls[-2:] == ["edit", "bash"]
+    assert "read" in calls
+    usage = sample.model_usage["readbench/sim-diligent"]
+    assert usage.input_tokens > 0 and usage.output_tokens > 0
+
+
+@pytest.mark.slow
+def test_pager_under_stock_also_succeeds_and_reports_simulated_time(tmp_path):
+    log = _run("readbench/sim-pager", "stock", tmp_path)
+    sample = log.samples[0]
+    assert sample.scores["_checker"].value == 1.0, sample.scores["_checker"].explanation
+    ends = [e.output.metadata["sim_ts_end_seconds"] for e in sample.events if e.event == "model"]
+    assert ends == sorted(ends) and ends[0] > 0
