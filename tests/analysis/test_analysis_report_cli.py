@@ -29,8 +29,8 @@ def test_report_command_writes_table_and_report(make_logs):
     text = (run_dir / "report" / "report.md").read_text()
     assert text.startswith("# readbench report: unit\n")
     assert "- models: mockllm/model" in text
-    # stock: 1 of 2 non-excluded samples solved; B: 2 of 2
-    assert "| stock × off | 2 (2×1) | 1 | 50.0% |" in text and "| B × off | 2 (2×1) | 1 | 100.0% |" in text
+    # stock: 1 of 2 non-excluded samples solved; B: 2 of 2. Only repoA is left -> clusters are its 2 tasks.
+    assert "| stock × off | 2 (2×1) | 2 | 50.0% |" in text and "| B × off | 2 (2×1) | 2 | 100.0% |" in text
     assert "- stock × off — excluded: repoB/edit/1#1" in text
 
 
