@@ -115,6 +115,7 @@ def build(
     out_dir = out_dir or default_corpus_dir()
     records: list[TaskRecord] = []
     kill_stats: dict[str, dict[str, int]] = {}
+    skipped: dict[str, str] = {}
     manifest_sources = {}
     for spec in selected:
         tree, deps = ensure_source(spec, recipe.wheels)
@@ -158,9 +159,15 @@ def build(
                 tree, target.file, spec.pytest_cmd, target.test_args, expand_env(env, deps),
                 target.timeout_seconds, cache_root() / "validation" / spec.slug,
                 work, jobs=jobs, log=log)
-            base = runner.baseline()
-            log(f"  {target.file}: {lines} lines, baseline {base:.1f} s")
-            sites, callers = runner.candidate_sites(random.Random(f"{spec.name}:{target.file}:{seed}"), _bounds(lines))
+            try:
+                base = runner.baseline()
+                log(f"  {target.file}: {lines} lines, baseline {base:.1f} s")
+                sites, callers = runner.candidate_sites(
+                    random.Random(f"{spec.name}:{target.file}:{seed}"), _bounds(lines))
+            except RuntimeError as exc:  # a broken checker loses this target's fix tasks only
+                log(f"  SKIP fix tasks of {spec.name}:{target.file}: {exc}")
+                skipped[f"{spec.name}:{target.file}"] = str(exc)[:2000]
+                continue
             kept = runner.select(sites, callers, n_fix + n_session)
             kill_stats[f"{spec.name}:{target.file}"] = dict(runner.stats)
             timeout = round(min(target.timeout_seconds, 3 * base + 10))
@@ -193,7 +200,7 @@ def build(
     (out_dir / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
     seconds = time.monotonic() - t0
     (out_dir / "build_log.json").write_text(
-        json.dumps({"seconds": round(seconds, 1), "kill_stats": kill_stats}, indent=2, sort_keys=True) + "\n")
+        json.dumps({"seconds": round(seconds, 1), "kill_stats": kill_stats, "skipped": skipped}, indent=2, sort_keys=True) + "\n")
     log(f"wrote {len(records)} tasks to {jsonl} in {seconds:.0f} s")
     return BuildResult(jsonl, out_dir / "manifest.json", tuple(records), seconds, kill_stats)
 
