@@ -7,6 +7,9 @@ solver (workspace, store, system prompt) -> pi agent loop -> readbench scorer.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -27,6 +30,30 @@ from readbench.read import get_variant
 LOCAL_RG = str(Path(sys.prefix) / "bin" / "rg")
 DOCKER_DEPS = "/opt/readbench/deps"
 DEFAULT_CACHE_MODELS = ("anthropic-5m", "openai", "deepseek")
+
+
+@functools.lru_cache(maxsize=4)
+def _index(path: str | None) -> dict[str, Any]:
+    from readbench.corpus import load_tasks
+
+    return {r.id: r for r in load_tasks(path)}
+
+
+def corpus_path() -> str | None:
+    """The task JSONL the task reads: ``$READBENCH_TASKS`` if set, else the corpus default."""
+    return os.environ.get("READBENCH_TASKS")
+
+
+def get_task(task_id: str) -> Any:
+    """The corpus record of a sample id (``source/family/n``).
+
+    Raises:
+        KeyError: no such task in the corpus.
+    """
+    index = _index(corpus_path())
+    if task_id not in index:
+        raise KeyError(f"task {task_id!r} is not in the corpus ({len(index)} tasks)")
+    return index[task_id]
 
 
 def resolve_sandbox(kind: str) -> str:
@@ -88,7 +115,7 @@ def setup_workspace(
     read_variant = get_variant(variant)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        from readbench.corpus import deps_dir, get_task, source_tree, workspace_files
+        from readbench.corpus import deps_dir, source_tree
         from readbench.sim.provider import SimAgentAPI
 
         if sandbox_kind == "local" and not allow_local and not isinstance(get_model().api, SimAgentAPI):
@@ -102,18 +129,18 @@ def setup_workspace(
             res = await sb.exec(["cp", "-a", f"{source_tree(record.source)}/.", "."])
             if not res.success:
                 raise RuntimeError(f"copying {record.source} into the sandbox failed: {res.stderr}")
-        for rel, content in workspace_files(record).items():
+        for rel, content in record.files.items():
             await sb.write_file(rel, content)
         cwd = (await sb.exec(["pwd"])).stdout.strip()
         deps = str(deps_dir(record.source)) if sandbox_kind == "local" else DOCKER_DEPS
-        env = {k: v.replace("{deps}", deps) for k, v in record.check.get("env", {}).items()}
+        env = {k: v.replace("{deps}", deps) for k, v in record.check.env.items()}
         store().set(context.WORKSPACE, {
             "cwd": cwd, "env": env, "sandbox": sandbox_kind,
             "rg": LOCAL_RG if sandbox_kind == "local" else "rg",
         })
         store().set(context.ORACLE, {
-            **record.oracle, "task_id": record.id, "epoch": state.epoch, "family": record.family,
-            "prompts": list(record.prompts), "test_cmd": record.check.get("test_cmd"),
+            **dataclasses.asdict(record.oracle), "task_id": record.id, "epoch": state.epoch,
+            "family": record.family, "prompts": list(record.prompts), "test_cmd": record.check.test_cmd,
         })
         state.messages = [
             ChatMessageSystem(content=system_prompt(read_variant, cwd)),
@@ -138,12 +165,11 @@ def read_strategies_task(
     allow_local: bool = False,
 ) -> Task:
     """Build the task for one arm. See evals/read_strategies.py for the `-T` arguments."""
-    from readbench.corpus import load_tasks
-
     models = cache_models.split(",") if isinstance(cache_models, str) else list(cache_models or DEFAULT_CACHE_MODELS)
     fam = families.split(",") if isinstance(families, str) else families
     src = sources.split(",") if isinstance(sources, str) else sources
-    records = [r for r in load_tasks() if (not fam or r.family in fam) and (not src or r.source in src)]
+    records = [r for r in _index(corpus_path()).values()
+               if (not fam or r.family in fam) and (not src or r.source in src)]
     if not records:
         raise ValueError(f"no tasks match families={fam!r} sources={src!r}; run `readbench tasks build` first")
     if per_family:

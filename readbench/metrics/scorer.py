@@ -1,69 +1,82 @@
 """The `readbench` scorer: runs the task's checker in the sandbox and attaches every
 per-sample metric of shared/specs/metrics.md as flat scalars in ``Score.metadata``.
 
-Checker kinds (from the task record's ``check``):
+Checker kinds (the task record's ``check``, readbench.corpus.Check):
 - ``tests``: the task's own test command, run by bash in the sandbox's repository root with
-  the workspace env; success iff it exits 0 (the fail-to-pass tests are in the command).
-- ``answer``: the last ``ANSWER: <value>`` line of the final assistant message, compared
-  exactly after whitespace and quote normalisation (corpus.md §3.2).
+  the workspace env; success iff it exits 0 and pytest's summary lists no FAILED, SUBFAILED
+  or ERROR (corpus.md §3.1: pytest 9 reports failing subtests as SUBFAILED).
+- ``answer``: the last ``ANSWER: <value>`` line of the final reply, compared exactly after
+  whitespace and quote normalisation (corpus.md §3.2).
+- ``session``: the tests (if any) and each prompt's expected answer.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from inspect_ai.model import ChatMessageAssistant
+from inspect_ai.model import ChatMessageAssistant, ChatMessageUser
 from inspect_ai.scorer import Score, Target, accuracy, scorer, stderr
 from inspect_ai.solver import TaskState
 from inspect_ai.util import sandbox, store
 
 from readbench.agent import context
+from readbench.corpus import Check, answer_matches, extract_answer
+from readbench.corpus._testrun import parse_pytest_summary
 from readbench.metrics.reads import dcp_metrics, effort_metrics, read_metrics
 
-ANSWER_RE = re.compile(r"^\s*ANSWER:\s*(.*?)\s*$", re.MULTILINE)
-_QUOTES = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'"})
+#: the environment pytest summary parsing relies on (same as readbench.corpus run_tests)
+CHECK_ENV = {"COLUMNS": "200", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0", "LANG": "C.UTF-8"}
 
 
-def normalize_answer(text: str) -> str:
-    """Collapse whitespace, unify curly quotes, strip one pair of surrounding quotes or backticks."""
-    text = " ".join(text.translate(_QUOTES).split())
-    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'`":
-        text = text[1:-1]
-    return text
+def final_replies(messages: list[Any]) -> list[str]:
+    """The agent's final reply to each user prompt: the last assistant text before the next
+    user message, and the last assistant text overall (one entry per user prompt answered)."""
+    replies: list[str] = []
+    current: str | None = None
+    seen_user = False
+    for message in messages:
+        if isinstance(message, ChatMessageUser):
+            if seen_user:
+                replies.append(current or "")
+            seen_user, current = True, None
+        elif isinstance(message, ChatMessageAssistant) and not message.tool_calls:
+            current = message.text
+    if seen_user:
+        replies.append(current or "")
+    return replies
 
 
-def extract_answer(messages: list[Any]) -> str | None:
-    """The value of the last ``ANSWER:`` line of the last assistant message, or None."""
-    for message in reversed(messages):
-        if isinstance(message, ChatMessageAssistant):
-            found = ANSWER_RE.findall(message.text)
-            return found[-1] if found else None
-    return None
+async def run_check(check: Check, messages: list[Any]) -> tuple[bool, str]:
+    """Grade the sandbox workspace and the replies, with the corpus's rules
+    (readbench.corpus: ``tests`` / ``answer`` / ``session`` kinds, pytest summary parsing
+    that counts ``SUBFAILED``, answer normalisation).
 
-
-async def run_check(check: dict[str, Any], messages: list[Any]) -> tuple[bool, str]:
-    """Run one checker. Returns (success, explanation).
-
-    Raises:
-        ValueError: unknown check kind (a corpus bug, not a model failure).
+    Returns:
+        (success, explanation).
     """
-    kind = check.get("kind")
-    if kind in ("tests", "tests+answer"):
+    replies = final_replies(messages)
+    if check.kind == "answer":
+        pairs = [(replies[-1] if replies else "", check.answer)]
+    elif check.kind == "session":
+        padded = replies + [""] * (len(check.answers) - len(replies))
+        pairs = list(zip(padded, check.answers))
+    else:
+        pairs = []
+    oks = [answer_matches(got, want) for got, want in pairs if want is not None]
+    notes = [f"answers {sum(oks)}/{len(oks)}"] if oks else []
+    tests_ok = None
+    if check.test_cmd:
         ws = context.workspace()
-        res = await sandbox().exec(
-            ["bash", "-c", check["test_cmd"]], env=ws["env"], timeout=int(check.get("timeout_seconds", 300))
-        )
-        ok = res.returncode == 0
-        tail = (res.stdout + res.stderr)[-600:]
-        if kind == "tests" or not ok:
-            return ok, f"tests exit={res.returncode}\n{tail}"
-    if kind in ("answer", "tests+answer"):
-        got = extract_answer(messages)
-        want = str(check["answer"])
-        ok = got is not None and normalize_answer(got) == normalize_answer(want)
-        return ok, f"answer={got!r} expected={want!r}"
-    raise ValueError(f"unknown check kind {kind!r} in task record")
+        try:
+            res = await sandbox().exec(["bash", "-c", "exec 2>&1\n" + check.test_cmd], env={**ws["env"], **CHECK_ENV},
+                                       timeout=int(check.timeout_seconds or 600))
+            failed, errors, _ = parse_pytest_summary(res.stdout + res.stderr)
+            tests_ok = res.returncode == 0 and not failed and not errors
+            notes.insert(0, f"tests exit={res.returncode} failed={len(failed)} errors={len(errors)}")
+        except TimeoutError:
+            tests_ok = False
+            notes.insert(0, "tests timed out")
+    return (tests_ok is not False) and all(oks), "; ".join(notes)
 
 
 def stop_reason(success: bool, answered: bool) -> str:
@@ -82,13 +95,10 @@ def readbench_scorer():
     per-sample metrics (metrics.md), each a scalar so `samples_df` keeps them."""
 
     async def score(state: TaskState, target: Target) -> Score:
-        from readbench.corpus import get_task
+        from readbench.task import get_task
 
         record = get_task(str(state.sample_id))
-        try:
-            success, explanation = await run_check(record.check, state.messages)
-        except TimeoutError:
-            success, explanation = False, "checker timed out"
+        success, explanation = await run_check(record.check, state.messages)
         calls = store().get(context.CALLS, [])
         answered = any(isinstance(m, ChatMessageAssistant) and not m.tool_calls for m in state.messages)
         metrics: dict[str, Any] = {"success": float(success), "stop_reason": stop_reason(success, answered)}
@@ -98,7 +108,8 @@ def readbench_scorer():
         metrics.update(store().get(context.CACHE_METRICS, {}))
         sim = (state.output.metadata or {}) if state.output else {}
         metrics["sim_seconds"] = float(sim.get("sim_ts_end_seconds", 0.0))
-        return Score(value=float(success), answer=extract_answer(state.messages), explanation=explanation,
-                     metadata=metrics)
+        replies = final_replies(state.messages)
+        return Score(value=float(success), answer=extract_answer(replies[-1]) if replies else None,
+                     explanation=explanation, metadata=metrics)
 
     return score

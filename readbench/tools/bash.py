@@ -14,7 +14,7 @@ from inspect_ai.tool import Tool, ToolDef, ToolError
 from inspect_ai.util import sandbox
 
 from readbench.agent import context
-from readbench.tools.pi.bash import format_bash_output
+from readbench.tools.pi.bash import format_bash_output, validate_bash_timeout
 
 #: pi has no default timeout; a harness still needs one so a looping test cannot hang a
 #: sample forever (corpus.md §3.1: 6 of 280 mutants looped). Seconds.
@@ -36,8 +36,9 @@ def bash_tool() -> Tool:
 
     async def execute(command: str, timeout: float | None = None) -> str:
         call_id = context.claim_call_id("bash", {"command": command, "timeout": timeout})
-        if timeout is not None and (not math.isfinite(timeout) or timeout <= 0):
-            raise ToolError("Invalid timeout: must be a finite number of seconds")
+        invalid = validate_bash_timeout(timeout)
+        if invalid is not None:
+            raise ToolError(invalid)
         ws = context.workspace()
         limit = HARNESS_TIMEOUT_SECONDS if timeout is None else min(timeout, HARNESS_TIMEOUT_SECONDS)
         tag = hashlib.sha256(f"{call_id}:{command}".encode()).hexdigest()[:16]
@@ -50,15 +51,16 @@ def bash_tool() -> Tool:
             output, code = (res.stdout + res.stderr).encode(), res.returncode
         except TimeoutError:
             output, code, timed_out = b"", None, True
-        text, is_error, truncated = format_bash_output(
+        result = format_bash_output(
             output, code, timed_out=timed_out, timeout_seconds=timeout, full_output_path=full_path
         )
+        truncated = bool(result.truncation.truncated)
         if truncated:
             await sandbox().write_file(full_path, output)
         context.set_details(call_id, {"command": command, "exit_code": code, "timed_out": timed_out,
                                       "output_bytes": len(output), "truncated": truncated})
-        if is_error:
-            raise ToolError(text)
-        return text
+        if result.is_error:
+            raise ToolError(result.text)
+        return result.text
 
     return ToolDef(execute, name="bash", description=DESCRIPTION, parameters=PARAMS, max_output=0).as_tool()

@@ -15,7 +15,9 @@ from inspect_ai.util import sandbox
 from readbench.agent import context
 from readbench.read import ReadVariant
 from readbench.tools._paths import absolute, pi_path
-from readbench.tools.pi.edit import apply_edits, normalize_edit_args, write_success_text
+from readbench.tools.pi._edit_match import PiEditError
+from readbench.tools.pi.edit import apply_edits, missing_file_text, normalize_edit_args
+from readbench.tools.pi.write import write_success_text
 from readbench.tools.read import load_session, save_session
 
 EDIT_DESCRIPTION = (
@@ -50,12 +52,15 @@ def edit_tool(variant: ReadVariant) -> Tool:
         call_id = context.claim_call_id("edit", {"path": path, "edits": edits})
         if variant.requires_read_before_edit and not load_session().has_read(_file_key(path)):
             raise ToolError(NOT_READ_TEXT)
-        edits = normalize_edit_args({"path": path, "edits": edits})["edits"]
+        try:
+            args = normalize_edit_args({"path": path, "edits": edits})
+        except PiEditError as ex:
+            raise ToolError(str(ex))
         try:
             data = await sandbox().read_file(pi_path(path), text=False)
         except (FileNotFoundError, IsADirectoryError):
-            raise ToolError(f"Could not edit file: {path}. Error code: ENOENT.")
-        outcome = apply_edits(data, path, edits)
+            raise ToolError(missing_file_text(path))
+        outcome = apply_edits(data, path, args)
         if outcome.error_text is not None:
             context.set_details(call_id, {"path": path, "applied": False})
             raise ToolError(outcome.error_text)
@@ -82,7 +87,7 @@ def write_tool() -> Tool:
         await sandbox().write_file(pi_path(path), content)
         _note_changed(path)
         context.set_details(call_id, {"path": path, "bytes": len(content.encode())})
-        return write_success_text(path, content)
+        return write_success_text(content, path)
 
     return ToolDef(
         execute, name="write", description=WRITE_DESCRIPTION,

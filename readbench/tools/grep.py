@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+import json
+
 from inspect_ai.tool import Tool, ToolDef, ToolError
 from inspect_ai.util import sandbox
 
 from readbench.agent import context
-from readbench.tools._paths import absolute, pi_path
-from readbench.tools.pi.grep import format_grep, rg_argv
+from readbench.tools._paths import absolute
+from readbench.tools.pi.grep import format_grep, path_not_found_text, rg_argv
 
 DESCRIPTION = (
     "Search file contents for a pattern. Returns matching lines with file paths and line numbers. "
@@ -32,28 +34,51 @@ def grep_tool() -> Tool:
 
     async def execute(
         pattern: str, path: str | None = None, glob: str | None = None, ignoreCase: bool | None = None,
-        literal: bool | None = None, context: int | None = None, limit: int | None = None,
+        literal: bool | None = None, context: float | None = None, limit: float | None = None,
     ) -> str:
         args = {"pattern": pattern, "path": path, "glob": glob, "ignoreCase": ignoreCase,
                 "literal": literal, "context": context, "limit": limit}
         call_id = _ctx.claim_call_id("grep", args)
         ws = _ctx.workspace()
-        search = pi_path(path or ".")
-        probe = await sandbox().exec(["bash", "-c", 'if [ -d "$1" ]; then echo d; elif [ -e "$1" ]; then echo f; fi', "_", search])
+        search = absolute(ws["cwd"], path or ".")
+        probe = await sandbox().exec(
+            ["bash", "-c", 'if [ -d "$1" ]; then echo d; elif [ -e "$1" ]; then echo f; fi', "_", search]
+        )
         kind = probe.stdout.strip()
         if not kind:
-            raise ToolError(f"Path not found: {absolute(ws['cwd'], search)}")
-        argv = rg_argv(pattern, search, glob=glob, ignore_case=bool(ignoreCase), literal=bool(literal),
-                       context=context or 0)
-        res = await sandbox().exec([ws["rg"], *argv[1:]], env=ws["env"], timeout=120)
-        text, is_error = format_grep(res.stdout, search_path=search, is_dir=(kind == "d"),
-                                     limit=limit if limit else 100)
+            raise ToolError(path_not_found_text(search))
+        argv = rg_argv(pattern, search, glob=glob, ignore_case=bool(ignoreCase), literal=bool(literal), rg=ws["rg"])
+        res = await sandbox().exec(argv, env=ws["env"], timeout=120)
+        files = await _files_for_context(res.stdout) if (context or 0) > 0 or '"bytes"' in res.stdout else {}
+        out = format_grep(res.stdout, search_path=search, is_dir=(kind == "d"), limit=limit, context=context,
+                          rg_exit_code=res.returncode, rg_stderr=res.stderr, read_file=files.get)
         _ctx.set_details(call_id, {"pattern": pattern, "path": search})
-        if is_error:
-            raise ToolError(text)
-        return text
+        if out.is_error:
+            raise ToolError(out.text)
+        return out.text
 
     return ToolDef(execute, name="grep", description=DESCRIPTION, parameters=PARAMS, max_output=0).as_tool()
+
+
+async def _files_for_context(rg_stdout: str) -> dict[str, bytes | None]:
+    """Bytes of every file with a match: pi re-reads them for context lines (pi-tools.md §3.2)."""
+    paths = set()
+    for line in rg_stdout.splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if event.get("type") == "match":
+            text = (event.get("data", {}).get("path") or {}).get("text")
+            if text:
+                paths.add(text)
+    files: dict[str, bytes | None] = {}
+    for file_path in sorted(paths):
+        try:
+            files[file_path] = await sandbox().read_file(file_path, text=False)
+        except (FileNotFoundError, IsADirectoryError, PermissionError):
+            files[file_path] = None
+    return files
 
 
 _ctx = context  # the parameter named `context` (pi's schema) shadows the module inside execute
