@@ -135,6 +135,15 @@ class TargetRunner:
         return run_tests(f"{self.pytest_cmd} {_PYTEST_FLAGS}", root, {**self.env, **(env or {})},
                          timeout, args)
 
+    @staticmethod
+    def _ids_arg(root: Path, ids: list[str], name: str) -> str:
+        """Test ids as pytest arguments; past 20,000 characters, as an ``@file`` (pytest >= 8.2)
+        because Linux caps one argv string (the whole ``bash -c`` line) at 128 KiB."""
+        args = " ".join(_quote(t) for t in ids)
+        if len(args) <= 20_000:
+            return args
+        return _quote("@" + str(_ids_file(root, ids, name)))
+
     def _cached(self, name: str, compute: Callable[[], dict]) -> dict:
         path = self.cache / f"{name}.json"
         if path.exists():
@@ -218,7 +227,7 @@ class TargetRunner:
     def _evaluate(self, site: MutationSite, tests: list[str], timeout: float) -> Outcome:
         root = self._copy()
         path = root / self.file
-        args = " ".join(_quote(t) for t in sorted(tests))
+        args = self._ids_arg(root, sorted(tests), "ids")
         spent = 0.0
         try:
             path.write_bytes(apply_site(self.pristine, site))
@@ -237,7 +246,7 @@ class TargetRunner:
             path.write_bytes(self.pristine)
             if hashlib.sha256(path.read_bytes()).hexdigest() != self.file_sha:
                 return Outcome("revert_failed", r1.failed, r1.messages, spent)
-            r3 = self._run(root, " ".join(_quote(t) for t in r1.failed), timeout)
+            r3 = self._run(root, self._ids_arg(root, list(r1.failed), "failed"), timeout)
             spent += r3.duration_seconds
             if not r3.passed:
                 return Outcome("revert_failed", r1.failed, r1.messages, spent)
@@ -288,6 +297,12 @@ class TargetRunner:
         self.stats = stats
         self.log(f"  {self.file}: mutants tried {sum(stats.values())} {stats}")
         return kept
+
+
+def _ids_file(root: Path, ids: list[str], name: str) -> Path:
+    path = root.parent / f"{root.name}-{name}.txt"
+    path.write_text("\n".join(ids) + "\n", encoding="utf-8")
+    return path
 
 
 def _quote(s: str) -> str:

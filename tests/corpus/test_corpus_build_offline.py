@@ -142,3 +142,21 @@ def test_self_check_fails_without_and_passes_with_the_oracle(recipe):
     assert lg.ok and lg.with_oracle.answers_ok == (True,)
     wrong = run_check(log, source_tree("logs"), deps_dir("logs"), ["ANSWER: nope"])
     assert not wrong.passed
+
+
+def test_question_and_log_build_is_byte_reproducible_and_seed_sensitive(recipe):
+    toml, tmp = recipe
+    fams = ["locate", "wholefile", "log"]
+    quiet = lambda s: None  # noqa: E731
+    a = build(sources_path=toml, out_dir=tmp / "a", families=fams, log=quiet)
+    b = build(sources_path=toml, out_dir=tmp / "b", families=fams, log=quiet)
+    c = build(sources_path=toml, out_dir=tmp / "c", families=fams, seed=4, log=quiet)
+    digest = lambda p: hashlib.sha256((p / "tasks.jsonl").read_bytes()).hexdigest()  # noqa: E731
+    assert digest(tmp / "a") == digest(tmp / "b") != digest(tmp / "c")
+    assert (tmp / "a" / "manifest.json").read_bytes() == (tmp / "b" / "manifest.json").read_bytes()
+    assert [r.id for r in a.records] == ["tiny/locate/0", "tiny/locate/1", "tiny/wholefile/0",
+                                         "logs/log/0", "logs/log/1"]
+    log = a.records[3]
+    assert log.question_kind == "fatal_request" and 40 <= log.file_lines <= 60
+    assert log.files["logs/service.log"].count(f"req={log.check.answer}") == 1
+    assert a.kill_stats == {} and b.records == a.records
