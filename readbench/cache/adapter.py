@@ -43,7 +43,7 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolInfo
 
-from readbench.cache.blocks import Block, Request, content_hash
+from readbench.cache.blocks import Block, Request, chain_hashes, content_hash
 from readbench.cache.tokenizer import o200k_tokens, scale_tokens
 
 __all__ = ["IMAGE_TOKENS", "CallRecord", "RequestBuilder", "calls_to_requests"]
@@ -186,6 +186,7 @@ class RequestBuilder:
         self._prev: _Previous | None = None
         self._base: dict[int, tuple[CallRecord, Request]] = {}  # id(call) -> o200k Request
         self._family_maps: dict[str, dict[int, Block]] = {}  # family -> id(o200k block) -> block
+        self._last_chain: tuple[tuple[Block, ...], tuple[bytes, ...]] = ((), ())
 
     def _render(self, obj: Any, make: Any) -> tuple[Block, ...]:
         # A pruner's fresh copy of a tool message (same call id, same text object) is found by
@@ -260,12 +261,17 @@ class RequestBuilder:
         base = conv_ends[-1] if conv_ends else 0
         conv_ends.extend(itertools.islice(itertools.accumulate(map(len, found), initial=base), 1, None))
         conv = tuple(conv_list)
+        blocks = head + conv
+        prev_blocks, prev_hashes = self._last_chain
+        hashes = chain_hashes(blocks, prev_blocks, prev_hashes)
+        self._last_chain = (blocks, hashes)
         self._prev = _Previous(messages, system_indices, head, tools, call.params, conv, conv_ends)
         return Request(
-            blocks=head + conv,
+            blocks=blocks,
             ts_start_seconds=float(call.ts_start_seconds),
             ts_first_token_seconds=float(call.ts_first_token_seconds),
             output_tokens=int(call.output_tokens),
+            prefix_hashes=hashes,
         )
 
     def build(self, call: CallRecord, family: str = "openai") -> Request:
@@ -291,7 +297,8 @@ class RequestBuilder:
                 if id(b) not in fmap:
                     fmap[id(b)] = Block(b.kind, b.role, scale_tokens(b.tokens, family), b.content_hash, b.ends_message)
             blocks = tuple(map(fmap.__getitem__, ids))
-        return Request(blocks, base.ts_start_seconds, base.ts_first_token_seconds, base.output_tokens)
+        return Request(blocks, base.ts_start_seconds, base.ts_first_token_seconds, base.output_tokens,
+                       prefix_hashes=base.prefix_hashes)
 
 
 def calls_to_requests(

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import operator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 __all__ = [
     "BLOCK_KINDS",
@@ -21,6 +21,7 @@ __all__ = [
     "PreparedRequest",
     "PrefixChainer",
     "Request",
+    "chain_hashes",
     "content_hash",
     "lookback_candidates",
 ]
@@ -89,6 +90,10 @@ class Request:
         output_tokens: generated tokens (>= 0).
         breakpoints: explicit cache breakpoints as block indices, or None to let the cache
             model's placement policy choose (for Anthropic: pi's placement, §9).
+        prefix_hashes: optional precomputed chained hashes, one per block, equal to what
+            `chain_hashes` computes (RequestBuilder supplies them so that simulating several
+            tokenizer families does not re-hash); None = computed when prepared. Not part of
+            equality.
     """
 
     blocks: tuple[Block, ...]
@@ -96,8 +101,13 @@ class Request:
     ts_first_token_seconds: float
     output_tokens: int
     breakpoints: tuple[int, ...] | None = None
+    prefix_hashes: tuple[bytes, ...] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
+        if self.prefix_hashes is not None and len(self.prefix_hashes) != len(self.blocks):
+            raise ValueError(
+                f"prefix_hashes has {len(self.prefix_hashes)} entries for {len(self.blocks)} blocks"
+            )
         if self.ts_first_token_seconds < self.ts_start_seconds:
             raise ValueError(
                 f"ts_first_token_seconds ({self.ts_first_token_seconds}) precedes "
@@ -176,11 +186,33 @@ def _common_prefix(a: tuple[Block, ...], b: tuple[Block, ...]) -> int:
     return k
 
 
+def _extend_hashes(blocks: tuple[Block, ...], k: int, prev_hashes: tuple[bytes, ...]) -> tuple[bytes, ...]:
+    hashes = list(prev_hashes[:k])
+    h = hashes[-1] if hashes else b""
+    blake = hashlib.blake2b
+    for b in blocks[k:]:
+        h = blake(h + b.content_hash, digest_size=_DIGEST_BYTES).digest()
+        hashes.append(h)
+    return tuple(hashes)
+
+
+def chain_hashes(
+    blocks: tuple[Block, ...], prev_blocks: tuple[Block, ...] = (), prev_hashes: tuple[bytes, ...] = ()
+) -> tuple[bytes, ...]:
+    """Chained prefix hashes h_i = H(h_{i-1} || content_hash_i) of `blocks` (§8.1), reusing
+    `prev_hashes` (the hashes of `prev_blocks`) over the common prefix."""
+    return _extend_hashes(blocks, _common_prefix(blocks, prev_blocks), prev_hashes)
+
+
+_TOKENS = operator.attrgetter("tokens")
+
+
 class PrefixChainer:
     """Computes `PreparedRequest`s, reusing the hash chain of the previous request.
 
     Consecutive requests of an agent loop share most of their blocks; only the blocks after the
-    first difference are hashed, so preparing a request costs O(new blocks) Python work.
+    first difference are hashed and summed, so preparing a request costs O(new blocks) Python
+    work (no hashing at all when the request carries `prefix_hashes`).
     """
 
     def __init__(self) -> None:
@@ -192,15 +224,11 @@ class PrefixChainer:
         """Return `request` with its chained hashes and cumulative tokens."""
         blocks = request.blocks
         k = _common_prefix(blocks, self._blocks)
-        hashes = list(self._hashes[:k])
-        cum = list(self._cum[:k])
-        h = hashes[-1] if hashes else b""
-        t = cum[-1] if cum else 0
-        blake = hashlib.blake2b
-        for b in blocks[k:]:
-            h = blake(h + b.content_hash, digest_size=_DIGEST_BYTES).digest()
-            t += b.tokens
-            hashes.append(h)
-            cum.append(t)
-        self._blocks, self._hashes, self._cum = blocks, tuple(hashes), tuple(cum)
-        return PreparedRequest(request, self._hashes, self._cum)
+        if request.prefix_hashes is not None:
+            hashes = request.prefix_hashes
+        else:
+            hashes = _extend_hashes(blocks, k, self._hashes)
+        start = self._cum[k - 1] if k else 0
+        cum = self._cum[:k] + tuple(itertools.accumulate(map(_TOKENS, blocks[k:]), initial=start))[1:]
+        self._blocks, self._hashes, self._cum = blocks, hashes, cum
+        return PreparedRequest(request, hashes, cum)

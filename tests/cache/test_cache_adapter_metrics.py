@@ -162,3 +162,16 @@ def test_priced_model_override_and_bad_arguments():
         sample_cache_metrics(calls, ["none", "none"])
     with pytest.raises(ValueError, match="unpruned_calls has 1 calls, calls has 2"):
         sample_cache_metrics(calls, ["none"], unpruned_calls=calls[:1])
+
+
+def test_builder_supplied_prefix_hashes_equal_the_chainer_computation():
+    from readbench.cache.blocks import PrefixChainer, Request
+
+    calls = _trajectory(4)
+    built = calls_to_requests(calls, "deepseek")
+    plain = [Request(r.blocks, r.ts_start_seconds, r.ts_first_token_seconds, r.output_tokens) for r in built]
+    a, b = PrefixChainer(), PrefixChainer()
+    for with_hashes, without in zip(built, plain):
+        assert with_hashes.prefix_hashes is not None and without.prefix_hashes is None
+        pa, pb = a.prepare(with_hashes), b.prepare(without)
+        assert pa.hashes == pb.hashes and pa.cum_tokens == pb.cum_tokens
