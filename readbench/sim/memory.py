@@ -50,6 +50,7 @@ class StepMemory:
     map_decided: bool = False
     restart_decided: bool = False
     restart_next: int | None = None
+    restart_pending: bool = False
     windows: list[list[int]] = field(default_factory=list)
     edit_attempts: int = 0
     edit_line: int | None = None

@@ -311,6 +311,12 @@ def _restart(ctx: _Ctx) -> Action | None:
             step.restart_next = 1
     if step.restart_next is None:
         return None
+    if step.restart_pending and ctx.view.latest_read_call_id in {c["id"] for c in ctx.mem.last_calls}:
+        # continue after the last line the previous segment showed (C cuts a 1000-line range to 400)
+        obs = ctx.view.latest_read
+        shown = max(obs.lines) if obs is not None and obs.lines else 0
+        step.restart_next = shown + 1 if shown >= step.restart_next else step.restart_next + profile.range_chunk_lines
+        step.restart_pending = False
     if ctx.goal.whole_file:
         end = ctx.view.total_lines or 0
     else:
@@ -318,9 +324,9 @@ def _restart(ctx: _Ctx) -> Action | None:
     if step.restart_next > end:
         step.restart_next = None
         return None
-    offset = step.restart_next
-    step.restart_next += profile.range_chunk_lines
-    return _read(ctx, f"Re-reading {ctx.goal.target_file} from the start", offset, profile.range_chunk_lines)
+    step.restart_pending = True
+    return _read(ctx, f"Re-reading {ctx.goal.target_file} from the start", step.restart_next,
+                 profile.range_chunk_lines)
 
 
 def _next_read(ctx: _Ctx) -> Action:

@@ -222,3 +222,11 @@ def test_same_state_intact_input_edits_pruned_input_reads_again():
 
     assert next_call(intact)[0] == "edit"
     assert next_call(pruned) == window
+
+
+def test_rereader_under_c_continues_after_the_cut_it_was_shown():
+    trace = run_session("sim-rereader", FIX, _ws("C"),
+                        overrides={"p_restart_reread": 1, "p_verify_reread": 0, "p_use_map": 0})
+    pages = [(None, None)] + [(o, None) for o in range(401, 4402, 400)]  # C cuts every read to 400 lines
+    restart = [(o, 1000) for o in range(1, 4402, 400)]  # 1000-line ranges cut to 400: the next starts at +400
+    assert trace.reads() == pages + restart
