@@ -112,3 +112,10 @@ def test_rg_failure_is_error_with_trimmed_stderr():
 
 def test_path_not_found_text():
     assert path_not_found_text("/w/nope") == "Path not found: /w/nope"
+
+
+def test_stdout_text_is_split_like_node_readline_not_splitlines():
+    # ripgrep does not escape U+2028 inside JSON strings; str.splitlines() would cut the event.
+    stdout = match("/w/u.txt", 1, "a\u2028b match\n") + "\n"
+    assert grep(stdout) == ("u.txt:1: a\u2028b match", False)
+    assert grep(stdout.encode()) == ("u.txt:1: a\u2028b match", False)

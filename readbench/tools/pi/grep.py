@@ -80,14 +80,18 @@ def path_not_found_text(abs_path: str) -> str:
     return f"Path not found: {abs_path}"
 
 
-def _rg_events(rg_json_lines: Sequence[str] | bytes) -> list[str]:
+def _rg_events(rg_json_lines: Sequence[str] | str | bytes) -> list[str]:
+    """Split ripgrep's stdout like Node's readline (on CRLF, LF or CR only). `str.splitlines()`
+    would also split inside JSON strings at U+2028, U+0085 or U+001C, which ripgrep does not escape."""
     if isinstance(rg_json_lines, (bytes, bytearray)):
         return _READLINE_SPLIT.split(decode_utf8(bytes(rg_json_lines)))
+    if isinstance(rg_json_lines, str):
+        return _READLINE_SPLIT.split(rg_json_lines)
     return list(rg_json_lines)
 
 
 def format_grep(
-    rg_json_lines: Sequence[str] | bytes,
+    rg_json_lines: Sequence[str] | str | bytes,
     *,
     search_path: str,
     is_dir: bool,
@@ -100,7 +104,8 @@ def format_grep(
     """Format ripgrep `--json` output as pi 0.84.1's grep tool does.
 
     Args:
-        rg_json_lines: ripgrep's stdout, as bytes or as lines (one JSON event each).
+        rg_json_lines: ripgrep's stdout as bytes or str (split here as pi's readline does), or
+            already split into lines (one JSON event each; do not split with `str.splitlines()`).
         search_path: the absolute searched path, as passed to ripgrep.
         is_dir: whether `search_path` is a directory (decides relative paths vs basenames).
         limit: the `limit` argument; None means 100; values below 1 mean 1. After that many
