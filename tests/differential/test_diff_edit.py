@@ -164,6 +164,7 @@ FIXED = [
     (b"ab  \nab\n", {"edits": [{"oldText": " ", "newText": "_"}]}),
     (b"abc\n", {"edits": "[{\"oldText\": \"b\", \"newText\": \"B\"}]"}),
     (b"abc\n", {"edits": "not json"}),
+    (b"abc\n", {"edits": "[NaN]"}),
     (b"abc\n", {"edits": {"oldText": "b", "newText": "B"}}),
     (b"abc\n", {"oldText": "b", "newText": "B"}),
     (b"abc\n", {"edits": [{"oldText": "a", "newText": "A"}], "oldText": "c", "newText": "C"}),

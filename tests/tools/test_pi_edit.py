@@ -206,3 +206,9 @@ def test_args_empty_edits_is_input_error():
 def test_args_must_be_a_dict():
     with pytest.raises(TypeError, match="edit arguments must be a dict"):
         normalize_edit_args(["a"])
+
+
+def test_args_json_string_with_nan_is_not_json_as_in_js():
+    with pytest.raises(PiEditError) as error:
+        normalize_edit_args({"path": "a", "edits": "[NaN]"})
+    assert str(error.value).endswith('Received arguments:\n{\n  "path": "a",\n  "edits": "[NaN]"\n}')

@@ -125,13 +125,18 @@ def _pairs(edits: list[dict[str, str]] | EditArgs) -> list[tuple[str, str]]:
 # --- argument preparation and validation (edit.js prepareEditArguments; pi-ai validateToolArguments) ---
 
 
+def _reject_constant(name: str) -> Any:
+    """JS `JSON.parse` has no NaN/Infinity literals; Python's json accepts them unless told not to."""
+    raise ValueError(f"not JSON: {name}")
+
+
 def _prepare(args: dict[str, Any]) -> dict[str, Any]:
     """pi `prepareEditArguments`: parse `edits` sent as a JSON array string; append a legacy
     top-level `oldText`/`newText` pair (both strings) to `edits` and drop those keys."""
     args = dict(args)
     if isinstance(args.get("edits"), str):
         try:
-            parsed = json.loads(args["edits"])
+            parsed = json.loads(args["edits"], parse_constant=_reject_constant)
         except ValueError:
             parsed = None
         if isinstance(parsed, list):
