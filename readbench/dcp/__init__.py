@@ -4,8 +4,13 @@
 configurations in `configs.py` before a model call: PSU3D0/pi-dcp (shared/specs/dcp.md Part A),
 diegopetrucci's cache-aware sister extension (Part B) or SWE-agent observation masking
 (anchors.md §1). The input is never mutated.
+
+`project` is incremental on a growing history (the agent loop's case): per-history state lives
+in a `ProjectionCache` (pass one per sample as `cache=`, or rely on the bounded module default);
+its results equal `readbench.dcp._project.project_reference`, the from-scratch computation.
 """
 
+from readbench.dcp._cache import ProjectionCache
 from readbench.dcp._project import prefix_break_index, project
 from readbench.dcp._types import ContextUsage, DcpState, DecisionRecord, GateInfo, Projection, ProjectionStats
 from readbench.dcp.configs import CONFIG_NAMES, DcpConfig, get_config, list_configs
@@ -18,6 +23,7 @@ __all__ = [
     "DecisionRecord",
     "GateInfo",
     "Projection",
+    "ProjectionCache",
     "ProjectionStats",
     "get_config",
     "list_configs",

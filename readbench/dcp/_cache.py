@@ -8,8 +8,9 @@ computed; a call consumes only the new tail. Results are identical to the straig
 recomputation (`readbench.dcp._project.project_reference`), which tests/dcp/test_dcp_fast.py
 checks call by call.
 
-A history is identified by its first message object (kept alive by the cache, so its `id`
-cannot be reused) plus the configuration family and parameters; a call whose list does not
+A history is identified by its first two message objects (kept alive by the cache, so their
+`id`s cannot be reused; two, so that samples sharing a system-prompt object stay apart) plus
+the configuration family and parameters; a call whose list does not
 start with the messages consumed so far (an edited or truncated history) starts that
 history's sequence afresh. At most `max_histories` sequences are kept (least recently used
 dropped), so the module-level default cache used when `project` gets no `cache=` is bounded.
@@ -34,7 +35,7 @@ S = TypeVar("S", bound=SeqBase)
 
 
 class ProjectionCache:
-    """Bounded map (family, params, first message) -> incremental sequence state.
+    """Bounded map (family, params, first two messages) -> incremental sequence state.
 
     Parameters
     ----------
@@ -63,7 +64,8 @@ class ProjectionCache:
         does not match the list's prefix.
         """
         try:
-            key: tuple[Any, ...] | None = (family, params, id(messages[0]))
+            second = id(messages[1]) if len(messages) > 1 else None
+            key: tuple[Any, ...] | None = (family, params, id(messages[0]), second)
             hash(key)
         except TypeError:  # unhashable user parameters: no caching
             key = None

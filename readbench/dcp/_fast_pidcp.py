@@ -1,5 +1,4 @@
-"""Incremental pi-dcp and observation masking for a growing history (same results as
-`readbench.dcp._pidcp.run_pi_dcp` and `strategies.obs_mask.apply`).
+"""Incremental pi-dcp for a growing history (same results as `readbench.dcp._pidcp.run_pi_dcp`).
 
 pi-dcp is stateless (shared/specs/dcp.md §1): each call's decisions follow from the whole
 history. Most of what they depend on is a fact of one message, or of one message and those
@@ -11,8 +10,10 @@ before it, and is computed once per history position (`PiSeq.add`):
 - "a later result has the same signature" (dedup keeps the newest, §2.1), which can only turn
   from false to true as results are appended;
 - the frontier pins (§4), which only move forward.
-Per call, one loop over the tool results combines them with turn ages, step ages and the
-protection windows, exactly as `ProtectionPolicy.get` and the three default strategies do.
+Per call, `PiSeq.run` combines them with turn ages, step ages and the protection windows,
+exactly as `ProtectionPolicy.get` and the three default strategies do, but re-evaluates only the
+results whose inputs changed since the previous call; counters, output list and changed indices
+are updated by difference.
 
 Fast only for well-formed histories: every tool-call id appears once across assistant messages,
 and every tool result answers a call made earlier that no earlier result answered. Otherwise
@@ -22,25 +23,25 @@ implementation.
 
 from __future__ import annotations
 
+import functools
 from bisect import bisect_left, bisect_right, insort
 from typing import Any
 
 from inspect_ai.model import ChatMessage
 
 from readbench.dcp._js import glob_to_regex
-from readbench.dcp._params import ObsMaskParams, PiDcpParams
+from readbench.dcp._params import PiDcpParams
 from readbench.dcp._pidcp_run import STRATEGY_NAMES, is_dcp_placeholder
 from readbench.dcp._protection import _path_info, _plan_like, is_verification_command, verification_outcome
 from readbench.dcp._seq import SeqBase, text_only
 from readbench.dcp._view import blocks, calls_of
-from readbench.dcp.strategies import obs_mask
 from readbench.dcp.strategies.deduplicate import PLACEHOLDER as DEDUP_PLACEHOLDER
 from readbench.dcp.strategies.deduplicate import signature
 from readbench.dcp.strategies.output_replace import placeholder as obr_placeholder
 from readbench.dcp.strategies.purge_errors import PREFIX as PURGE_PREFIX
 from readbench.dcp.strategies.purge_errors import first_line
 
-__all__ = ["PiSeq", "PiFastOutcome", "ObsSeq"]
+__all__ = ["PiSeq", "PiFastOutcome", "path_info"]
 
 _ENABLED = {
     "deduplicate": "deduplicate",
@@ -48,6 +49,19 @@ _ENABLED = {
     "supersedeWrites": "supersede_writes",
     "outputBodyReplace": "output_body_replace",
 }
+
+
+@functools.lru_cache(maxsize=4096)
+def _path_info_of(path: str | None, file: str | None, cwd: str | None) -> Any:
+    return _path_info({"path": path, "file": file}, cwd)
+
+
+def path_info(args: Any, cwd: str | None) -> Any:
+    """`_protection._path_info` memoised on the string values it reads (a pure function of them)."""
+    if not isinstance(args, dict):
+        return None
+    path, file = args.get("path"), args.get("file")
+    return _path_info_of(path if isinstance(path, str) else None, file if isinstance(file, str) else None, cwd)
 
 
 class PiFastOutcome:
@@ -134,7 +148,7 @@ class PiSeq(SeqBase):
             for c in calls:
                 if c.id in self.calls:
                     self.ok = False
-                info = _path_info(c.arguments, p.cwd)
+                info = path_info(c.arguments, p.cwd)
                 self.calls[c.id] = (c.function, c.arguments, info)
                 if c.function in ("write", "edit") and info and info.primary:
                     self.modified.add(info.primary)
@@ -381,27 +395,3 @@ class PiSeq(SeqBase):
         text = obr_placeholder(self.r_name[k], self.r_args[k], turn_age, self.params.turn_counter)
         self.r_summary[k] = (turn_age, text)
         return text
-
-
-class ObsSeq(SeqBase):
-    """Observation masking (`strategies.obs_mask`) over one growing history."""
-
-    def __init__(self, params: ObsMaskParams) -> None:
-        super().__init__()
-        self.params = params
-
-    def run(self) -> tuple[list[tuple[int, ChatMessage]], int]:
-        """(replacements, Σ floor(text chars / 4) of the masked results)."""
-        results = self.results
-        cut = max(0, len(results) - self.params.keep_last)
-        replaced = []
-        saved = 0
-        for k in range(cut):
-            hit = self.r_copy[k]
-            if hit is None:
-                msg = self.msgs[self.index[results[k]]]
-                self.replaced(k, obs_mask.placeholder(self.params, msg.content))
-                hit = self.r_copy[k]
-            replaced.append((results[k], hit[1]))
-            saved += self.r_chars[k] // 4
-        return replaced, saved

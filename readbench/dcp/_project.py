@@ -8,7 +8,9 @@ from typing import Any
 from inspect_ai.model import ChatMessage
 
 from readbench.dcp._cache import DEFAULT_CACHE, ProjectionCache
-from readbench.dcp._fast_pidcp import ObsSeq, PiSeq
+from readbench.dcp._fast_obs import ObsSeq
+from readbench.dcp._fast_pidcp import PiSeq
+from readbench.dcp._fast_sister import SisterSeq
 from readbench.dcp._params import ObsMaskParams, PiDcpParams, SisterParams
 from readbench.dcp._pidcp import _ENABLED, run_pi_dcp
 from readbench.dcp._pidcp_run import STRATEGY_NAMES
@@ -93,12 +95,19 @@ def project(
                     saved=out.tokens_saved, footer=footer_text(out.tokens_saved, band, params.debug),
                     band=band, eff=effective_band(band), ratio=ratio, state=state,
                 )
+    elif isinstance(params, SisterParams):
+        seq_s = cache.sequence("sister", params, messages, lambda: SisterSeq(params))
+        if seq_s.ok:
+            so = seq_s.run(state)
+            return _projection(
+                cfg, so.messages, so.changed, pruned=so.pruned, newly=so.newly_pruned, saved=so.footer_tokens_saved,
+                ratio=ratio, gate=so.gate, state=so.state,
+            )
     elif isinstance(params, ObsMaskParams):
         seq_o = cache.sequence("obs-mask", params, messages, lambda: ObsSeq(params))
-        replaced, saved = seq_o.run()
+        out_o, changed_o, masked, saved = seq_o.run()
         return _projection(
-            cfg, seq_o.output(messages, replaced), [seq_o.index[p] for p, _ in replaced],
-            pruned={obs_mask.STRATEGY_ID: len(replaced)}, saved=saved, ratio=ratio, state=state,
+            cfg, out_o, changed_o, pruned={obs_mask.STRATEGY_ID: masked}, saved=saved, ratio=ratio, state=state,
         )
     return project_reference(messages, cfg, state=state, usage=usage)
 

@@ -103,8 +103,11 @@ def _path_info(args: Any, cwd: str | None) -> _PathInfo | None:
     return _PathInfo(raw, primary, tuple(sorted(cands)))
 
 
+_DRIVE = re.compile(r"^[a-z]:/", re.I)
+
+
 def _absolute(v: str) -> bool:
-    return v.startswith("/") or bool(re.match(r"^[a-z]:/", v, re.I))
+    return v.startswith("/") or bool(_DRIVE.match(v))
 
 
 def _plan_like(info: _PathInfo) -> bool:

@@ -50,10 +50,10 @@ def random_history(seed: int, length: int = 120, ill_formed: float = 0.0) -> lis
     n = 0
     while len(msgs) < length:
         r = rng.random()
-        if r < 0.07:
+        if r < 0.16:
             msgs.append(ChatMessageUser(content=f"prompt {len(msgs)}"))
             continue
-        if r < 0.15:
+        if r < 0.24:
             msgs.append(ChatMessageAssistant(content=rng.choice(["thinking aloud", "", "  ", "done"])))
             continue
         calls = []
