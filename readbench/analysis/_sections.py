@@ -191,7 +191,7 @@ def partition_section(partition: SamplePartition, multi_model: bool) -> list[Blo
                 items.append(f"{name} — {bucket.replace('_', '-')}: {shown}{more}")
     blocks: list[Block] = [
         Heading(2, "Sample partition"),
-        Table(("arm", "total (tasks×epochs)", "clusters", "completed", "solved", "limit-hit", "errored", "excluded", "denominator"),
+        Table(("arm", "total (tasks×epochs)", "repositories", "completed", "solved", "limit-hit", "errored", "excluded", "denominator"),
               tuple(rows), caption="Disjoint buckets; denominator = total − excluded. Full id lists: partition.json."),
     ]
     if items:

@@ -60,10 +60,10 @@ def _header(table: pd.DataFrame, run_meta: dict[str, Any], baseline: tuple[str, 
     blocks.append(Paragraph(
         "Success rates: Wilson 95% intervals on the design-effect-adjusted sample size, from Miller's clustered "
         "standard error (E. Miller, \"Adding Error Bars to Evals\", arXiv 2411.00640, 2024). Clusters are source "
-        "repositories, or tasks when a group has one repository (repeated epochs of a task are never treated as "
-        f"independent). Paired comparisons use the baseline arm {baseline[0]} × {baseline[1]} of the same model, "
-        "per (task, epoch). Errored and limit-hit samples count as failures and stay in every denominator; "
-        "excluded samples leave every denominator."))
+        "repositories, or tasks when a group has one repository (so repeated epochs of a task are not treated as "
+        "independent); a group with a single cluster gets the unclustered interval. Paired comparisons use the "
+        f"baseline arm {baseline[0]} × {baseline[1]} of the same model, per (task, epoch). Errored and limit-hit "
+        "samples count as failures and stay in every denominator; excluded samples leave every denominator."))
     items = [f"{k}: {_meta_text(v)}" for k, v in sorted(run_meta.items()) if _meta_text(v)]
     if items:
         blocks.append(Bullets(tuple(items)))

@@ -59,6 +59,7 @@ def test_header_names_model_and_simulation_caveat(report):
     assert "readbench/sim-mixed is a simulated agent: these results measure the harness mechanics" in text
     assert "not the quality of any LLM" in text
     assert "- epochs: 1\n- name: unit" in text
+    assert "Paired comparisons use the baseline arm stock × off of the same model, per (task, epoch)." in text
 
 
 def test_arm_table_rows_are_hand_computed(report):
