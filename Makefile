@@ -16,7 +16,7 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip   # pip 23's resolver backtracks for many minutes on this tree
-	$(BIN)/pip install -q -e ".[dev,docker]"
+	$(BIN)/pip install -q -e ".[dev,docker,k8s]"
 	touch $@
 
 corpus: setup
@@ -43,6 +43,7 @@ nightly:
 # provisions a Docker engine >= 24.0.6 + Compose v2 on a bare Debian machine (root; idempotent)
 docker: setup
 	bash sandboxes/provision-docker.sh
+	bash sandboxes/build-base-image.sh
 
 setup-differential:
 	bash tests/differential/setup.sh
