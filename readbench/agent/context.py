@@ -17,6 +17,8 @@ Store keys (all JSON values):
                                 ``ChatMessageTool.metadata["readbench"]`` by the loop
 - ``readbench:calls``     list  one record per model call (see readbench.agent.loop.CallLog)
 - ``readbench:stop_reason`` str  set when the loop ends for a reason other than an answer
+- ``readbench:cache_metrics`` dict  the cache simulator's per-sample scalars (readbench.cache)
+- ``readbench:wall_seconds`` float  wall time of the agent loop (model calls + tools), seconds
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ READ_SESSION = "readbench:read_session"
 CALLS = "readbench:calls"
 STOP_REASON = "readbench:stop_reason"
 CACHE_METRICS = "readbench:cache_metrics"
+WALL_SECONDS = "readbench:wall_seconds"
 _DETAILS = "readbench:details:"
 
 

@@ -249,6 +249,7 @@ def pi_agent(
             store().set(context.STOP_REASON, f"{ex.type}_limit")
             raise
         finally:
+            store().set(context.WALL_SECONDS, time.monotonic() - t0)
             if records:
                 metrics = sample_cache_metrics(records, cache_models, unpruned_calls=unpruned)
                 store().set(context.CACHE_METRICS, metrics)

@@ -7,20 +7,9 @@ from pathlib import Path
 
 import click
 
+from readbench.analysis.report_cli import build_report, report
+
 RESULTS = Path("results")
-
-
-def _build_report(run_dir: Path) -> Path:
-    import json
-
-    from readbench.analysis.report import render_report
-    from readbench.analysis.table import tidy_table
-
-    table = tidy_table(run_dir / "logs")
-    table.to_parquet(run_dir / "table.parquet")
-    meta_path = run_dir / "run.json"
-    meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
-    return render_report(table, run_dir / "report", run_meta=meta)
 
 
 @click.command("eval")
@@ -51,27 +40,20 @@ def eval_cmd(matrix_path: str, models: tuple[str, ...], sandbox_kind: str, run_i
     run_dir = RESULTS / (run_id or matrix.name)
     ok, log_dir = run_matrix(matrix, run_dir, sandbox_kind=sandbox_kind, overrides=overrides,
                              models=list(models) or None)
-    report = _build_report(run_dir)
+    report_path = build_report(run_dir)
     latest = RESULTS / "latest"
     if latest.is_symlink() or not latest.exists():
         latest.unlink(missing_ok=True)
         latest.symlink_to(run_dir.name)
     click.echo(f"logs:   {log_dir}   (inspect view --log-dir {log_dir})")
     click.echo(f"table:  {run_dir / 'table.parquet'}")
-    click.echo(f"report: {report}")
+    click.echo(f"report: {report_path}")
     if not ok:
         click.echo("some arms did not complete; re-run the same command to resume", err=True)
         sys.exit(1)
 
 
-@click.command("report")
-@click.argument("run_dir", type=click.Path(exists=True, file_okay=False), default="results/latest")
-def report_cmd(run_dir: str) -> None:
-    """Rebuild table.parquet and report/ of RUN_DIR from its inspect logs alone."""
-    click.echo(_build_report(Path(run_dir)))
-
-
-commands = [eval_cmd, report_cmd]
+commands = [eval_cmd, report]
 
 
 @click.command("bench")

@@ -108,6 +108,7 @@ def readbench_scorer():
         metrics.update(store().get(context.CACHE_METRICS, {}))
         sim = (state.output.metadata or {}) if state.output else {}
         metrics["sim_seconds"] = float(sim.get("sim_ts_end_seconds", 0.0))
+        metrics["wall_seconds"] = float(store().get(context.WALL_SECONDS, 0.0))
         replies = final_replies(state.messages)
         return Score(value=float(success), answer=extract_answer(replies[-1]) if replies else None,
                      explanation=explanation, metadata=metrics)
