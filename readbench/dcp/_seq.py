@@ -93,14 +93,6 @@ class SeqBase:
         self.r_copy[ordinal] = (text, new)
         return new
 
-    def output(self, messages: list[ChatMessage], replaced: list[tuple[int, ChatMessage]]) -> list[ChatMessage]:
-        """`messages` with view positions replaced (`(pos, message)` pairs)."""
-        out = list(messages)
-        index = self.index
-        for pos, m in replaced:
-            out[index[pos]] = m
-        return out
-
 
 def text_only(msg: ChatMessage) -> bool:
     """`_text_only_assistant` for an assistant message: no tool calls, some non-blank text block."""
