@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable
 
-from readbench.corpus._mutate import MutationSite, apply_site, find_sites
+from readbench.corpus._mutate import MutationSite, apply_site, find_sites, parses
 from readbench.corpus._testrun import TestRun, run_tests
 
 __all__ = ["KILLED", "Outcome", "TargetRunner", "order_sites"]
@@ -214,7 +214,7 @@ class TargetRunner:
                 continue
             for ln in lines:
                 callers.setdefault(ln, []).append(tid)
-        sites = [s for s in find_sites(self.pristine)
+        sites = [s for s in find_sites(self.pristine, check_syntax=False)
                  if s.code_line in callers and s.code_line not in at_import]
         return order_sites(sites, rng, bounds), callers
 
@@ -222,7 +222,8 @@ class TargetRunner:
         """Validate one mutant against ``tests`` (cached)."""
         timeout = min(self.cap, 3 * self.baseline_seconds + 10)
         name = f"mut-{_key(self.file_sha, site.byte_start, site.byte_end, site.new, self.pytest_cmd, sorted(tests), self.env)}"
-        return Outcome(**self._cached(name, lambda: asdict(self._evaluate(site, tests, timeout))))
+        d = self._cached(name, lambda: asdict(self._evaluate(site, tests, timeout)))
+        return Outcome(d["status"], tuple(d["failed"]), dict(d["messages"]), d["seconds"])
 
     def _evaluate(self, site: MutationSite, tests: list[str], timeout: float) -> Outcome:
         root = self._copy()
@@ -277,6 +278,9 @@ class TargetRunner:
                 while todo and len(inflight) < self.jobs:
                     s = todo.pop(0)
                     if s.func in kept_funcs or tries.get(s.func, 0) >= max_tries_per_func:
+                        continue
+                    if not parses(self.pristine, s):
+                        stats["syntax_error"] = stats.get("syntax_error", 0) + 1
                         continue
                     if any(f.func == s.func for f, _ in inflight):
                         deferred.append(s)
