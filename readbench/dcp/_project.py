@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any
 
 from inspect_ai.model import ChatMessage
@@ -115,8 +116,18 @@ def project(
 def _resolve(config: DcpConfig | str | dict[str, Any], cwd: str | None) -> DcpConfig:
     cfg = get_config(config)
     if cwd is not None and cfg.params is not None and hasattr(cfg.params, "cwd"):
-        cfg = dataclasses.replace(cfg, params=dataclasses.replace(cfg.params, cwd=cwd))
+        try:
+            return _with_cwd(cfg, cwd)
+        except TypeError:  # unhashable user parameters
+            return dataclasses.replace(cfg, params=dataclasses.replace(cfg.params, cwd=cwd))
     return cfg
+
+
+@functools.lru_cache(maxsize=64)
+def _with_cwd(cfg: DcpConfig, cwd: str) -> DcpConfig:
+    """`cfg` with `params.cwd = cwd` (memoised: both are frozen values; the loop passes the same
+    configuration and cwd on every call)."""
+    return dataclasses.replace(cfg, params=dataclasses.replace(cfg.params, cwd=cwd))
 
 
 def _projection(
