@@ -19,6 +19,8 @@ from readbench.tools.pi.bash import format_bash_output, validate_bash_timeout
 #: pi has no default timeout; a harness still needs one so a looping test cannot hang a
 #: sample forever (corpus.md §3.1: 6 of 280 mutants looped). Seconds.
 HARNESS_TIMEOUT_SECONDS = 300
+#: Node delivers a child's output in 64 KiB chunks; pi's rolling tail depends on them
+CHUNK_BYTES = 65_536
 
 DESCRIPTION = (
     "Execute a bash command in the current working directory. Returns stdout and stderr. "
@@ -43,16 +45,18 @@ def bash_tool() -> Tool:
         limit = HARNESS_TIMEOUT_SECONDS if timeout is None else min(timeout, HARNESS_TIMEOUT_SECONDS)
         tag = hashlib.sha256(f"{call_id}:{command}".encode()).hexdigest()[:16]
         full_path = f"/tmp/pi-bash-{tag}.log"
-        timed_out = False
-        try:
-            res = await sandbox().exec(
-                ["bash", "-c", "exec 2>&1\n" + command], env=ws["env"], timeout=math.ceil(limit)
-            )
-            output, code = (res.stdout + res.stderr).encode(), res.returncode
-        except TimeoutError:
-            output, code, timed_out = b"", None, True
+        # `timeout` inside the sandbox keeps the partial output pi shows on a timeout; inspect's
+        # own exec timeout is only a backstop (it would discard the output).
+        res = await sandbox().exec(
+            ["timeout", "-k", "5", f"{limit:g}", "bash", "-c", "exec 2>&1\n" + command],
+            env=ws["env"], timeout=math.ceil(limit) + 30,
+        )
+        output = (res.stdout + res.stderr).encode()
+        timed_out = res.returncode in (124, 137)  # timeout(1): TERM sent / KILL after 5 s grace
+        code = None if timed_out else res.returncode
+        chunks = [output[i:i + CHUNK_BYTES] for i in range(0, len(output), CHUNK_BYTES)] or [b""]
         result = format_bash_output(
-            output, code, timed_out=timed_out, timeout_seconds=timeout, full_output_path=full_path
+            chunks, code, timed_out=timed_out, timeout_seconds=limit, full_output_path=full_path
         )
         truncated = bool(result.truncation.truncated)
         if truncated:

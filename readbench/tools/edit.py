@@ -18,7 +18,7 @@ from readbench.tools._paths import absolute, pi_path
 from readbench.tools.pi._edit_match import PiEditError
 from readbench.tools.pi.edit import apply_edits, missing_file_text, normalize_edit_args
 from readbench.tools.pi.write import write_success_text
-from readbench.tools.read import load_session, save_session
+from readbench.tools.read import EISDIR_TEXT, load_session, save_session
 
 EDIT_DESCRIPTION = (
     "Edit a single file using exact text replacement. Every edits[].oldText must match a unique, "
@@ -58,8 +58,10 @@ def edit_tool(variant: ReadVariant) -> Tool:
             raise ToolError(str(ex))
         try:
             data = await sandbox().read_file(pi_path(path), text=False)
-        except (FileNotFoundError, IsADirectoryError):
+        except FileNotFoundError:
             raise ToolError(missing_file_text(path))
+        except IsADirectoryError:
+            raise ToolError(EISDIR_TEXT)
         outcome = apply_edits(data, path, args)
         if outcome.error_text is not None:
             context.set_details(call_id, {"path": path, "applied": False})

@@ -50,7 +50,7 @@ def grep_tool() -> Tool:
         argv = rg_argv(pattern, search, glob=glob, ignore_case=bool(ignoreCase), literal=bool(literal), rg=ws["rg"])
         res = await sandbox().exec(argv, env=ws["env"], timeout=120)
         files = await _files_for_context(res.stdout) if (context or 0) > 0 or '"bytes"' in res.stdout else {}
-        out = format_grep(res.stdout.splitlines(), search_path=search, is_dir=(kind == "d"), limit=limit, context=context,
+        out = format_grep(res.stdout, search_path=search, is_dir=(kind == "d"), limit=limit, context=context,
                           rg_exit_code=res.returncode, rg_stderr=res.stderr, read_file=files.get)
         _ctx.set_details(call_id, {"pattern": pattern, "path": search})
         if out.is_error:
