@@ -35,7 +35,7 @@ from inspect_ai.util import LimitExceededError, store
 
 from readbench.agent import context
 from readbench.cache import CallRecord, sample_cache_metrics
-from readbench.dcp import ContextUsage, DcpState, get_config, project
+from readbench.dcp import ContextUsage, DcpState, ProjectionCache, get_config, project
 from readbench.read import get_variant
 from readbench.tools import make_tools
 
@@ -179,6 +179,7 @@ def pi_agent(
         oracle = store().get(context.ORACLE, {})
         prompts: list[str] = list(oracle.get("prompts", []))[1:]  # the first is already in state
         dcp_state = DcpState()
+        dcp_cache = ProjectionCache(max_histories=1)  # this sample's incremental projection state
         cwd = store().get(context.WORKSPACE, {}).get("cwd")
         calls: list[CallLog] = []
         records: list[CallRecord] = []
@@ -191,7 +192,7 @@ def pi_agent(
             while True:
                 history = list(state.messages)
                 projection = project(
-                    history, dcp_config, state=dcp_state, cwd=cwd,
+                    history, dcp_config, state=dcp_state, cwd=cwd, cache=dcp_cache,
                     usage=context_usage(history, last, context_window_tokens),
                 )
                 view = projection.messages

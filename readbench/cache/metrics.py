@@ -60,6 +60,12 @@ def sample_cache_metrics(
     requests_by_family: dict[str, list[Request]] = {}
     unpruned_by_family: dict[str, list[Request]] = {}
     out: dict[str, float] = {}
+    # A projection that changed nothing (DCP off, or nothing prunable yet) sends the very same
+    # message objects: the counterfactual then bills identically and needs no second simulation.
+    identical = unpruned_calls is not None and all(
+        len(c.messages) == len(u.messages) and all(a is b for a, b in zip(c.messages, u.messages))
+        for c, u in zip(calls, unpruned_calls)
+    )
     for m in cache_models:
         if m not in chosen:
             raise ValueError(f"unknown cache model {m!r}; known: {', '.join(DEFAULT_PRICED_MODELS)}")
@@ -73,7 +79,10 @@ def sample_cache_metrics(
         out[f"uncached_input_tokens_{m}"] = float(res.uncached_input_tokens)
         out[f"cache_read_ratio_{m}"] = res.cache_read_ratio
         out[f"cost_usd_{m}"] = res.cost_usd
-        if unpruned_calls is not None:
+        if identical:
+            out[f"cost_usd_unpruned_{m}"] = res.cost_usd
+            out[f"dcp_cost_delta_{m}"] = 0.0
+        elif unpruned_calls is not None:
             if family not in unpruned_by_family:
                 unpruned_by_family[family] = [builder.build(c, family) for c in unpruned_calls]
             base = simulate(unpruned_by_family[family], m, model)
