@@ -8,7 +8,9 @@ Source: shared/specs/pi-tools.md §1.2-§1.3.
 
 from __future__ import annotations
 
-from decimal import ROUND_HALF_UP, Decimal
+# Node decoding, byte/UTF-16 lengths, toFixed and pi's formatSize are shared with pi's other
+# tools (readbench.tools.pi); only what the read tool alone needs is defined here.
+from readbench.tools.pi._js import decode_utf8, format_size, js_to_fixed, utf8_len, utf16_len
 
 __all__ = [
     "count_lines",
@@ -20,41 +22,6 @@ __all__ = [
     "utf16_len",
     "utf8_len",
 ]
-
-
-def decode_utf8(data: bytes) -> str:
-    """Decode file bytes as Node's `Buffer.toString("utf-8")` does.
-
-    Invalid sequences become U+FFFD, one per maximal ill-formed subpart (the WHATWG /
-    Unicode "best practice" that both V8 and CPython implement). A UTF-8 BOM is kept as
-    U+FEFF, `\\r` is kept (pi-tools.md §1.2 step 7).
-
-    Args:
-        data: raw file bytes.
-
-    Returns:
-        The decoded text (never raises).
-    """
-    return data.decode("utf-8", errors="replace")
-
-
-def utf8_len(text: str) -> int:
-    """Bytes of `text` in UTF-8 (Node `Buffer.byteLength(text, "utf-8")`).
-
-    Decoded file text never holds lone surrogates; should a caller's string hold one, it
-    counts 3 bytes, as Node encodes it as U+FFFD.
-    """
-    try:
-        return len(text.encode("utf-8"))
-    except UnicodeEncodeError:
-        return len(text.encode("utf-8", errors="surrogatepass"))
-
-
-def utf16_len(text: str) -> int:
-    """JavaScript `text.length`: UTF-16 code units (a code point above U+FFFF counts 2)."""
-    if text.isascii():
-        return len(text)
-    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
 
 
 def utf16_head(text: str, max_units: int) -> str:
@@ -97,31 +64,3 @@ def js_slice_end(end: int, length: int) -> int:
     return min(end, length)
 
 
-def js_to_fixed(value: float, digits: int) -> str:
-    """JavaScript `Number.prototype.toFixed(digits)` for finite values below 1e21.
-
-    JS picks the decimal nearest to the exact binary value and, on an exact tie, the
-    larger one (so `(1.25).toFixed(1) == "1.3"`); Python's `format` rounds ties to even
-    (`"1.2"`). The tie case is real for sizes: 1280 bytes is exactly 1.25 KB.
-    """
-    quantum = Decimal(1).scaleb(-digits)
-    exact = Decimal(value)  # exact binary value of the double
-    rounded = exact.copy_abs().quantize(quantum, rounding=ROUND_HALF_UP)
-    sign = "-" if exact < 0 and rounded != 0 else ""
-    return f"{sign}{rounded:.{digits}f}"
-
-
-def format_size(n_bytes: int) -> str:
-    """pi's `formatSize` (pi-tools.md §1.3): `"{n}B"` below 1024, `"{x.1}KB"` below 1 MiB,
-    else `"{x.1}MB"`; e.g. 51200 -> "50.0KB", 60000 -> "58.6KB".
-
-    Raises:
-        ValueError: if `n_bytes` is negative.
-    """
-    if n_bytes < 0:
-        raise ValueError(f"n_bytes must be >= 0, got {n_bytes}")
-    if n_bytes < 1024:
-        return f"{n_bytes}B"
-    if n_bytes < 1024 * 1024:
-        return f"{js_to_fixed(n_bytes / 1024, 1)}KB"
-    return f"{js_to_fixed(n_bytes / (1024 * 1024), 1)}MB"

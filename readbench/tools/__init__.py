@@ -5,9 +5,12 @@ Pure pi semantics live in readbench.tools.pi; these modules are the sandbox adap
 
 from __future__ import annotations
 
-from inspect_ai.tool import Tool
+from typing import TYPE_CHECKING
 
-from readbench.read import ReadVariant
+if TYPE_CHECKING:  # keep `import readbench.tools.pi` free of inspect and of readbench.read
+    from inspect_ai.tool import Tool
+
+    from readbench.read import ReadVariant
 
 
 def make_tools(variant: ReadVariant) -> list[Tool]:
