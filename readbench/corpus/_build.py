@@ -30,7 +30,7 @@ from readbench.corpus._testrun import expand_env
 __all__ = ["GENERATOR_VERSION", "BuildResult", "build", "default_corpus_dir"]
 
 #: Bump when a generator changes its output for the same recipe and seed.
-GENERATOR_VERSION = "1"
+GENERATOR_VERSION = "2"
 LOG_PATH = "logs/service.log"
 
 

@@ -25,6 +25,7 @@ __all__ = [
     "extract_answer",
     "materialize",
     "normalize_answer",
+    "oracle_problems",
     "run_check",
     "self_check",
 ]
@@ -82,6 +83,37 @@ def apply_oracle(task: TaskRecord, root: Path) -> None:
         if n != 1:
             raise ValueError(f"{task.id}: old_text occurs {n} times in {step.target_file}")
         path.write_text(text.replace(step.old_text, step.new_text, 1), encoding="utf-8", newline="")
+
+
+def oracle_problems(task: TaskRecord, root: Path) -> list[str]:
+    """Consistency of the oracle with the workspace, as the simulated agent relies on it.
+
+    Checks (shared/specs/sim-agent.md "The perception rule"): a fix step's old_text occurs once
+    in its file; a text answer is verbatim on its target line; a numeric answer equal to the
+    target line is a line holding the search key. Returns one message per problem (empty = ok).
+    """
+    problems = []
+    for i, step in enumerate(task.oracle.steps):
+        path = root / step.target_file
+        if not path.exists():
+            problems.append(f"step {i}: {step.target_file} missing")
+            continue
+        text = path.read_text(encoding="utf-8")
+        lines = text.splitlines()
+        if step.kind == "fix" and text.count(step.old_text or "\0") != 1:
+            problems.append(f"step {i}: old_text occurs {text.count(step.old_text or '')} times")
+        if step.kind != "answer" or step.answer is None or step.target_line is None:
+            continue
+        if not 1 <= step.target_line <= len(lines):
+            problems.append(f"step {i}: target_line {step.target_line} outside 1..{len(lines)}")
+            continue
+        line = lines[step.target_line - 1]
+        if step.answer.isdigit() and int(step.answer) == step.target_line:
+            if step.search_key and step.search_key not in line:
+                problems.append(f"step {i}: line {step.target_line} lacks {step.search_key!r}")
+        elif not step.answer.isdigit() and step.answer not in line:
+            problems.append(f"step {i}: answer {step.answer!r} not on line {step.target_line}")
+    return problems
 
 
 @dataclass(frozen=True)
@@ -143,11 +175,12 @@ class SelfCheck:
     task_id: str
     without: CheckResult
     with_oracle: CheckResult
+    problems: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
-        """Fails without the oracle's solution, passes with it."""
-        return (not self.without.passed) and self.with_oracle.passed
+        """Fails without the oracle's solution, passes with it, and the oracle is consistent."""
+        return (not self.without.passed) and self.with_oracle.passed and not self.problems
 
 
 def self_check(task: TaskRecord, tree: Path, deps: Path) -> SelfCheck:
@@ -160,8 +193,9 @@ def self_check(task: TaskRecord, tree: Path, deps: Path) -> SelfCheck:
     good = [f"ANSWER: {a}" if a is not None else "done" for a in answers]
     with tempfile.TemporaryDirectory(prefix="rbcheck-") as tmp:
         root = materialize(task, tree, Path(tmp) / "without")
+        problems = tuple(oracle_problems(task, root))
         without = run_check(task, root, deps, [""] * len(task.prompts))
         root = materialize(task, tree, Path(tmp) / "with")
         apply_oracle(task, root)
         with_oracle = run_check(task, root, deps, good)
-    return SelfCheck(task.id, without, with_oracle)
+    return SelfCheck(task.id, without, with_oracle, problems)

@@ -102,7 +102,8 @@ def check_cmd(ids, path) -> None:
         bad += not res.ok
         click.echo(f"{'ok  ' if res.ok else 'FAIL'} {tid}: without oracle {res.without.detail or 'no answer'}"
                    f" -> {'pass' if res.without.passed else 'fail'}; with oracle "
-                   f"{res.with_oracle.detail} -> {'pass' if res.with_oracle.passed else 'fail'}")
+                   f"{res.with_oracle.detail} -> {'pass' if res.with_oracle.passed else 'fail'}"
+                   + (f"; oracle problems: {'; '.join(res.problems)}" if res.problems else ""))
     if bad:
         sys.exit(1)
 

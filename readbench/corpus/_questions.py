@@ -132,9 +132,14 @@ def _candidates(kind: str, f: FunctionInfo, text: str, file: str):
             if (isinstance(exc, ast.Call) and len(exc.args) == 1 and not exc.keywords
                     and isinstance(exc.args[0], ast.Constant) and isinstance(exc.args[0].value, str)
                     and exc.args[0].value.strip() and "\n" not in exc.args[0].value):
-                yield (f"In `{file}`, the {what} `{q}` raises exactly one exception, with a literal "
-                       f"message. What is the message? Give the text without quotes.",
-                       exc.args[0].value, raises[0].lineno, key)
+                msg = exc.args[0]
+                seg = ast.get_source_segment(text, msg) or ""
+                # the answer must be verbatim on one line (no escapes, no implicit concatenation):
+                # target_line is the message's line, where a reader sees it
+                if msg.lineno == msg.end_lineno and msg.value in seg:
+                    yield (f"In `{file}`, the {what} `{q}` raises exactly one exception, with a "
+                           f"literal message. What is the message? Give the text without quotes.",
+                           msg.value, msg.lineno, key)
 
 
 def locate_questions(

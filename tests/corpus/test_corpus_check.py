@@ -44,3 +44,23 @@ def test_normalisation_strips_quotes_and_whitespace_only():
     assert answer_matches("ANSWER: 'utf-8'", "'utf-8'")
     assert not answer_matches("ANSWER: utf8", "utf-8")
     assert not answer_matches("", "0")
+
+
+def test_oracle_problems_flags_an_answer_missing_from_its_line(tmp_path):
+    from readbench.corpus._check import oracle_problems
+    from readbench.corpus._records import Check, Oracle, Step, TaskRecord
+
+    (tmp_path / "m.py").write_text("def f():\n    raise ValueError('boom')\n")
+
+    def task(*steps):
+        return TaskRecord(id="p/locate/0", family="locate", source="p", source_version="1",
+                          prompts=("q",) * len(steps), file="m.py", file_lines=2, target_line=2,
+                          oracle=Oracle.from_steps(list(steps)), check=Check(kind="answer"), files={})
+
+    ok = Step(kind="answer", target_file="m.py", answer="boom", target_line=2)
+    line = Step(kind="answer", target_file="m.py", search_key="def f(", answer="1", target_line=1)
+    assert oracle_problems(task(ok, line), tmp_path) == []
+    bad = Step(kind="answer", target_file="m.py", answer="bang", target_line=2)
+    fix = Step(kind="fix", target_file="m.py", old_text="nope", new_text="x")
+    assert oracle_problems(task(bad, fix), tmp_path) == [
+        "step 0: answer 'bang' not on line 2", "step 1: old_text occurs 0 times"]

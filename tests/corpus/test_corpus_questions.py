@@ -101,3 +101,11 @@ def test_count_raise_has_a_search_key_only_when_grep_count_is_exact():
     src2 = src + "# never raise ValueError here\n"
     (q2,) = [q for q in wholefile_questions(src2, "m.py", 5, random.Random(0)) if q.kind == "count_raise"]
     assert (q2.answer, q2.search_key) == ("3", None)
+
+
+def test_raise_message_target_line_is_the_message_line():
+    src = "\n" * 3 + 'def f():\n    raise ValueError(\n        "long message"\n    )\n'
+    qs = [q for q in locate_questions(src, "m.py", 9, random.Random(0), 0) if q.kind == "raise_msg"]
+    assert [(q.answer, q.target_line) for q in qs] == [("long message", 6)]
+    split = 'def g():\n    raise ValueError("a" "b")\n'
+    assert [q for q in locate_questions(split, "m.py", 9, random.Random(0), 0) if q.kind == "raise_msg"] == []
