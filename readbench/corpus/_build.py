@@ -132,61 +132,63 @@ def build(
         # Work copies live outside the repo: pytest looks for its config upward from the tests,
         # and readbench's own pyproject.toml would otherwise become the rootdir/inifile.
         work = Path(tempfile.mkdtemp(prefix=f"readbench-{spec.slug}-"))
-        for target in spec.targets:
-            data = (tree / target.file).read_bytes()
-            text = data.decode("utf-8")
-            lines = text.count("\n")
-            files_sha[target.file] = hashlib.sha256(data).hexdigest()
-            rng_of = lambda fam: random.Random(f"{spec.name}:{target.file}:{seed}:{fam}")  # noqa: E731
-            want = {f: n for f, n in target.tasks.items() if f in fams and n > 0}
-            for fam in want:
-                if fam in ("bugfix", "midsize") and not _fix_family_ok(fam, lines):
-                    raise ValueError(f"{spec.name}:{target.file} has {lines} lines: not a {fam} target")
-            if "locate" in want:
-                for q in locate_questions(text, target.file, want["locate"], rng_of("locate"), _min_line(lines)):
-                    records.append(question_record(task_id=next_id("locate"), family="locate", source=spec.name,
-                                                   version=spec.version, file=target.file, text=text, q=q))
-            if "wholefile" in want:
-                for q in wholefile_questions(text, target.file, want["wholefile"], rng_of("wholefile")):
-                    records.append(question_record(task_id=next_id("wholefile"), family="wholefile", source=spec.name,
-                                                   version=spec.version, file=target.file, text=text, q=q))
-            n_fix = sum(want.get(f, 0) for f in ("bugfix", "midsize"))
-            n_session = want.get("session", 0)
-            if not (n_fix or n_session):
-                continue
-            test_cmd = spec.test_cmd(target)
-            runner = TargetRunner(
-                tree, target.file, spec.pytest_cmd, target.test_args, expand_env(env, deps),
-                target.timeout_seconds, cache_root() / "validation" / spec.slug,
-                work, jobs=jobs, log=log)
-            try:
-                base = runner.baseline()
-                log(f"  {target.file}: {lines} lines, baseline {base:.1f} s")
-                sites, callers = runner.candidate_sites(
-                    random.Random(f"{spec.name}:{target.file}:{seed}"), _bounds(lines))
-            except RuntimeError as exc:  # a broken checker loses this target's fix tasks only
-                log(f"  SKIP fix tasks of {spec.name}:{target.file}: {exc}")
-                skipped[f"{spec.name}:{target.file}"] = str(exc)[:2000]
-                continue
-            kept = runner.select(sites, callers, n_fix + n_session)
-            kill_stats[f"{spec.name}:{target.file}"] = dict(runner.stats)
-            timeout = round(min(target.timeout_seconds, 3 * base + 10))
-            fix_family = "bugfix" if lines > 2000 else "midsize"
-            for site, outcome in kept[:n_fix]:
-                records.append(bugfix_record(
-                    task_id=next_id(fix_family), family=fix_family, source=spec.name, version=spec.version,
-                    file=target.file, pristine=data, site=site, failed=outcome.failed,
-                    messages=outcome.messages, test_cmd=test_cmd, env=env, timeout_seconds=timeout))
-            srng = rng_of("session")
-            for site, outcome in kept[n_fix:]:
-                records.append(session_record(
-                    task_id=next_id("session"), source=spec.name, version=spec.version, file=target.file,
-                    pristine=data, site=site, failed=outcome.failed, messages=outcome.messages,
-                    test_cmd=test_cmd, env=env, timeout_seconds=timeout, rng=srng,
-                    min_line=_min_line(lines)))
-            if len(kept) < n_fix + n_session:
-                log(f"  WARNING {target.file}: only {len(kept)} of {n_fix + n_session} mutants killed")
-        shutil.rmtree(work, ignore_errors=True)
+        try:
+            for target in spec.targets:
+                data = (tree / target.file).read_bytes()
+                text = data.decode("utf-8")
+                lines = text.count("\n")
+                files_sha[target.file] = hashlib.sha256(data).hexdigest()
+                rng_of = lambda fam: random.Random(f"{spec.name}:{target.file}:{seed}:{fam}")  # noqa: E731
+                want = {f: n for f, n in target.tasks.items() if f in fams and n > 0}
+                for fam in want:
+                    if fam in ("bugfix", "midsize") and not _fix_family_ok(fam, lines):
+                        raise ValueError(f"{spec.name}:{target.file} has {lines} lines: not a {fam} target")
+                if "locate" in want:
+                    for q in locate_questions(text, target.file, want["locate"], rng_of("locate"), _min_line(lines)):
+                        records.append(question_record(task_id=next_id("locate"), family="locate", source=spec.name,
+                                                       version=spec.version, file=target.file, text=text, q=q))
+                if "wholefile" in want:
+                    for q in wholefile_questions(text, target.file, want["wholefile"], rng_of("wholefile")):
+                        records.append(question_record(task_id=next_id("wholefile"), family="wholefile", source=spec.name,
+                                                       version=spec.version, file=target.file, text=text, q=q))
+                n_fix = sum(want.get(f, 0) for f in ("bugfix", "midsize"))
+                n_session = want.get("session", 0)
+                if not (n_fix or n_session):
+                    continue
+                test_cmd = spec.test_cmd(target)
+                runner = TargetRunner(
+                    tree, target.file, spec.pytest_cmd, target.test_args, expand_env(env, deps),
+                    target.timeout_seconds, cache_root() / "validation" / spec.slug,
+                    work, jobs=jobs, log=log)
+                try:
+                    base = runner.baseline()
+                    log(f"  {target.file}: {lines} lines, baseline {base:.1f} s")
+                    sites, callers = runner.candidate_sites(
+                        random.Random(f"{spec.name}:{target.file}:{seed}"), _bounds(lines))
+                except RuntimeError as exc:  # a broken checker loses this target's fix tasks only
+                    log(f"  SKIP fix tasks of {spec.name}:{target.file}: {exc}")
+                    skipped[f"{spec.name}:{target.file}"] = str(exc)[:2000]
+                    continue
+                kept = runner.select(sites, callers, n_fix + n_session)
+                kill_stats[f"{spec.name}:{target.file}"] = dict(runner.stats)
+                timeout = round(min(target.timeout_seconds, 3 * base + 10))
+                fix_family = "bugfix" if lines > 2000 else "midsize"
+                for site, outcome in kept[:n_fix]:
+                    records.append(bugfix_record(
+                        task_id=next_id(fix_family), family=fix_family, source=spec.name, version=spec.version,
+                        file=target.file, pristine=data, site=site, failed=outcome.failed,
+                        messages=outcome.messages, test_cmd=test_cmd, env=env, timeout_seconds=timeout))
+                srng = rng_of("session")
+                for site, outcome in kept[n_fix:]:
+                    records.append(session_record(
+                        task_id=next_id("session"), source=spec.name, version=spec.version, file=target.file,
+                        pristine=data, site=site, failed=outcome.failed, messages=outcome.messages,
+                        test_cmd=test_cmd, env=env, timeout_seconds=timeout, rng=srng,
+                        min_line=_min_line(lines)))
+                if len(kept) < n_fix + n_session:
+                    log(f"  WARNING {target.file}: only {len(kept)} of {n_fix + n_session} mutants killed")
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
         manifest_sources[spec.name] = {
             "version": spec.version, "sdist": spec.sdist, "sha256": spec.sha256,
             "wheels": {w: recipe.wheels[w].sha256 for w in spec.wheels}, "files": files_sha,
