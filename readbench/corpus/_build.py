@@ -30,7 +30,7 @@ from readbench.corpus._testrun import expand_env
 __all__ = ["GENERATOR_VERSION", "BuildResult", "build", "default_corpus_dir"]
 
 #: Bump when a generator changes its output for the same recipe and seed.
-GENERATOR_VERSION = "2"
+GENERATOR_VERSION = "3"
 LOG_PATH = "logs/service.log"
 
 
@@ -117,6 +117,7 @@ def build(
     kill_stats: dict[str, dict[str, int]] = {}
     skipped: dict[str, str] = {}
     manifest_sources = {}
+    rotation = {"locate": 0, "wholefile": 0}  # balances question kinds across files
     for spec in selected:
         tree, deps = ensure_source(spec, recipe.wheels)
         log(f"source {spec.slug}: tree {tree}")
@@ -144,11 +145,17 @@ def build(
                     if fam in ("bugfix", "midsize") and not _fix_family_ok(fam, lines):
                         raise ValueError(f"{spec.name}:{target.file} has {lines} lines: not a {fam} target")
                 if "locate" in want:
-                    for q in locate_questions(text, target.file, want["locate"], rng_of("locate"), _min_line(lines)):
+                    qs = locate_questions(text, target.file, want["locate"], rng_of("locate"),
+                                          _min_line(lines), start=rotation["locate"])
+                    rotation["locate"] += len(qs)
+                    for q in qs:
                         records.append(question_record(task_id=next_id("locate"), family="locate", source=spec.name,
                                                        version=spec.version, file=target.file, text=text, q=q))
                 if "wholefile" in want:
-                    for q in wholefile_questions(text, target.file, want["wholefile"], rng_of("wholefile")):
+                    qs = wholefile_questions(text, target.file, want["wholefile"], rng_of("wholefile"),
+                                             start=rotation["wholefile"])
+                    rotation["wholefile"] += len(qs)
+                    for q in qs:
                         records.append(question_record(task_id=next_id("wholefile"), family="wholefile", source=spec.name,
                                                        version=spec.version, file=target.file, text=text, q=q))
                 n_fix = sum(want.get(f, 0) for f in ("bugfix", "midsize"))

@@ -143,9 +143,12 @@ def _candidates(kind: str, f: FunctionInfo, text: str, file: str):
 
 
 def locate_questions(
-    text: str, file: str, n: int, rng: random.Random, min_line: int
+    text: str, file: str, n: int, rng: random.Random, min_line: int, start: int = 0
 ) -> list[Question]:
     """Up to ``n`` locate-and-answer questions, kinds taken round-robin in LOCATE_KINDS order.
+
+    ``start`` rotates the order (kind ``LOCATE_KINDS[start % 4]`` first), so a build that asks
+    one or two questions per file still balances the kinds across files.
 
     Args:
         text: the file's source.
@@ -169,8 +172,9 @@ def locate_questions(
         pools[kind] = pool
     out: list[Question] = []
     used: set[str] = set()
+    kinds = LOCATE_KINDS[start % len(LOCATE_KINDS):] + LOCATE_KINDS[:start % len(LOCATE_KINDS)]
     while len(out) < n and any(pools.values()):
-        for kind in LOCATE_KINDS:
+        for kind in kinds:
             pool = pools[kind]
             while pool and len(out) < n:
                 f, (prompt, answer, line, key) = pool.pop()
@@ -226,8 +230,11 @@ def _wholefile_pool(kind: str, tree: ast.Module, file: str, text: str) -> list[t
     raise ValueError(f"unknown whole-file kind {kind!r}")
 
 
-def wholefile_questions(text: str, file: str, n: int, rng: random.Random) -> list[Question]:
-    """Up to ``n`` whole-file count questions, kinds round-robin in WHOLEFILE_KINDS order.
+def wholefile_questions(
+    text: str, file: str, n: int, rng: random.Random, start: int = 0
+) -> list[Question]:
+    """Up to ``n`` whole-file count questions, kinds round-robin in WHOLEFILE_KINDS order
+    rotated by ``start`` (see :func:`locate_questions`).
 
     Raises:
         SyntaxError: ``text`` is not Python.
@@ -239,8 +246,10 @@ def wholefile_questions(text: str, file: str, n: int, rng: random.Random) -> lis
         rng.shuffle(pool)
         pools[kind] = pool
     out: list[Question] = []
+    k = start % len(WHOLEFILE_KINDS)
+    kinds = WHOLEFILE_KINDS[k:] + WHOLEFILE_KINDS[:k]
     while len(out) < n and any(pools.values()):
-        for kind in WHOLEFILE_KINDS:
+        for kind in kinds:
             if pools[kind] and len(out) < n:
                 prompt, answer, key = pools[kind].pop()
                 out.append(Question(kind, f"{prompt} {_ANSWER_LINE}", answer, None, key))

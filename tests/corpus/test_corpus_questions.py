@@ -109,3 +109,11 @@ def test_raise_message_target_line_is_the_message_line():
     assert [(q.answer, q.target_line) for q in qs] == [("long message", 6)]
     split = 'def g():\n    raise ValueError("a" "b")\n'
     assert [q for q in locate_questions(split, "m.py", 9, random.Random(0), 0) if q.kind == "raise_msg"] == []
+
+
+def test_start_rotates_the_first_kind():
+    firsts = [locate_questions(MOD, "m.py", 1, random.Random(0), 5, start=k)[0].kind for k in range(4)]
+    assert firsts == ["default", "raise_msg", "def_line", "return_count"]
+    whole = [wholefile_questions(MOD, "m.py", 1, random.Random(0), start=k)[0].kind for k in range(4)]
+    # MOD has no raise type used 3 times: start 0 falls through to the next kind with a pool
+    assert whole == ["count_param", "count_param", "count_methods", "count_toplevel"]
