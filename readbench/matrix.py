@@ -71,13 +71,6 @@ class Matrix:
         return arms
 
 
-def _dcp_name(value: Any) -> Any:
-    """YAML 1.1 reads an unquoted `off` as False; a DCP configuration named off is meant."""
-    if value is False:
-        return "off"
-    return value if isinstance(value, dict) else str(value)
-
-
 def load_matrix(path: str | Path) -> Matrix:
     """Read and validate a matrix YAML file.
 
@@ -88,6 +81,7 @@ def load_matrix(path: str | Path) -> Matrix:
     """
     from readbench.dcp import get_config
     from readbench.read import get_variant
+    from readbench.task import dcp_spec
 
     path = Path(path)
     raw = yaml.safe_load(path.read_text()) or {}
@@ -99,7 +93,7 @@ def load_matrix(path: str | Path) -> Matrix:
     presets = {name: {**spec, "name": name} for name, spec in (raw.get("presets") or {}).items()}
     dcp_presets = {name: {**spec, "name": name} for name, spec in (raw.get("dcp_presets") or {}).items()}
     variants = [presets.get(v, v) for v in raw.get("variants", ["stock"])]
-    dcps = [dcp_presets.get(str(_dcp_name(d)), _dcp_name(d)) for d in raw.get("dcp", ["off"])]
+    dcps = [dcp_presets.get(str(dcp_spec(d)), dcp_spec(d)) for d in raw.get("dcp", ["off"])]
     for key, values in (("variants", variants), ("dcp", dcps), ("models", raw.get("models", ["x"]))):
         if not values:
             raise ValueError(f"{path}: `{key}` must not be empty")
@@ -117,7 +111,7 @@ def load_matrix(path: str | Path) -> Matrix:
     for item in raw.get("arms") or []:
         if not (isinstance(item, list) and len(item) == 2):
             raise ValueError(f"{path}: arms: each arm is [variant, dcp], got {item!r}")
-        extra.append((presets.get(item[0], item[0]), dcp_presets.get(str(_dcp_name(item[1])), _dcp_name(item[1]))))
+        extra.append((presets.get(item[0], item[0]), dcp_presets.get(str(dcp_spec(item[1])), dcp_spec(item[1]))))
     for v, d in extra:
         for spec, getter, key in ((v, get_variant, "arms/variant"), (d, get_config, "arms/dcp")):
             try:
@@ -153,13 +147,13 @@ def run_matrix(matrix: Matrix, run_dir: Path, *, sandbox_kind: str = "auto", ove
     """
     from inspect_ai import eval_set
 
-    from readbench.task import read_strategies_task
+    from readbench.task import read_strategies
 
     task_args = {**matrix.task_args, **(overrides or {})}
     run_dir.mkdir(parents=True, exist_ok=True)
     log_dir = run_dir / "logs"
     tasks = [
-        read_strategies_task(variant=v, dcp=d, cache_models=matrix.cache_models, sandbox_kind=sandbox_kind,
+        read_strategies(variant=v, dcp=d, cache_models=matrix.cache_models, sandbox_kind=sandbox_kind,
                              **task_args)
         for v, d in matrix.arms()
     ]

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from inspect_ai import Task
+from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
@@ -72,6 +72,14 @@ def resolve_sandbox(kind: str) -> str:
     if kind == "docker" and not ok:
         raise ValueError(f"sandbox=docker but Docker is unusable: {why}")
     return "docker" if ok else "local"
+
+
+def dcp_spec(value: Any) -> str | dict[str, Any]:
+    """A DCP spec from CLI/YAML input: YAML 1.1 reads an unquoted ``off`` (as in
+    ``-T dcp=off``) as False; the configuration named ``off`` is meant."""
+    if value is False:
+        return "off"
+    return value if isinstance(value, dict) else str(value)
 
 
 def first_per_family(records: list[Any], n: int) -> list[Any]:
@@ -165,6 +173,7 @@ def read_strategies_task(
     allow_local: bool = False,
 ) -> Task:
     """Build the task for one arm. See evals/read_strategies.py for the `-T` arguments."""
+    dcp = dcp_spec(dcp)
     models = cache_models.split(",") if isinstance(cache_models, str) else list(cache_models or DEFAULT_CACHE_MODELS)
     fam = families.split(",") if isinstance(families, str) else families
     src = sources.split(",") if isinstance(sources, str) else sources
@@ -186,4 +195,31 @@ def read_strategies_task(
         turn_limit=max_turns,
         metadata={"sandbox": kind, "variant": variant, "dcp": dcp, "cache_models": models},
         name="read_strategies",
+    )
+
+
+@task(name="read_strategies")
+def read_strategies(
+    variant: str | dict[str, Any] = "stock",
+    dcp: str | dict[str, Any] = "off",
+    cache_models: str | list[str] = "anthropic-5m,openai,deepseek",
+    sandbox_kind: str = "auto",
+    families: str | list[str] | None = None,
+    sources: str | list[str] | None = None,
+    limit: int | None = None,
+    per_family: int | None = None,
+    max_turns: int = 80,
+    context_window_tokens: int = 200_000,
+    allow_local: bool = False,
+) -> Task:
+    """One arm of the benchmark: every corpus task under one read variant and DCP configuration.
+
+    Registered with inspect so its arguments are recorded in every log (``log.eval.task_args``,
+    which the report uses to name arms). Entry points: ``evals/read_strategies.py`` and
+    ``inspect eval readbench/read_strategies``. Arguments: see evals/read_strategies.py.
+    """
+    return read_strategies_task(
+        variant=variant, dcp=dcp, cache_models=cache_models, sandbox_kind=sandbox_kind,
+        families=families, sources=sources, limit=limit, per_family=per_family, max_turns=max_turns,
+        context_window_tokens=context_window_tokens, allow_local=allow_local,
     )
