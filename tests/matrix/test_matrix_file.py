@@ -1,0 +1,54 @@
+"""Matrix files: arms, user-defined presets, YAML's `off`, and errors that name the input."""
+
+from __future__ import annotations
+
+import pytest
+
+from readbench.analysis.table import _spec_name
+from readbench.matrix import load_matrix
+from readbench.task import dcp_spec, first_per_family
+
+
+def write(tmp_path, text):
+    path = tmp_path / "m.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_product_then_extra_arms_with_presets_and_unquoted_off(tmp_path):
+    m = load_matrix(write(tmp_path, """
+name: t
+variants: [stock, B-1500]
+dcp: [off]
+arms: [[stock, pi-dcp], [stock, off]]
+presets: {B-1500: {base: B, max_lines: 1500}}
+"""))
+    b1500 = {"base": "B", "max_lines": 1500, "name": "B-1500"}
+    assert m.arms() == [("stock", "off"), (b1500, "off"), ("stock", "pi-dcp")]
+    assert m.models == ["readbench/sim-mixed"] and m.epochs == 1
+
+
+@pytest.mark.parametrize("text, message", [
+    ("variants: [nosuch]", "variants:"),
+    ("dcp: [nosuch]", "dcp:"),
+    ("arms: [[stock]]", "each arm is [variant, dcp]"),
+    ("epochs: 0", "epochs must be >= 1, got 0"),
+    ("colour: red", "unknown matrix keys ['colour']"),
+])
+def test_bad_matrix_names_the_key(tmp_path, text, message):
+    with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        load_matrix(write(tmp_path, text))
+
+
+def test_yaml_false_is_the_off_configuration():
+    assert dcp_spec(False) == "off" and dcp_spec("pi-dcp") == "pi-dcp"
+    assert _spec_name(False) == "off"
+
+
+def test_first_per_family_keeps_corpus_order():
+    class R:
+        def __init__(self, id, family):
+            self.id, self.family = id, family
+
+    recs = [R("a", "x"), R("b", "y"), R("c", "x"), R("d", "x"), R("e", "y")]
+    assert [r.id for r in first_per_family(recs, 2)] == ["a", "b", "c", "e"]
