@@ -4,12 +4,14 @@ Task arguments (-T, values parsed as YAML):
     variant: read preset name (`readbench variants`) or a spec dict {base, name, ...params}.
     dcp: DCP configuration name (`readbench dcp configs`) or a spec dict.
     cache_models: comma list of cache models priced per sample (`readbench cache models`).
-    sandbox_kind: auto | docker | local (auto = docker when an engine >= 24.0.6 answers).
+    sandbox_kind: auto | docker | local | k8s (auto = docker when an engine >= 24.0.6 answers;
+        k8s = inspect-k8s-sandbox with the per-source images pushed to k8s_registry).
     families, sources: comma lists that filter the corpus; limit: first N tasks;
     per_family: first N tasks of each family (applied before limit).
     max_turns: model generations per sample (inspect turn_limit).
     context_window_tokens: window for DCP pressure bands (tokens).
     allow_local: let a real (non-simulated) model run in the unisolated local sandbox.
+    k8s_registry: registry prefix the cluster pulls `readbench-src-*` images from (k8s only).
 """
 
 from typing import Any
@@ -32,10 +34,11 @@ def read_strategies(
     max_turns: int = 80,
     context_window_tokens: int = 200_000,
     allow_local: bool = False,
+    k8s_registry: str | None = None,
 ) -> Task:
     """One arm of the benchmark: every corpus task under one read variant and DCP configuration."""
     return read_strategies_task(
         variant=variant, dcp=dcp, cache_models=cache_models, sandbox_kind=sandbox_kind,
         families=families, sources=sources, limit=limit, per_family=per_family, max_turns=max_turns,
-        context_window_tokens=context_window_tokens, allow_local=allow_local,
+        context_window_tokens=context_window_tokens, allow_local=allow_local, k8s_registry=k8s_registry,
     )

@@ -58,14 +58,15 @@ def get_task(task_id: str) -> Any:
 
 def resolve_sandbox(kind: str) -> str:
     """``auto`` -> ``docker`` when an engine >= 24.0.6 with Compose v2 answers, else ``local``.
+    ``k8s`` (inspect-k8s-sandbox; images pulled from ``k8s_registry``) and ``local`` are taken as given.
 
     Raises:
-        ValueError: ``kind`` is not auto/docker/local, or docker was asked for and is unusable.
+        ValueError: ``kind`` is not auto/docker/local/k8s, or docker was asked for and is unusable.
     """
-    if kind not in ("auto", "docker", "local"):
-        raise ValueError(f"sandbox must be auto, docker or local, got {kind!r}")
-    if kind == "local":
-        return "local"
+    if kind not in ("auto", "docker", "local", "k8s"):
+        raise ValueError(f"sandbox_kind must be auto, docker, local or k8s, got {kind!r}")
+    if kind in ("local", "k8s"):
+        return kind
     from readbench.sandbox.engine import docker_available
 
     ok, why = docker_available()
@@ -93,12 +94,27 @@ def first_per_family(records: list[Any], n: int) -> list[Any]:
     return kept
 
 
-def _sample(record: Any, sandbox_kind: str) -> Sample:
-    spec: Any = "local"
-    if sandbox_kind == "docker":
-        from readbench.sandbox.images import compose_for, image_for_source
+def _sandbox_spec(source: str, sandbox_kind: str, k8s_registry: str | None) -> Any:
+    """The per-sample sandbox: the source's image in docker (compose file) or k8s (Helm values)."""
+    if sandbox_kind == "local":
+        return "local"
+    from readbench.sandbox.images import compose_dir, compose_for, image_for_source
 
-        spec = ("docker", str(compose_for(image_for_source(record.source))))
+    image = image_for_source(source)
+    if sandbox_kind == "docker":
+        return ("docker", str(compose_for(image)))
+    from readbench.sandbox.k8s import render_k8s_values
+
+    if not k8s_registry:
+        raise ValueError("sandbox_kind=k8s needs k8s_registry (the registry the cluster pulls the images from)")
+    values = compose_dir() / f"k8s-{source}.yaml"
+    values.parent.mkdir(parents=True, exist_ok=True)
+    values.write_text(render_k8s_values(f"{k8s_registry.rstrip('/')}/{image}", source=source))
+    return ("k8s", str(values))
+
+
+def _sample(record: Any, sandbox_kind: str, k8s_registry: str | None = None) -> Sample:
+    spec = _sandbox_spec(record.source, sandbox_kind, k8s_registry)
     return Sample(
         id=record.id,
         input=record.prompts[0],
@@ -140,7 +156,7 @@ def setup_workspace(
         for rel, content in record.files.items():
             await sb.write_file(rel, content)
         cwd = (await sb.exec(["pwd"])).stdout.strip()
-        deps = str(deps_dir(record.source)) if sandbox_kind == "local" else DOCKER_DEPS
+        deps = str(deps_dir(record.source)) if sandbox_kind == "local" else DOCKER_DEPS  # images bake deps there
         env = {k: v.replace("{deps}", deps) for k, v in record.check.env.items()}
         store().set(context.WORKSPACE, {
             "cwd": cwd, "env": env, "sandbox": sandbox_kind,
@@ -171,6 +187,7 @@ def read_strategies_task(
     max_turns: int = 80,
     context_window_tokens: int = 200_000,
     allow_local: bool = False,
+    k8s_registry: str | None = None,
 ) -> Task:
     """Build the task for one arm. See evals/read_strategies.py for the `-T` arguments."""
     dcp = dcp_spec(dcp)
@@ -187,7 +204,7 @@ def read_strategies_task(
     kind = resolve_sandbox(sandbox_kind)
     print(f"readbench: sandbox={kind} ({len(records)} samples, variant={variant}, dcp={dcp})", file=sys.stderr)
     return Task(
-        dataset=MemoryDataset([_sample(r, kind) for r in records], name="readbench-corpus"),
+        dataset=MemoryDataset([_sample(r, kind, k8s_registry) for r in records], name="readbench-corpus"),
         setup=setup_workspace(variant, kind, allow_local),
         solver=pi_agent(variant=variant, dcp=dcp, cache_models=models,
                         context_window_tokens=context_window_tokens),
@@ -211,6 +228,7 @@ def read_strategies(
     max_turns: int = 80,
     context_window_tokens: int = 200_000,
     allow_local: bool = False,
+    k8s_registry: str | None = None,
 ) -> Task:
     """One arm of the benchmark: every corpus task under one read variant and DCP configuration.
 
@@ -221,5 +239,5 @@ def read_strategies(
     return read_strategies_task(
         variant=variant, dcp=dcp, cache_models=cache_models, sandbox_kind=sandbox_kind,
         families=families, sources=sources, limit=limit, per_family=per_family, max_turns=max_turns,
-        context_window_tokens=context_window_tokens, allow_local=allow_local,
+        context_window_tokens=context_window_tokens, allow_local=allow_local, k8s_registry=k8s_registry,
     )

@@ -16,8 +16,9 @@ RESULTS = Path("results")
 @click.option("--matrix", "matrix_path", type=click.Path(exists=True, dir_okay=False), default="evals/smoke.yaml",
               show_default=True, help="Matrix file (arms = variants x dcp x models).")
 @click.option("--model", "models", multiple=True, help="Override the matrix's models (repeatable).")
-@click.option("--sandbox", "sandbox_kind", type=click.Choice(["auto", "docker", "local"]), default="auto",
-              show_default=True, help="auto = docker when an engine >= 24.0.6 answers, else local.")
+@click.option("--sandbox", "sandbox_kind", type=click.Choice(["auto", "docker", "local", "k8s"]), default="auto",
+              show_default=True, help="auto = docker when an engine >= 24.0.6 answers, else local; "
+              "k8s needs -T k8s_registry=HOST.")
 @click.option("--run-id", default=None, help="results/<run-id>/ (default: the matrix name; re-running resumes).")
 @click.option("-T", "task_args", multiple=True, metavar="KEY=VALUE", help="Extra task argument (YAML value).")
 def eval_cmd(matrix_path: str, models: tuple[str, ...], sandbox_kind: str, run_id: str | None,
@@ -36,6 +37,8 @@ def eval_cmd(matrix_path: str, models: tuple[str, ...], sandbox_kind: str, run_i
         if "=" not in item:
             raise click.BadParameter(f"{item!r} is not KEY=VALUE", param_hint="-T")
         key, value = item.split("=", 1)
+        if key == "sandbox_kind":
+            raise click.BadParameter("use --sandbox, not -T sandbox_kind", param_hint="-T")
         overrides[key] = yaml.safe_load(value)
     run_dir = RESULTS / (run_id or matrix.name)
     ok, log_dir = run_matrix(matrix, run_dir, sandbox_kind=sandbox_kind, overrides=overrides,
