@@ -1,0 +1,81 @@
+"""Resume: kill `readbench eval` mid-run and run the same command again; finished samples are
+kept (same sample uuid), not redone (inspect eval_set semantics, inspect-notes.md §6)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from inspect_ai.log import list_eval_logs, read_eval_log, read_eval_log_sample_summaries
+
+import dataclasses
+
+from corpus_fixture import records
+
+from readbench.corpus._records import write_jsonl
+
+pytestmark = pytest.mark.slow
+
+MATRIX = """
+name: resume
+models: [readbench/sim-diligent]
+variants: [stock]
+dcp: ["off"]
+cache_models: [anthropic-5m]
+max_samples: 1
+"""
+
+
+def _finished(log_dir: Path) -> list:
+    done = []
+    for info in list_eval_logs(str(log_dir)):
+        try:
+            done += [s for s in read_eval_log_sample_summaries(info.name) if s.completed]
+        except Exception:  # noqa: BLE001 - the log is being written; try again
+            pass
+    return done
+
+
+def _corpus(tmp_path: Path) -> Path:
+    """The tiny corpus plus a slow copy of the bug fix (its test sleeps), so a kill lands mid-run."""
+    fix, question = records()
+    slow = dataclasses.replace(fix, id="logs/bugfix/1", check=dataclasses.replace(
+        fix.check, test_cmd="sleep 20 && python3 test_calc.py"))
+    path = tmp_path / "tasks.jsonl"
+    write_jsonl([fix, question, slow], path)
+    return path
+
+
+def test_killed_eval_resumes_without_redoing_finished_samples(tmp_path):
+    env = {**os.environ, "READBENCH_TASKS": str(_corpus(tmp_path)), "READBENCH_CACHE": str(tmp_path / "cache")}
+    (tmp_path / "m.yaml").write_text(MATRIX)
+    cmd = [sys.executable, "-m", "readbench.cli", "eval", "--matrix", str(tmp_path / "m.yaml"),
+           "--sandbox", "local", "--run-id", "r"]
+    log_dir = tmp_path / "results" / "r" / "logs"
+    proc = subprocess.Popen(cmd, cwd=tmp_path, env=env, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and not _finished(log_dir) and proc.poll() is None:
+        time.sleep(0.5)
+    first = _finished(log_dir)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert 1 <= len(first) < 3, "the run was killed with some, not all, samples finished"
+    kept = {s.id: s.uuid for s in first}
+
+    subprocess.run(cmd, cwd=tmp_path, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   timeout=600)
+    logs = [read_eval_log(i.name) for i in list_eval_logs(str(log_dir))]
+    final = [log for log in logs if log.status == "success"]
+    assert len(final) == 1
+    samples = {s.id: s for s in final[0].samples}
+    assert set(samples) == {"logs/bugfix/0", "logs/locate/0", "logs/bugfix/1"}
+    assert all(s.scores["readbench"].value == 1.0 for s in samples.values())
+    for sample_id, uuid in kept.items():  # kept from the killed run, not redone
+        assert samples[sample_id].uuid == uuid
+    assert (tmp_path / "results" / "r" / "report" / "report.md").exists()
