@@ -97,6 +97,9 @@ class TargetRunner:
         pytest_cmd: runner prefix, e.g. ``python3 -m pytest -p no:cacheprovider``.
         test_args: what the full checker passes to pytest (``tests/test_more.py``).
         env: checker environment with ``{deps}`` already expanded.
+        key_env: the same environment before expansion; cache keys use it, so a recorded
+            outcome is found again on any machine and under any cache root (the expanded deps
+            path differs between them). Defaults to ``env``.
         timeout_seconds: cap for one run.
         cache: dir for cached JSON outcomes.
         work: scratch dir for the per-worker tree copies.
@@ -106,10 +109,12 @@ class TargetRunner:
 
     def __init__(self, tree: Path, file: str, pytest_cmd: str, test_args: str,
                  env: dict[str, str], timeout_seconds: float, cache: Path, work: Path,
-                 jobs: int = 2, log: Callable[[str], None] = print) -> None:
+                 jobs: int = 2, log: Callable[[str], None] = print,
+                 key_env: dict[str, str] | None = None) -> None:
         self.tree, self.file, self.pytest_cmd, self.test_args = tree, file, pytest_cmd, test_args
         self.env, self.cap, self.cache, self.work, self.jobs, self.log = (
             env, timeout_seconds, cache, work, max(1, jobs), log)
+        self.key_env = env if key_env is None else key_env
         self.pristine = (tree / file).read_bytes()
         self.file_sha = hashlib.sha256(self.pristine).hexdigest()
         self.cache.mkdir(parents=True, exist_ok=True)
@@ -177,7 +182,7 @@ class TargetRunner:
             finally:
                 self._copies.put(root)
 
-        got = self._cached(f"baseline-{_key(self.file_sha, self.pytest_cmd, self.test_args, self.env)}", compute)
+        got = self._cached(f"baseline-{_key(self.file_sha, self.pytest_cmd, self.test_args, self.key_env)}", compute)
         self.baseline_seconds = got["seconds"]
         return self.baseline_seconds
 
@@ -201,7 +206,7 @@ class TargetRunner:
             finally:
                 self._copies.put(root)
 
-        return self._cached(f"cov-{_key(self.file_sha, self.pytest_cmd, self.test_args, self.env)}", compute)
+        return self._cached(f"cov-{_key(self.file_sha, self.pytest_cmd, self.test_args, self.key_env)}", compute)
 
     # -- step 4 and 5 --------------------------------------------------------------------------
     def candidate_sites(self, rng: random.Random, bounds: tuple[int, ...]) -> tuple[list[MutationSite], dict[int, list[str]]]:
@@ -221,7 +226,7 @@ class TargetRunner:
     def evaluate(self, site: MutationSite, tests: list[str]) -> Outcome:
         """Validate one mutant against ``tests`` (cached)."""
         timeout = min(self.cap, 3 * self.baseline_seconds + 10)
-        name = f"mut-{_key(self.file_sha, site.byte_start, site.byte_end, site.new, self.pytest_cmd, sorted(tests), self.env)}"
+        name = f"mut-{_key(self.file_sha, site.byte_start, site.byte_end, site.new, self.pytest_cmd, sorted(tests), self.key_env)}"
         d = self._cached(name, lambda: asdict(self._evaluate(site, tests, timeout)))
         return Outcome(d["status"], tuple(d["failed"]), dict(d["messages"]), d["seconds"])
 

@@ -20,7 +20,7 @@ from typing import Callable
 
 from readbench.corpus._assemble import bugfix_record, log_record, question_record, session_record
 from readbench.corpus._bugfix import TargetRunner
-from readbench.corpus._fetch import cache_root, ensure_source, sha256_file
+from readbench.corpus._fetch import cache_root, ensure_source, sha256_file, validation_dir
 from readbench.corpus._logs import LOG_KINDS, generate_log
 from readbench.corpus._questions import locate_questions, wholefile_questions
 from readbench.corpus._records import TaskRecord, write_jsonl
@@ -165,8 +165,8 @@ def build(
                 test_cmd = spec.test_cmd(target)
                 runner = TargetRunner(
                     tree, target.file, spec.pytest_cmd, target.test_args, expand_env(env, deps),
-                    target.timeout_seconds, cache_root() / "validation" / spec.slug,
-                    work, jobs=jobs, log=log)
+                    target.timeout_seconds, validation_dir() / spec.slug,
+                    work, jobs=jobs, log=log, key_env=env)
                 try:
                     base = runner.baseline()
                     log(f"  {target.file}: {lines} lines, baseline {base:.1f} s")

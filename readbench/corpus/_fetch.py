@@ -51,6 +51,21 @@ def cache_root() -> Path:
     return Path(__file__).resolve().parents[2] / ".cache" / "readbench"
 
 
+def validation_dir() -> Path:
+    """Recorded mutant validations: ``$READBENCH_VALIDATION`` if set, else ``<repo>/tasks/validation``.
+
+    Each file is one measured outcome (baseline, coverage, or a mutant's failing tests and
+    messages), keyed by a hash of the exact file bytes, mutation, test command and the
+    environment before ``{deps}`` expansion. They are committed so a cold build re-uses what
+    was measured (fast, and byte-reproducible: the messages are the recorded ones); a changed
+    input misses and is measured again. ``readbench tasks check`` re-runs the checkers.
+    """
+    env = os.environ.get("READBENCH_VALIDATION")
+    if env:
+        return Path(env).expanduser().resolve()
+    return Path(__file__).resolve().parents[2] / "tasks" / "validation"
+
+
 def sha256_file(path: Path) -> str:
     """Hex sha256 of a file's bytes, read in 1 MiB chunks."""
     h = hashlib.sha256()
