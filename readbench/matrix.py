@@ -81,15 +81,28 @@ def load_matrix(path: str | Path) -> Matrix:
     """
     from readbench.dcp import get_config
     from readbench.read import get_variant
-    from readbench.task import dcp_spec
+    from readbench.task import check_cache_models, check_task_args, dcp_spec
 
     path = Path(path)
-    raw = yaml.safe_load(path.read_text()) or {}
+    try:
+        raw = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as ex:
+        raise ValueError(f"{path}: not valid YAML: {ex}") from ex
     if not isinstance(raw, dict):
         raise ValueError(f"{path}: a matrix file must be a mapping, got {type(raw).__name__}")
     unknown = set(raw) - MATRIX_KEYS
     if unknown:
         raise ValueError(f"{path}: unknown matrix keys {sorted(unknown)}; allowed: {sorted(MATRIX_KEYS)}")
+    for key in ("presets", "dcp_presets", "task_args"):
+        if not isinstance(raw.get(key) or {}, dict):
+            raise ValueError(f"{path}: `{key}` must be a mapping, got {raw[key]!r}")
+    for key in ("models", "variants", "dcp", "cache_models", "arms"):
+        if key in raw and not isinstance(raw[key], list):
+            raise ValueError(f"{path}: `{key}` must be a list, got {raw[key]!r}")
+    for key in ("presets", "dcp_presets"):
+        for name, spec in (raw.get(key) or {}).items():
+            if not isinstance(spec, dict):
+                raise ValueError(f"{path}: {key}.{name} must be a mapping like {{base: ..., ...}}, got {spec!r}")
     presets = {name: {**spec, "name": name} for name, spec in (raw.get("presets") or {}).items()}
     dcp_presets = {name: {**spec, "name": name} for name, spec in (raw.get("dcp_presets") or {}).items()}
     variants = [presets.get(v, v) for v in raw.get("variants", ["stock"])]
@@ -118,17 +131,36 @@ def load_matrix(path: str | Path) -> Matrix:
                 getter(spec)
             except (KeyError, ValueError) as ex:
                 raise ValueError(f"{path}: {key}: {ex}") from ex
-    epochs = int(raw.get("epochs", 1))
-    if epochs < 1:
-        raise ValueError(f"{path}: epochs must be >= 1, got {epochs}")
+    epochs = raw.get("epochs", 1)
+    if not isinstance(epochs, int) or isinstance(epochs, bool) or epochs < 1:
+        raise ValueError(f"{path}: epochs must be an integer >= 1, got {epochs!r}")
+    for key in ("max_samples", "max_sandboxes"):
+        value = raw.get(key)
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+            raise ValueError(f"{path}: {key} must be an integer >= 1, got {value!r}")
+    models = raw.get("models", ["readbench/sim-mixed"])
+    if not all(isinstance(m, str) and "/" in m for m in models):
+        raise ValueError(f"{path}: models must be inspect model strings like provider/name, got {models!r}")
+    cache_models = raw.get("cache_models", ["anthropic-5m", "openai", "deepseek"])
+    try:
+        check_cache_models(cache_models)
+    except ValueError as ex:
+        raise ValueError(f"{path}: cache_models: {ex}") from ex
+    task_args = dict(raw.get("task_args") or {})
+    try:
+        check_task_args(task_args)
+    except ValueError as ex:
+        raise ValueError(f"{path}: task_args: {ex}") from ex
+    if len(set(map(repr, variants))) != len(variants) or len(set(map(repr, dcps))) != len(dcps):
+        raise ValueError(f"{path}: variants and dcp must not repeat a name")
     return Matrix(
         name=str(raw.get("name", path.stem)),
-        models=list(raw.get("models", ["readbench/sim-mixed"])),
+        models=list(models),
         epochs=epochs,
         variants=variants,
         dcp=dcps,
-        cache_models=list(raw.get("cache_models", ["anthropic-5m", "openai", "deepseek"])),
-        task_args=dict(raw.get("task_args") or {}),
+        cache_models=list(cache_models),
+        task_args=task_args,
         extra_arms=extra,
         max_samples=raw.get("max_samples"),
         max_sandboxes=raw.get("max_sandboxes"),

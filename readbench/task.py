@@ -75,6 +75,51 @@ def resolve_sandbox(kind: str) -> str:
     return "docker" if ok else "local"
 
 
+#: task arguments a matrix file's `task_args` may set (the others are set per arm or by flags)
+TASK_ARGS = {"families", "sources", "limit", "per_family", "max_turns", "context_window_tokens",
+             "allow_local", "k8s_registry"}
+
+
+def _names(value: list[str] | str | None) -> list[str] | None:
+    """A comma string or a list of names; None stays None."""
+    if value is None:
+        return None
+    names = value.split(",") if isinstance(value, str) else list(value)
+    return [str(n).strip() for n in names if str(n).strip()]
+
+
+def check_cache_models(names: list[str] | str) -> list[str]:
+    """Validate cache-model names before any sample runs (they are used after each trajectory).
+
+    Raises:
+        ValueError: not a list/comma string, empty, or a name not in readbench.cache.CACHE_MODELS.
+    """
+    from readbench.cache import CACHE_MODELS
+
+    listed = _names(names)
+    if not listed:
+        raise ValueError(f"cache models must be a non-empty list or comma string, got {names!r}")
+    unknown = [n for n in listed if n not in CACHE_MODELS]
+    if unknown:
+        raise ValueError(f"unknown cache model(s) {unknown}; known: {sorted(CACHE_MODELS)}")
+    return listed
+
+
+def check_task_args(args: dict[str, Any]) -> None:
+    """Validate a matrix file's task_args (names and ranges) before any sample runs.
+
+    Raises:
+        ValueError: an unknown key, or a number out of range (the message names the key).
+    """
+    unknown = sorted(set(args) - TASK_ARGS)
+    if unknown:
+        raise ValueError(f"unknown task argument(s) {unknown}; allowed: {sorted(TASK_ARGS)}")
+    for key in ("limit", "per_family", "max_turns", "context_window_tokens"):
+        value = args.get(key)
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+            raise ValueError(f"{key} must be an integer >= 1, got {value!r}")
+
+
 def dcp_spec(value: Any) -> str | dict[str, Any]:
     """A DCP spec from CLI/YAML input: YAML 1.1 reads an unquoted ``off`` (as in
     ``-T dcp=off``) as False; the configuration named ``off`` is meant."""
@@ -191,13 +236,19 @@ def read_strategies_task(
 ) -> Task:
     """Build the task for one arm. See evals/read_strategies.py for the `-T` arguments."""
     dcp = dcp_spec(dcp)
-    models = cache_models.split(",") if isinstance(cache_models, str) else list(cache_models or DEFAULT_CACHE_MODELS)
-    fam = families.split(",") if isinstance(families, str) else families
-    src = sources.split(",") if isinstance(sources, str) else sources
-    records = [r for r in _index(corpus_path()).values()
-               if (not fam or r.family in fam) and (not src or r.source in src)]
+    models = check_cache_models(cache_models if cache_models is not None else list(DEFAULT_CACHE_MODELS))
+    check_task_args({"limit": limit, "per_family": per_family, "max_turns": max_turns,
+                     "context_window_tokens": context_window_tokens})
+    fam, src = _names(families), _names(sources)
+    index = _index(corpus_path())
+    for what, wanted, known in (("families", fam, {r.family for r in index.values()}),
+                                ("sources", src, {r.source for r in index.values()})):
+        missing = sorted(set(wanted or ()) - known)
+        if missing:
+            raise ValueError(f"{what}: {missing} not in the corpus; it has {sorted(known)}")
+    records = [r for r in index.values() if (not fam or r.family in fam) and (not src or r.source in src)]
     if not records:
-        raise ValueError(f"no tasks match families={fam!r} sources={src!r}; run `readbench tasks build` first")
+        raise ValueError(f"no corpus task is in families={fam!r} and sources={src!r} at once")
     if per_family:
         records = first_per_family(records, per_family)
     records = records[:limit] if limit else records

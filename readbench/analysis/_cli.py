@@ -43,7 +43,11 @@ def eval_cmd(matrix_path: str, models: tuple[str, ...], sandbox_kind: str, run_i
     run_dir = RESULTS / (run_id or matrix.name)
     ok, log_dir = run_matrix(matrix, run_dir, sandbox_kind=sandbox_kind, overrides=overrides,
                              models=list(models) or None)
-    report_path = build_report(run_dir)
+    try:
+        report_path = build_report(run_dir)
+    except ValueError as ex:  # e.g. no finished sample at all: nothing to report yet
+        click.echo(f"logs: {log_dir}\nno report: {ex}", err=True)
+        sys.exit(1)
     latest = RESULTS / "latest"
     if latest.is_symlink() or not latest.exists():
         latest.unlink(missing_ok=True)

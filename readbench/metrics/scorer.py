@@ -12,6 +12,7 @@ Checker kinds (the task record's ``check``, readbench.corpus.Check):
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from inspect_ai.model import ChatMessageAssistant, ChatMessageUser
@@ -63,6 +64,9 @@ async def run_check(check: Check, messages: list[Any]) -> tuple[bool, str]:
     else:
         pairs = []
     oks = [answer_matches(got, want) for got, want in pairs if want is not None]
+    if not oks and not check.test_cmd:
+        # without this, a record with neither tests nor an expected answer would score as solved
+        raise ValueError(f"task check of kind {check.kind!r} has no test command and no expected answer")
     notes = [f"answers {sum(oks)}/{len(oks)}"] if oks else []
     tests_ok = None
     if check.test_cmd:
@@ -107,8 +111,9 @@ def readbench_scorer():
         metrics.update(dcp_metrics(calls))
         metrics.update(store().get(context.CACHE_METRICS, {}))
         sim = (state.output.metadata or {}) if state.output else {}
-        metrics["sim_seconds"] = float(sim.get("sim_ts_end_seconds", 0.0))
-        metrics["wall_seconds"] = float(store().get(context.WALL_SECONDS, 0.0))
+        # NaN, not 0, when unmeasured: a real model has no simulated clock
+        metrics["sim_seconds"] = float(sim.get("sim_ts_end_seconds", math.nan))
+        metrics["wall_seconds"] = float(store().get(context.WALL_SECONDS, math.nan))
         replies = final_replies(state.messages)
         return Score(value=float(success), answer=extract_answer(replies[-1]) if replies else None,
                      explanation=explanation, metadata=metrics)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from readbench.analysis.table import _spec_name
@@ -32,12 +34,24 @@ presets: {B-1500: {base: B, max_lines: 1500}}
     ("variants: [nosuch]", "variants:"),
     ("dcp: [nosuch]", "dcp:"),
     ("arms: [[stock]]", "each arm is [variant, dcp]"),
-    ("epochs: 0", "epochs must be >= 1, got 0"),
+    ("epochs: 0", "epochs must be an integer >= 1, got 0"),
+    ("epochs: 1.7", "epochs must be an integer >= 1, got 1.7"),
     ("colour: red", "unknown matrix keys ['colour']"),
+    ("name: [x", "not valid YAML"),
+    ("presets: [a]", "`presets` must be a mapping"),
+    ("presets: {X: 5}", "presets.X must be a mapping"),
+    ("models: readbench/sim-mixed", "`models` must be a list"),
+    ("models: [sim-mixed]", "models must be inspect model strings"),
+    ("cache_models: [nosuch]", "cache_models: unknown cache model(s) ['nosuch']"),
+    ("max_samples: -3", "max_samples must be an integer >= 1, got -3"),
+    ("task_args: {bogus: 1}", "task_args: unknown task argument(s) ['bogus']"),
+    ("task_args: {limit: 0}", "task_args: limit must be an integer >= 1, got 0"),
+    ("variants: [stock, stock]", "must not repeat a name"),
 ])
 def test_bad_matrix_names_the_key(tmp_path, text, message):
-    with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")):
+    with pytest.raises(ValueError, match=re.escape(message)):
         load_matrix(write(tmp_path, text))
+    # every one of these fails before any sample could start: load_matrix runs no eval
 
 
 def test_yaml_false_is_the_off_configuration():
