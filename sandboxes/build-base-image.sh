@@ -22,7 +22,8 @@ export DEBIAN_FRONTEND=noninteractive
 TAG=readbench-base:bookworm
 SUITE="${READBENCH_BASE_SUITE:-bookworm}"
 CACHE="${READBENCH_DOCKER_CACHE:-/var/cache/readbench-docker}"
-PACKAGES=python3,git,ripgrep
+# less: click's test suite pages through it (test_echo_via_pager[*-less] fails without it)
+PACKAGES=python3,git,ripgrep,less
 FORCE=0
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -39,8 +40,12 @@ done
 docker info >/dev/null 2>&1 || die "no Docker engine answers; run sandboxes/provision-docker.sh first"
 
 if [ $FORCE = 0 ] && docker image inspect "$TAG" >/dev/null 2>&1; then
-  say "skip: image $TAG already exists ($(docker image inspect --format '{{.Id}}' "$TAG" | cut -c1-19))"
-  exit 0
+  have=$(docker image inspect --format '{{ index .Config.Labels "org.readbench.base.packages" }}' "$TAG")
+  if [ "$have" = "$PACKAGES" ]; then
+    say "skip: image $TAG already exists ($(docker image inspect --format '{{.Id}}' "$TAG" | cut -c1-19))"
+    exit 0
+  fi
+  say "rebuild: image $TAG has packages '$have', wanted '$PACKAGES'"
 fi
 
 if ! command -v debootstrap >/dev/null; then
