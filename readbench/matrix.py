@@ -167,6 +167,10 @@ def load_matrix(path: str | Path) -> Matrix:
     )
 
 
+def _label(spec: str | dict[str, Any]) -> str:
+    return spec if isinstance(spec, str) else str(spec.get("name", spec))
+
+
 def run_matrix(matrix: Matrix, run_dir: Path, *, sandbox_kind: str = "auto", overrides: dict[str, Any] | None = None,
                models: list[str] | None = None) -> tuple[bool, Path]:
     """Run every arm through ``inspect_ai.eval_set`` into ``run_dir/logs``.
@@ -192,6 +196,7 @@ def run_matrix(matrix: Matrix, run_dir: Path, *, sandbox_kind: str = "auto", ove
     (run_dir / "run.json").write_text(json.dumps({
         "matrix": matrix.name, "models": models or matrix.models, "epochs": matrix.epochs,
         "variants": matrix.variants, "dcp": matrix.dcp, "cache_models": matrix.cache_models,
+        "arms": [f"{_label(v)} × {_label(d)}" for v, d in matrix.arms()],
         "task_args": task_args, "sandbox": sandbox_kind,
     }, indent=2, default=str))
     ok, _ = eval_set(

@@ -66,3 +66,11 @@ def test_first_per_family_keeps_corpus_order():
 
     recs = [R("a", "x"), R("b", "y"), R("c", "x"), R("d", "x"), R("e", "y")]
     assert [r.id for r in first_per_family(recs, 2)] == ["a", "b", "c", "e"]
+
+
+def test_run_metadata_names_every_arm():
+    from readbench.matrix import _label
+
+    m = load_matrix("evals/smoke.yaml")
+    labels = [f"{_label(v)} × {_label(d)}" for v, d in m.arms()]
+    assert len(labels) == 16 and labels[0] == "stock × off" and labels[-1] == "stock × obs-mask-5"
