@@ -85,6 +85,11 @@ def parse_pytest_summary(output: str, root: str | None = None):
     return tuple(sorted(failed)), tuple(sorted(errors)), messages
 
 
+#: environment every checker run gets: COLUMNS so pytest's summary lines are not cut at 80
+#: columns (the failure parser reads them), no bytecode, fixed hash seed, UTF-8
+CHECK_ENV = {"LANG": "C.UTF-8", "COLUMNS": "200", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0"}
+
+
 def expand_env(env: dict[str, str], deps: Path) -> dict[str, str]:
     """Replace the ``{deps}`` placeholder in task env values with the deps dir path."""
     return {k: v.replace("{deps}", str(deps)) for k, v in env.items()}
@@ -105,10 +110,7 @@ def run_tests(
     full_env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": os.environ.get("HOME", "/root"),
-        "LANG": "C.UTF-8",
-        "COLUMNS": "200",
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "PYTHONHASHSEED": "0",
+        **CHECK_ENV,
         **env,
     }
     line = f"{cmd} {extra_args}".strip()

@@ -22,12 +22,8 @@ from inspect_ai.util import sandbox, store
 
 from readbench.agent import context
 from readbench.corpus import Check, answer_matches, extract_answer
-from readbench.corpus._testrun import parse_pytest_summary
+from readbench.corpus._testrun import CHECK_ENV, parse_pytest_summary
 from readbench.metrics.reads import dcp_metrics, effort_metrics, read_metrics
-
-#: the environment pytest summary parsing relies on (same as readbench.corpus run_tests)
-CHECK_ENV = {"COLUMNS": "200", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0", "LANG": "C.UTF-8"}
-
 
 def final_replies(messages: list[Any]) -> list[str]:
     """The agent's final reply to each user prompt: the last assistant text before the next
