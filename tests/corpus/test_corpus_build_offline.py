@@ -77,6 +77,7 @@ def recipe(tmp_path, monkeypatch):
     (cache / "downloads").mkdir(parents=True)
     (cache / "downloads" / "tiny-1.0.tar.gz").write_bytes(data)
     monkeypatch.setenv("READBENCH_CACHE", str(cache))
+    monkeypatch.setenv("READBENCH_VALIDATION", str(cache / "validation"))  # never the committed tasks/validation
     toml = tmp_path / "sources.toml"
     toml.write_text(f'''
 [settings]
