@@ -81,8 +81,9 @@ fi
 
 # --- 2. docker.io (engine) + docker-cli from trixie ------------------------------------------
 # version of an installed package, empty when absent or only its config files remain ("rc")
+# (dpkg-query exits 1 for a package dpkg has never heard of: under pipefail that must not end the script)
 installed_version() {
-  dpkg-query -W -f='${Status} ${Version}' "$1" 2>/dev/null | awk '$1 == "install" && $3 == "installed" {print $4}'
+  { dpkg-query -W -f='${Status} ${Version}' "$1" 2>/dev/null || true; } | awk '$1 == "install" && $3 == "installed" {print $4}'
 }
 installed_engine=$(installed_version docker.io)
 installed_cli=$(installed_version docker-cli)
