@@ -14,6 +14,10 @@ Prices move monthly: they are data (`prices.csv`, `models.csv`), never constants
     descriptive; billing uses prices.csv), granularity_tokens (hits are floored to a multiple),
     ttl_seconds (idle TTL for providers whose TTL is per model; empty for Anthropic, whose TTL
     the cache model sets), tokenizer (family for `count_tokens`), source, date.
+`aliases.csv`:
+    alias, model, source: how providers and harnesses spell a model that the rules of
+    `canonical_model` do not map by themselves (sessions.md §5: `claude-opus-4-6`, date
+    suffixes, `provider/` prefixes are handled by rule).
 """
 
 from __future__ import annotations
@@ -22,11 +26,13 @@ import csv
 import datetime as dt
 import functools
 import io
+import re
 from dataclasses import dataclass
 from importlib import resources
 
 __all__ = [
     "PRICES_AS_OF",
+    "canonical_model",
     "ModelSpec",
     "PriceRow",
     "get_model_spec",
@@ -136,12 +142,67 @@ def list_model_specs() -> tuple[ModelSpec, ...]:
     return tuple(out)
 
 
+@functools.cache
+def _aliases() -> dict[str, str]:
+    return {r["alias"].strip().lower(): r["model"].strip() for r in _rows("aliases.csv")}
+
+
+_DATE_SUFFIX = re.compile(r"(?:[-@]\d{8}|-\d{4}-\d{2}-\d{2})$")
+_CLAUDE_DASHED = re.compile(r"^(claude-(?:opus|sonnet|haiku|fable|mythos))-(\d+)-(\d+)$")
+_BEDROCK = re.compile(r"^(?:[a-z]{2,4}\.)?(?:anthropic|amazon|meta|deepseek)\.(.+?)(?:-v\d+(?::\d+)?)?$")
+
+
+@functools.cache
+def _known_models() -> frozenset[str]:
+    return frozenset(s.model for s in list_model_specs()) | frozenset(r.model for r in list_prices())
+
+
+@functools.lru_cache(maxsize=4096)
+def canonical_model(name: str) -> str:
+    """The models.csv name for a model id as a provider or harness spells it.
+
+    Rules, in order (sessions.md §5: "providers write model ids with dashes"):
+    lower-case; drop a `provider/` prefix (`anthropic/claude-...`, `openrouter/openai/gpt-5`)
+    and a Bedrock wrapper (`us.anthropic.claude-...-v1:0`); drop a date suffix (`-20251101`,
+    `@20250929`, `-2025-08-07`) and `-latest`; then the first of: an exact models.csv name, an
+    `aliases.csv` alias, Claude's dashed version (`claude-opus-4-6` -> `claude-opus-4.6`).
+    A name no rule maps is returned in its cleaned form (lookups then fail with a message
+    naming it).
+
+    Examples:
+        >>> canonical_model("claude-opus-4-6")
+        'claude-opus-4.6'
+        >>> canonical_model("anthropic/claude-sonnet-4-5-20250929")
+        'claude-sonnet-4.5'
+    """
+    n = name.strip().lower()
+    n = n.rsplit("/", 1)[-1]
+    m = _BEDROCK.match(n)
+    if m:
+        n = m.group(1)
+    n = _DATE_SUFFIX.sub("", n)
+    n = n.removesuffix("-latest") or n
+    known = _known_models()
+    for candidate in (n, _aliases().get(n)):
+        if candidate and candidate in known:
+            return candidate
+    m = _CLAUDE_DASHED.match(n)
+    if m:
+        dotted = f"{m.group(1)}-{m.group(2)}.{m.group(3)}"
+        if dotted in known:
+            return dotted
+        if m.group(3) == "0" and f"{m.group(1)}-{m.group(2)}" in known:
+            return f"{m.group(1)}-{m.group(2)}"
+    return _aliases().get(n, n)
+
+
 def get_model_spec(model: str) -> ModelSpec:
-    """The models.csv row for `model`.
+    """The models.csv row for `model` (any spelling `canonical_model` maps).
 
     Raises:
         ValueError: `model` is not in models.csv (the message lists the known models).
     """
+    model = canonical_model(model)
     for spec in list_model_specs():
         if spec.model == model:
             return spec
@@ -157,15 +218,21 @@ def get_price(model: str, prompt_tokens: int = 0, *, as_of: dt.date = PRICES_AS_
     bills every token of a >100k-token request at the higher band; §3 Gemini 2.5 Pro >200k;
     §6 gpt-5.6-sol >272k).
 
+    `model` may be spelt any way `canonical_model` maps.
+
     Raises:
-        ValueError: no price for `model` dated on or before `as_of` (the message lists the
-            priced models).
+        ValueError: no price for `model` dated on or before `as_of` (the message names the
+            file to add it to and lists the priced models).
     """
+    model = canonical_model(model)
     rows = [r for r in list_prices() if r.model == model and r.date <= as_of]
     if not rows:
         priced = sorted({r.model for r in list_prices()})
+        later = sorted(r.date for r in list_prices() if r.model == model)
+        when = f" (its first price row is dated {later[0].isoformat()})" if later else ""
         raise ValueError(
-            f"no price for model {model!r} on or before {as_of.isoformat()}; "
+            f"no price for model {model!r} on or before {as_of.isoformat()}{when}: add a row to "
+            f"readbench/cache/prices.csv (and its cache parameters to models.csv); "
             f"priced models: {', '.join(priced)}"
         )
     latest = max(r.date for r in rows)
