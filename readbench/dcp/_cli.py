@@ -1,6 +1,7 @@
 """`readbench dcp project|configs`: run a DCP configuration over a recorded history.
 
-Thin wrapper over `readbench.dcp.project` and `readbench.replay.pi_session.load_messages`.
+Thin wrapper over `readbench.dcp.project` and `readbench.sessions.load_messages` (any recorded
+session format, or a JSON list of inspect messages).
 Bad arguments exit 2 with a message naming the input (click's usage-error convention).
 """
 
@@ -51,12 +52,13 @@ def dcp_group() -> None:
 def project_cmd(
     file: str, config_name: str, context_window: int | None, usage_tokens: int | None, cwd: str | None, as_json: bool
 ) -> None:
-    """Project FILE (pi session JSONL or JSON list of inspect messages) and print the result.
+    """Project FILE (a recorded session of any format `readbench replay` reads, or a JSON list of
+    inspect messages) and print the result.
 
     Prints the projected messages (`*` marks a replaced one) and the statistics: items pruned
     per strategy, pi-dcp's footer "tokens saved" estimate and the earliest changed position.
     """
-    from readbench.replay.pi_session import load_messages
+    from readbench.sessions import load_messages
 
     cfg = _resolve_config(config_name)
     try:
@@ -109,7 +111,7 @@ def project_cmd(
 def replay_cmd(file: str, config_name: str, context_window: int | None, cwd: str | None, as_json: bool) -> None:
     """Project FILE before every assistant message and report per-call pruning and prefix breaks."""
     from readbench.replay.dcp_replay import replay_projections
-    from readbench.replay.pi_session import load_messages
+    from readbench.sessions import load_messages
 
     cfg = _resolve_config(config_name)
     try:

@@ -17,9 +17,9 @@ from readbench.bench import synthetic_session
 from readbench.dcp import ContextUsage, DcpState, project
 from readbench.dcp._cache import ProjectionCache
 from readbench.dcp._project import project_reference
-from readbench.replay.pi_session import load_messages
+from readbench.sessions import load_messages
 
-FIXTURE = Path(__file__).parents[1] / "replay" / "data" / "pi_session_v3.jsonl"
+FIXTURE = Path(__file__).parents[1] / "sessions" / "data" / "pi_session_v3.jsonl"
 REQUIRED = ["pi-dcp", "pi-dcp-stable", "dcp-gated", "obs-mask-5"]
 CUSTOM = [
     {"base": "pi-dcp", "name": "tight", "turns": 2, "steps": 1, "min_turn_age": 1, "min_chars": 100},

@@ -14,7 +14,7 @@ from readbench.dcp import CONFIG_NAMES, ContextUsage, get_config, list_configs, 
 from readbench.dcp._cli import dcp_group
 
 BIG = "x" * 1300
-FIXTURE = Path(__file__).parents[1] / "replay" / "data" / "pi_session_v3.jsonl"
+FIXTURE = Path(__file__).parents[1] / "sessions" / "data" / "pi_session_v3.jsonl"
 
 
 def _rich_session() -> list:
@@ -105,9 +105,9 @@ def test_cli_bad_arguments_exit_2_naming_the_input(tmp_path):
     res = runner.invoke(dcp_group, ["project", str(tmp_path / "missing.jsonl"), "--config", "pi-dcp"])
     assert res.exit_code == 2 and "FILE" in res.output and "missing.jsonl" in res.output
     bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"type":"session","version":2,"id":"x"}\n')
+    bad.write_text('{"type":"session","version":9,"id":"x"}\n')
     res = runner.invoke(dcp_group, ["project", str(bad), "--config", "pi-dcp"])
-    assert res.exit_code == 2 and "version 2 is not supported" in res.output
+    assert res.exit_code == 2 and "version 9 is not supported" in res.output
     res = runner.invoke(dcp_group, ["project", str(FIXTURE), "--config", '{"base": "pi-dcp"'])
     assert res.exit_code == 2 and "not valid JSON" in res.output
     res = runner.invoke(dcp_group, ["project", str(FIXTURE), "--config", "pi-dcp", "--context-window", "0"])

@@ -1,5 +1,5 @@
 """Differential: real pi 0.84.1 session JSONL (SDK `createAgentSession` + pi-ai's faux provider,
-driver/session_driver.mjs) imported by readbench.replay.pi_session and exported back (issue 9).
+driver/session_driver.mjs) imported by readbench.sessions (issue 12) and exported back (issue 9).
 
 Per scenario: every message entry of pi's file must come back from parse -> export with the same
 id, timestamp and message object (deep JSON equality); the tool results pi's real tools wrote into
@@ -17,7 +17,8 @@ from pi_diff_gen import AGREED
 from pi_driver_client import DRIVER_DIR
 
 from readbench.read import ReadSession, get_variant
-from readbench.replay.pi_session import export_session, parse_session
+from readbench.sessions import load_file
+from readbench.sessions.pi_messages import export_session
 from readbench.tools.pi.bash import format_bash_output
 from readbench.tools.pi.edit import apply_edits, normalize_edit_args
 from readbench.tools.pi.write import write_success_text
@@ -47,7 +48,7 @@ SCENARIOS = {
 }
 
 
-def run_session(scenario: list, root: Path, env: dict) -> str:
+def run_session(scenario: list, root: Path, env: dict) -> Path:
     for name, data in FILES.items():
         (root / name).write_bytes(data)
     request = {"cwd": str(root), "sessionDir": str(root / "sessions"), "prompt": "Go \u00e9", "turns": scenario}
@@ -61,7 +62,7 @@ def run_session(scenario: list, root: Path, env: dict) -> str:
         timeout=120,
     )
     assert done.returncode == 0, f"session driver failed: {done.stderr[-2000:]}"
-    return Path(json.loads(done.stdout.splitlines()[-1])["sessionFile"]).read_text(encoding="utf-8")
+    return Path(json.loads(done.stdout.splitlines()[-1])["sessionFile"])
 
 
 def expected_tool_text(name: str, args: dict, files: dict[str, bytes]) -> tuple[str, bool]:
@@ -90,13 +91,14 @@ def expected_tool_text(name: str, args: dict, files: dict[str, bytes]) -> tuple[
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_pi_session_round_trips_and_tool_results_agree(pi_driver, tmp_path, name):
-    text = run_session(SCENARIOS[name], tmp_path, pi_driver.env)
-    original = [json.loads(line) for line in text.splitlines() if line.strip()]
-    session = parse_session(text, name)
+    path = run_session(SCENARIOS[name], tmp_path, pi_driver.env)
+    original = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    (session,) = load_file(path)
     message_entries = [e for e in original if e["type"] == "message"]
     assert len(session.messages) == len(message_entries)
+    assert len(session.calls) == sum(e["message"]["role"] == "assistant" for e in message_entries)
 
-    exported = [json.loads(line) for line in export_session(session.messages, session.header).splitlines()]
+    exported = [json.loads(line) for line in export_session(session.messages, original[0]).splitlines()]
     assert exported[0] == original[0], "header differs"
     for before, after in zip(message_entries, exported[1:], strict=True):
         assert (after["id"], after["timestamp"]) == (before["id"], before["timestamp"])

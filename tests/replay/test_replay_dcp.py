@@ -10,9 +10,9 @@ from inspect_ai.tool import ToolCall
 
 from readbench.dcp._cli import dcp_group
 from readbench.replay.dcp_replay import call_boundaries, pi_context_usage, replay_projections
-from readbench.replay.pi_session import load_messages
+from readbench.sessions import load_messages
 
-DATA = Path(__file__).parent / "data" / "pi_session_v3.jsonl"
+DATA = Path(__file__).parents[1] / "sessions" / "data" / "pi_session_v3.jsonl"
 
 
 def _read(cid: str, path: str, out: str) -> list:

@@ -1,4 +1,6 @@
-"""pi session JSONL import/export (shared/specs/pi-tools.md §6) on a hand-written v3 file."""
+"""pi session import (shared/specs/sessions.md §1, pi-tools.md §6) on hand-written files:
+version 3 with a branch, legacy (no version) with compaction, aborted replies and `!cmd`, and the
+inverse export of message objects."""
 
 from __future__ import annotations
 
@@ -8,7 +10,8 @@ from pathlib import Path
 import pytest
 from inspect_ai.model import ChatMessageAssistant, ChatMessageTool, ChatMessageUser, ContentReasoning, ContentText
 
-from readbench.replay.pi_session import export_session, load_messages, parse_session, to_pi_message
+from readbench.sessions import BilledUsage, load_file, load_messages
+from readbench.sessions.pi_messages import COMPACTION_SUMMARY_PREFIX, COMPACTION_SUMMARY_SUFFIX, export_session, to_pi_message
 
 DATA = Path(__file__).parent / "data" / "pi_session_v3.jsonl"
 
@@ -17,47 +20,53 @@ def _lines() -> list[dict]:
     return [json.loads(line) for line in DATA.read_text().splitlines() if line.strip()]
 
 
-def test_import_follows_the_active_branch():
-    s = parse_session(DATA.read_text(), str(DATA))
-    assert [e["id"] for e in s.branch] == [
-        "718c95a7", "cf30d83e", "2701d53b", "17a519b7", "3ed8b2d1", "8c1d2e3f", "631943fa",
-        "9d9d9d9d", "aa11bb22", "b0b0b0b0", "c0c0c0c0",
-    ]  # the abandoned assistant reply 5a5a5a5a is not on it
-    assert s.skipped == {"model_change": 1, "thinking_level_change": 1, "custom": 1, "label": 1, "session_info": 1}
+def _write(tmp_path: Path, rows: list[dict | str], name: str = "s.jsonl") -> Path:
+    f = tmp_path / name
+    f.write_text("\n".join(r if isinstance(r, str) else json.dumps(r) for r in rows) + "\n")
+    return f
+
+
+def test_v3_import_follows_the_active_branch():
+    (s,) = load_file(DATA)
+    assert (s.format, s.harness, s.harness_version) == ("pi", "pi", "session v3")
+    # 3 assistant messages on the branch; the abandoned reply 5a5a5a5a is counted, not a call
+    assert [c.output.text for c in s.calls] == ["Reading.", "", "The command failed with exit code 3."]
+    assert s.issues.skipped == {"custom": 1, "label": 1, "session_info": 1, "assistant:off_branch": 1}
     assert [m.role for m in s.messages] == ["user", "assistant", "tool", "assistant", "tool", "assistant"]
+    assert [c.n_messages for c in s.calls] == [1, 3, 5]
+    assert [e.kind for e in s.events] == ["model_change", "thinking_change", "branch"]
+    assert s.events[2].call_index == 1  # the branch switch happened before the second call
 
 
-def test_import_maps_calls_results_errors_and_usage():
-    m = parse_session(DATA.read_text()).messages
+def test_v3_import_maps_calls_results_errors_and_usage():
+    (s,) = load_file(DATA)
+    m = s.messages
     assert isinstance(m[0], ChatMessageUser) and m[0].text == "Read a.py"
     a = m[1]
     assert isinstance(a, ChatMessageAssistant)
     assert [(c.id, c.function, c.arguments) for c in a.tool_calls] == [("call_1", "read", {"path": "a.py", "limit": 2})]
     assert isinstance(a.content[0], ContentReasoning) and a.content[0].signature == "sig-1"
     assert isinstance(a.content[1], ContentText) and a.content[1].text == "Reading."
-    assert a.model == "claude-x"
-    assert a.metadata["pi"]["message"]["usage"]["totalTokens"] == 2729
     assert a.metadata["pi"]["entry"] == {"id": "17a519b7", "parentId": "2701d53b", "timestamp": "2026-01-01T10:00:01.000Z"}
     ok, err = m[2], m[4]
     assert isinstance(ok, ChatMessageTool) and (ok.tool_call_id, ok.function, ok.error) == ("call_1", "read", None)
-    assert (err.tool_call_id, err.function) == ("call_2", "bash")
     assert err.error is not None and err.error.message == "hi\n\n\nCommand exited with code 3"
+    c0 = s.calls[0]
+    assert c0.usage == BilledUsage(uncached_input_tokens=1359, cache_read_tokens=0, cache_write_tokens=1359, output_tokens=11)
+    assert (c0.model, c0.provider, c0.cost_usd, c0.params, c0.stop_reason) == ("claude-x", "anthropic", 0.0092, "thinking=off", "toolUse")
+    assert c0.ts_start_seconds == 1767261601.0  # message.timestamp (ms): the request start
+    assert c0.ts_end_seconds == 1767261601.0  # the entry's ISO timestamp
 
 
 def test_round_trip_of_message_objects():
     originals = {e["id"]: e["message"] for e in _lines() if e.get("type") == "message"}
-    s = parse_session(DATA.read_text())
+    (s,) = load_file(DATA)
     for msg in s.messages:
-        eid = msg.metadata["pi"]["entry"]["id"]
-        assert to_pi_message(msg) == originals[eid], eid
-    again = parse_session(export_session(s.messages, s.header))
-    assert [to_pi_message(x) for x in again.messages] == [to_pi_message(x) for x in s.messages]
-    assert [e["id"] for e in again.branch] == ["2701d53b", "17a519b7", "3ed8b2d1", "8c1d2e3f", "631943fa", "b0b0b0b0"]
+        assert to_pi_message(msg) == originals[msg.metadata["pi"]["entry"]["id"]]
 
 
 def test_export_of_plain_inspect_messages_chains_new_ids():
-    msgs = [ChatMessageUser(content="hi"), ChatMessageAssistant(content="hello")]
-    text = export_session(msgs)
+    text = export_session([ChatMessageUser(content="hi"), ChatMessageAssistant(content="hello")])
     entries = [json.loads(x) for x in text.splitlines()]
     assert entries[0]["version"] == 3
     assert [(e["id"], e["parentId"]) for e in entries[1:]] == [("m0001", None), ("m0002", "m0001")]
@@ -65,24 +74,129 @@ def test_export_of_plain_inspect_messages_chains_new_ids():
 
 
 def test_load_messages_accepts_a_json_list_of_inspect_messages(tmp_path):
-    msgs = parse_session(DATA.read_text()).messages
+    msgs = load_file(DATA)[0].messages
     f = tmp_path / "msgs.json"
     f.write_text(json.dumps([m.model_dump(mode="json") for m in msgs]))
-    loaded = load_messages(f)
-    assert [m.model_dump() for m in loaded] == [m.model_dump() for m in msgs]
+    assert [m.model_dump() for m in load_messages(f)] == [m.model_dump() for m in msgs]
     assert [m.role for m in load_messages(DATA)] == [m.role for m in msgs]
 
 
+def _usage(inp: int, read: int, write: int, out: int) -> dict:
+    return {"input": inp, "output": out, "cacheRead": read, "cacheWrite": write, "totalTokens": inp + read + write + out,
+            "cost": {"total": 0.5}}
+
+
+def _asst(text: str, ms: int, stop: str = "stop", calls: tuple = (), model: str = "claude-sonnet-4-5") -> dict:
+    content = [{"type": "text", "text": text}] + [{"type": "toolCall", "id": c, "name": "read", "arguments": {"path": "a"}} for c in calls]
+    return {"type": "message", "timestamp": "2025-11-20T10:00:00.000Z", "message": {
+        "role": "assistant", "content": content, "provider": "anthropic", "model": model,
+        "usage": _usage(3, 100, 10, 5), "stopReason": stop, "timestamp": ms}}
+
+
+def _user(text: str) -> dict:
+    return {"type": "message", "timestamp": "2025-11-20T10:00:00.000Z",
+            "message": {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": 1}}
+
+
+def _result(call_id: str, text: str) -> dict:
+    return {"type": "message", "timestamp": "2025-11-20T10:00:00.000Z", "message": {
+        "role": "toolResult", "toolCallId": call_id, "toolName": "read", "content": [{"type": "text", "text": text}],
+        "isError": False, "timestamp": 1}}
+
+
+LEGACY_HEADER = {"type": "session", "id": "legacy-1", "timestamp": "2025-11-20T10:00:00.000Z", "cwd": "/p",
+                 "provider": "anthropic", "modelId": "claude-sonnet-4-5", "thinkingLevel": "off"}
+
+
+def test_legacy_aborted_reply_and_its_results_leave_later_prompts(tmp_path):
+    f = _write(tmp_path, [
+        LEGACY_HEADER,                                   # line index 0
+        _user("go"),                                     # 1
+        _asst("try", 1000, stop="aborted", calls=("c1",)),  # 2: aborted, never sent again
+        _result("c1", "partial"),                        # 3: its result is dropped too
+        _user("again"),                                  # 4
+        _asst("ok", 2000),                               # 5
+        {"type": "message", "timestamp": "2025-11-20T10:00:03.000Z", "message": {
+            "role": "bashExecution", "command": "ls", "output": "a.py", "exitCode": 2, "cancelled": False,
+            "truncated": False, "timestamp": 3}},        # 6: the user's !ls, sent as user text
+        _asst("done", 4000),                             # 7
+    ])
+    (s,) = load_file(f)
+    assert s.harness_version == "legacy (no session version)"
+    assert [c.output.text for c in s.calls] == ["try", "ok", "done"]
+    assert [[m.text for m in s.request(i)] for i in range(3)] == [
+        ["go"],
+        ["go", "again"],
+        ["go", "again", "ok", "Ran `ls`\n```\na.py\n```\n\nCommand exited with code 2"],
+    ]
+    assert s.issues.skipped == {"assistant:aborted": 1, "toolResult:of_dropped_reply": 1}
+    assert len(s.contexts) == 1  # the aborted reply was never appended: one growing context
+
+
+def test_legacy_compaction_rebuilds_from_the_summary_and_the_kept_lines(tmp_path):
+    f = _write(tmp_path, [
+        LEGACY_HEADER,        # 0
+        _user("one"),         # 1
+        _asst("a1", 1000),    # 2
+        _user("two"),         # 3
+        _asst("a2", 2000),    # 4
+        {"type": "compaction", "timestamp": "2025-11-20T10:00:05.000Z", "summary": "S", "firstKeptEntryIndex": 3,
+         "tokensBefore": 1234},  # 5: keep from line index 3 ("two") on
+        _user("three"),       # 6
+        _asst("a3", 6000),    # 7
+    ])
+    (s,) = load_file(f)
+    summary = COMPACTION_SUMMARY_PREFIX + "S" + COMPACTION_SUMMARY_SUFFIX
+    assert [m.text for m in s.request(2)] == [summary, "two", "a2", "three"]
+    assert s.calls[2].context != s.calls[1].context  # a compaction starts a new context
+    (ev,) = [e for e in s.events if e.kind == "compaction"]
+    assert (ev.call_index, ev.detail["tokens_before"]) == (2, 1234)
+
+
+def test_thinking_level_sets_the_cached_params_and_is_an_event(tmp_path):
+    f = _write(tmp_path, [
+        LEGACY_HEADER, _user("q"), _asst("a", 1000),
+        {"type": "thinking_level_change", "timestamp": "2025-11-20T10:00:02.000Z", "thinkingLevel": "high"},
+        _user("q2"), _asst("b", 3000),
+        {"type": "thinking_level_change", "timestamp": "2025-11-20T10:00:04.000Z", "thinkingLevel": "low"},
+        _user("q3"), _asst("c", 5000),
+    ])
+    (s,) = load_file(f)
+    assert [c.params for c in s.calls] == ["thinking=off", "thinking=on", "thinking=on"]
+    assert [(e.kind, e.detail["to"], e.call_index) for e in s.events] == [("thinking_change", "high", 1), ("thinking_change", "low", 2)]
+
+
+def test_bad_lines_and_unknown_roles_are_counted_warnings_naming_file_and_line(tmp_path):
+    f = _write(tmp_path, [
+        LEGACY_HEADER,
+        _user("q"),
+        "{not json",
+        {"type": "message", "message": {"role": "developer", "content": "x"}},
+        {"type": "message", "message": "a string"},
+        {"type": "message", "message": {"role": "user", "content": 42}},
+        {"type": "mystery"},
+        _asst("a", 1000),
+    ])
+    (s,) = load_file(f)
+    assert [c.n_messages for c in s.calls] == [1]  # only the good user prompt was sent
+    assert s.issues.malformed_lines == 4
+    w = s.issues.warnings
+    assert w[0] == f"{f}:3: invalid JSON (Expecting property name enclosed in double quotes, column 2)"
+    assert w[1].startswith(f"{f}:4: unknown message role 'developer'")
+    assert w[2] == f"{f}:5: message must be an object, got str"
+    assert w[3] == f"{f}:6: content must be a string or a list of blocks, got int"
+    assert s.issues.unknown_types == {"mystery": 1}
+
+
 @pytest.mark.parametrize(
-    "text, message",
+    "rows, message",
     [
-        ('{"type":"session","version":2,"id":"s"}\n', "version 2 is not supported"),
-        ('{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"user","content":"x"}}\n', "no session header"),
-        ('{"type":"session","version":3,"id":"s"}\n{not json\n', ":2: invalid JSON"),
-        ('{"type":"session","version":3,"id":"s"}\n{"type":"label","id":"b","parentId":"zz"}\n', "unknown parentId 'zz'"),
-        ('{"type":"session","version":3,"id":"s"}\n{"type":"message","parentId":null}\n', ":2: entry has no string 'id'"),
+        ([{"type": "session", "version": 7, "id": "s"}], "pi session version 7 is not supported"),
+        ([_user("x")], "not a recorded session of any known format (tried: pi, claude-code, codex, codex-legacy, inspect)"),
     ],
 )
-def test_malformed_sessions_raise_clear_errors(text, message):
-    with pytest.raises(ValueError, match=message.replace("(", r"\(")):
-        parse_session(text, "s.jsonl")
+def test_unreadable_files_raise_errors_naming_the_file(tmp_path, rows, message):
+    f = _write(tmp_path, rows)
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")) as info:
+        load_file(f)
+    assert str(f) in str(info.value)

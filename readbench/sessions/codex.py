@@ -1,0 +1,297 @@
+"""OpenAI Codex CLI rollouts (`~/.codex/sessions/.../rollout-*.jsonl`, sessions.md §3).
+
+Current format: lines `{timestamp, type, payload}`. `response_item` payloads are the Responses
+API items the model sees: `message` (user/developer/assistant), `reasoning`, `function_call`,
+`function_call_output`, `custom_tool_call(_output)`. Usage is in `event_msg` payloads of type
+`token_count`: Codex writes each one twice (again after the turn's `turn_context`), so a call is
+a `token_count` whose cumulative `info.total_token_usage` differs from the previous one, billed
+as its `info.last_token_usage` (`input_tokens` includes `cached_input_tokens`: uncached =
+input - cached; OpenAI models before GPT-5.6 have no write charge, caching.md §2.1). The usage
+arrives when the response is complete, before its items are written: the call's request is
+every item before it, its output the reasoning, calls and assistant text after it. The model
+and reasoning effort come from the latest `turn_context` (an effort change is a
+`thinking_change` event: `reasoning.effort` is part of the cached prefix, caching.md §2.2).
+`session_meta.base_instructions.text` is the system prompt when recorded; a `compacted` line
+replaces the history with its `replacement_history`.
+
+Older format (Sept 2025): a first line `{id, timestamp, instructions}`, then bare items and
+`{"record_type": "state"}` lines, no timestamps and no token counts: imported as a transcript
+(format `codex-legacy`), one call per run of output items, unpriced.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageTool, ChatMessageUser, ContentReasoning, ContentText
+from inspect_ai.tool import ToolCall
+
+from readbench.sessions._build import SessionBuilder, iso_seconds, iter_jsonl
+from readbench.sessions._types import BilledUsage, ImportIssues, Session, SessionFormat
+
+__all__ = ["FORMATS", "load", "load_legacy"]
+
+_OUTPUT_ITEMS = ("reasoning", "function_call", "custom_tool_call", "local_shell_call", "web_search_call")
+_ROLLOUT_TYPES = ("session_meta", "response_item", "event_msg", "turn_context", "compacted")
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    out = []
+    for b in content if isinstance(content, list) else []:
+        if isinstance(b, dict) and isinstance(b.get("text"), str):
+            out.append(b["text"])
+    return "".join(out)
+
+
+def _arguments(raw: Any) -> dict[str, Any]:
+    if isinstance(raw, dict):
+        return raw
+    if isinstance(raw, str):
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError:
+            return {"input": raw}
+        return value if isinstance(value, dict) else {"input": value}
+    return {}
+
+
+class _Items:
+    """Turns response items into chat messages, grouping one response's outputs."""
+
+    def __init__(self, b: SessionBuilder, issues: ImportIssues) -> None:
+        self.b = b
+        self.issues = issues
+        self.pending: list[dict[str, Any]] = []  # output items of the response being written
+        self.names: dict[str, str] = {}
+
+    def assistant(self, items: list[dict[str, Any]]) -> ChatMessageAssistant:
+        parts: list[Any] = []
+        calls: list[ToolCall] = []
+        for it in items:
+            kind = it.get("type")
+            if kind == "reasoning":
+                summary = "\n".join(s.get("text", "") for s in it.get("summary") or [] if isinstance(s, dict))
+                parts.append(ContentReasoning(reasoning=summary, signature=it.get("encrypted_content")))
+            elif kind == "message":
+                parts.append(ContentText(text=_text(it.get("content"))))
+            elif kind in ("function_call", "custom_tool_call", "local_shell_call"):
+                cid = str(it.get("call_id") or it.get("id") or "")
+                name = str(it.get("name") or kind)
+                self.names[cid] = name
+                raw = it.get("arguments") if kind == "function_call" else it.get("input", it.get("action"))
+                calls.append(ToolCall(id=cid, function=name, arguments=_arguments(raw)))
+            elif kind == "web_search_call":
+                parts.append(ContentText(text=json.dumps(it.get("action") or {}, ensure_ascii=False)))
+        return ChatMessageAssistant(content=parts, tool_calls=calls or None, source="generate")
+
+    def flush(self) -> ChatMessageAssistant | None:
+        """Append the pending outputs as one assistant message; returns it (None if none)."""
+        if not self.pending:
+            return None
+        msg = self.assistant(self.pending)
+        self.pending = []
+        self.b.append(msg)
+        return msg
+
+    def convert(self, it: dict[str, Any], where: str) -> ChatMessage | None:
+        """An input item as a chat message (None for items the model does not see)."""
+        kind = it.get("type")
+        if kind == "message":
+            role = it.get("role")
+            text = _text(it.get("content"))
+            if role == "user":
+                return ChatMessageUser(content=text)
+            if role in ("developer", "system"):
+                return ChatMessageSystem(content=text) if role == "system" else ChatMessageUser(
+                    content=text, metadata={"codex": {"role": "developer"}})
+            self.issues.warn(where, f"message with unexpected role {role!r}")
+            return None
+        if kind in ("function_call_output", "custom_tool_call_output"):
+            out = it.get("output")
+            body = out if isinstance(out, str) else json.dumps(out, ensure_ascii=False)
+            cid = str(it.get("call_id") or "")
+            return ChatMessageTool(content=body, tool_call_id=cid, function=self.names.get(cid))
+        if kind == "ghost_snapshot":
+            self.issues.skipped["ghost_snapshot"] += 1
+            return None
+        self.issues.unknown_types[f"response_item:{kind}"] += 1
+        return None
+
+    def history_item(self, it: dict[str, Any], where: str) -> ChatMessage | None:
+        """An item of a `compacted` line's replacement history (outputs included)."""
+        kind = it.get("type")
+        if kind in _OUTPUT_ITEMS or (kind == "message" and it.get("role") == "assistant"):
+            return self.assistant([it])
+        if kind == "compaction":  # the server's encrypted summary of what was compacted
+            return ChatMessageAssistant(content=[ContentReasoning(reasoning="", signature=it.get("encrypted_content"),
+                                                                  redacted=True)], source="generate")
+        return self.convert(it, where)
+
+    def item(self, it: dict[str, Any], where: str) -> None:
+        kind = it.get("type")
+        if kind in _OUTPUT_ITEMS or (kind == "message" and it.get("role") == "assistant"):
+            self.pending.append(it)
+            return
+        self.flush()
+        msg = self.convert(it, where)
+        if msg is not None:
+            self.b.append(msg)
+
+
+def _usage(last: Any) -> BilledUsage | None:
+    if not isinstance(last, dict):
+        return None
+    try:
+        inp = int(last.get("input_tokens") or 0)
+        cached = int(last.get("cached_input_tokens") or 0)
+        return BilledUsage(
+            uncached_input_tokens=max(inp - cached, 0), cache_read_tokens=min(cached, inp), cache_write_tokens=0,
+            output_tokens=int(last.get("output_tokens") or 0),
+            reasoning_tokens=int(last["reasoning_output_tokens"]) if last.get("reasoning_output_tokens") is not None else None,
+        )
+    except (TypeError, ValueError):
+        return None
+
+
+def load(path: Path) -> list[Session]:
+    """Import one current-format Codex rollout (module docstring).
+
+    Raises:
+        OSError: the file cannot be read.
+    """
+    issues = ImportIssues()
+    session = Session(str(path), "codex", "codex", None, path.stem, issues=issues)
+    b = SessionBuilder(session)
+    items = _Items(b, issues)
+    model, effort = "", None
+    last_total: Any = None
+    last_ts: float | None = None
+    open_call: int | None = None  # index of the call whose outputs are being written
+    for n, obj in iter_jsonl(path, issues):
+        where = f"{path}:{n}"
+        kind, payload = obj.get("type"), obj.get("payload")
+        ts = iso_seconds(obj.get("timestamp"))
+        if not isinstance(payload, dict):
+            issues.warn(where, f"{kind} line without an object payload")
+            continue
+        if kind == "session_meta":
+            session.session_id = str(payload.get("id") or session.session_id)
+            session.harness_version = payload.get("cli_version")
+            session.cwd = payload.get("cwd")
+            base = payload.get("base_instructions")
+            text = base.get("text") if isinstance(base, dict) else payload.get("instructions")
+            if isinstance(text, str) and text:
+                b.reset([ChatMessageSystem(content=text)] + [m for m in b.live if not isinstance(m, ChatMessageSystem)])
+        elif kind == "turn_context":
+            if payload.get("model") and payload["model"] != model:
+                if model:
+                    b.event("model_change", ts, **{"from": model, "to": payload["model"]})
+                model = str(payload["model"])
+            if payload.get("effort") != effort:
+                if effort is not None:
+                    b.event("thinking_change", ts, **{"from": effort, "to": payload.get("effort")})
+                effort = payload.get("effort")
+        elif kind == "response_item":
+            if payload.get("type") in _OUTPUT_ITEMS or (payload.get("type") == "message" and payload.get("role") == "assistant"):
+                items.item(payload, where)
+            else:
+                out = items.flush()
+                if out is not None and open_call is not None:
+                    _attach_output(session, open_call, out)
+                open_call = None
+                items.item(payload, where)
+                last_ts = ts
+        elif kind == "compacted":
+            items.flush()
+            open_call = None
+            history = [it for it in payload.get("replacement_history") or [] if isinstance(it, dict)]
+            msgs = [m for m in map(lambda it: items.history_item(it, where), history) if m is not None]
+            system = [m for m in b.live if isinstance(m, ChatMessageSystem)]
+            b.reset(system + msgs)
+            b.event("compaction", ts)
+        elif kind == "event_msg":
+            if payload.get("type") != "token_count":
+                continue
+            info = payload.get("info")
+            total = info.get("total_token_usage") if isinstance(info, dict) else None
+            if total is None or total == last_total:
+                continue
+            last_total = total
+            out = items.flush()
+            if out is not None and open_call is not None:
+                _attach_output(session, open_call, out)
+            open_call = b.call(model=model, provider="openai", ts_start_seconds=last_ts, ts_end_seconds=ts,
+                               usage=_usage(info.get("last_token_usage")), params=f"effort={effort}").index
+            last_ts = ts
+        else:
+            issues.unknown_types[str(kind)] += 1
+    out = items.flush()
+    if out is not None and open_call is not None:
+        _attach_output(session, open_call, out)
+    return [session]
+
+
+def _attach_output(session: Session, index: int, output: ChatMessageAssistant) -> None:
+    session.calls[index] = dataclasses.replace(session.calls[index], output=output)
+
+
+def load_legacy(path: Path) -> list[Session]:
+    """Import one older-format Codex transcript (module docstring): unpriced calls.
+
+    Raises:
+        OSError: the file cannot be read.
+    """
+    issues = ImportIssues()
+    session = Session(str(path), "codex-legacy", "codex", None, path.stem, issues=issues)
+    b = SessionBuilder(session)
+    items = _Items(b, issues)
+    first = True
+    for n, obj in iter_jsonl(path, issues):
+        if first:
+            first = False
+            session.session_id = str(obj.get("id") or session.session_id)
+            if isinstance(obj.get("instructions"), str) and obj["instructions"]:
+                b.reset([ChatMessageSystem(content=obj["instructions"])])
+            continue
+        if obj.get("record_type") == "state":
+            issues.skipped["state"] += 1
+            continue
+        kind = obj.get("type")
+        is_output = kind in _OUTPUT_ITEMS or (kind == "message" and obj.get("role") == "assistant")
+        if is_output and not items.pending:
+            b.call(model="", provider="openai")  # a response starts: it sent what came before
+        if is_output:
+            items.item(obj, f"{path}:{n}")
+            continue
+        out = items.flush()
+        if out is not None:
+            _attach_output(session, len(session.calls) - 1, out)
+        items.item(obj, f"{path}:{n}")
+    out = items.flush()
+    if out is not None:
+        _attach_output(session, len(session.calls) - 1, out)
+    return [session]
+
+
+def _sniff(head: bytes, objects: list[dict[str, Any]]) -> bool:
+    return bool(objects) and all(set(o) >= {"type", "payload"} and o.get("type") in _ROLLOUT_TYPES for o in objects[:5])
+
+
+def _sniff_legacy(head: bytes, objects: list[dict[str, Any]]) -> bool:
+    if len(objects) < 1 or "instructions" not in objects[0] or "id" not in objects[0] or "type" in objects[0]:
+        return False
+    return all(o.get("record_type") == "state" or o.get("type") in ("message", "reasoning", "function_call",
+               "function_call_output", "custom_tool_call", "custom_tool_call_output", "local_shell_call",
+               "web_search_call") for o in objects[1:])
+
+
+FORMATS = [
+    SessionFormat("codex", "codex", "OpenAI Codex CLI rollouts with token_count usage (~/.codex/sessions)", _sniff, load),
+    SessionFormat("codex-legacy", "codex", "OpenAI Codex CLI transcripts of Sept 2025 (item lines, no usage: unpriced)",
+                  _sniff_legacy, load_legacy),
+]
