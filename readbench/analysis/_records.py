@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = [
-    "BootstrapInterval",
     "ConfidenceInterval",
     "HeavyTailSummary",
     "McNemarResult",
@@ -42,37 +41,19 @@ class ProportionEstimate:
     n_clusters: int
     """Number of distinct clusters (source repositories); 1 when unclustered."""
     ci: ConfidenceInterval
-    """Wilson interval, on the design-effect-adjusted sample size when clustered."""
+    """Wilson interval; when clustered, on the CR2 effective size with a t(df) quantile."""
     confidence: float
     """Confidence level of `ci`, e.g. 0.95."""
     se_clt: float
     """Miller's CLT standard error sqrt(sum (s - mean)^2 / (n (n - 1))); NaN when n < 2."""
     se_clustered: float
-    """Miller's clustered standard error; equals `se_clt` when `n_clusters` <= 1."""
+    """CR2 (small-sample clustered) standard error; equals `se_clt` when `n_clusters` <= 1."""
     design_effect: float
-    """(se_clustered / se_clt)^2 floored at 1; 1.0 when unclustered or when se_clt is 0."""
+    """CR2 variance / (p(1-p)/n); n / G when every outcome is equal; 1.0 unclustered or when the CR2 SE is 0."""
+    df: float
+    """Degrees of freedom of the t quantile (Bell-McCaffrey; G - 1 for equal clusters); inf unclustered."""
     method: str
-    """``"wilson"`` or ``"wilson-design-effect"``."""
-
-
-@dataclass(frozen=True)
-class BootstrapInterval:
-    """Percentile bootstrap of a mean (see `stats.cluster_bootstrap_mean`)."""
-
-    estimate: float
-    """Mean of the observed values."""
-    ci: ConfidenceInterval
-    """Percentile interval of the bootstrap means."""
-    confidence: float
-    """Confidence level of `ci`."""
-    n: int
-    """Number of observations."""
-    n_clusters: int
-    """Clusters resampled; 1 means observations were resampled independently."""
-    n_resamples: int
-    """Bootstrap resamples drawn."""
-    method: str
-    """``"bootstrap"`` (i.i.d. observations) or ``"cluster-bootstrap"``."""
+    """``"wilson"`` (unclustered) or ``"wilson-cr2-t"``."""
 
 
 @dataclass(frozen=True)
@@ -82,17 +63,23 @@ class PairedDifference:
     mean_difference: float
     """Mean of d_i = treatment_i - baseline_i, in the metric's unit."""
     ci: ConfidenceInterval
-    """Bootstrap percentile interval of the mean difference (clustered when > 1 cluster)."""
+    """CR2 t interval of the mean difference; NaN bounds when there are fewer than 2 clusters."""
     confidence: float
     """Confidence level of `ci`."""
     se: float
-    """Miller's paired standard error of the mean difference (clustered when > 1 cluster); NaN when n < 2."""
+    """CR2 standard error of the mean difference (the classical sd(d)/sqrt(n) unclustered); NaN
+    with fewer than 2 clusters."""
+    df: float
+    """Degrees of freedom of the t reference (Bell-McCaffrey; G - 1 for equal clusters, n - 1 unclustered)."""
+    p_value: float
+    """Two-sided p-value of "no difference" from the same t(df): p < 1 - confidence exactly when
+    `ci` excludes 0. NaN with fewer than 2 clusters."""
     n_pairs: int
     """Number of (task, epoch) pairs."""
     n_clusters: int
-    """Distinct clusters among the pairs."""
+    """Distinct clusters among the pairs (pairs themselves when unclustered)."""
     method: str
-    """Interval method, ``"bootstrap"`` or ``"cluster-bootstrap"``."""
+    """``"cr2-t"`` (clusters given) or ``"paired-t"`` (unclustered)."""
 
 
 @dataclass(frozen=True)
@@ -117,12 +104,14 @@ class McNemarResult:
 class WilcoxonResult:
     """Wilcoxon signed-rank test on paired values (see `stats.wilcoxon_signed_rank`)."""
 
+    scale: str
+    """``"difference"`` (ranks of t - b) or ``"log-ratio"`` (ranks of log t - log b)."""
     statistic: float
     """scipy's two-sided statistic min(R+, R-); 0.0 when every difference is zero."""
     p_value: float
     """Two-sided p-value; 1.0 when every difference is zero."""
     n_pairs: int
-    """Number of pairs given."""
+    """Number of pairs tested (on the log scale: pairs with both values > 0)."""
     n_nonzero: int
     """Pairs with a non-zero difference (zeros are dropped, ``zero_method="wilcox"``)."""
 
@@ -134,9 +123,13 @@ class RatioEstimate:
     ratio: float
     """exp(mean(log treatment - log baseline)); 1.0 means no change."""
     ci: ConfidenceInterval
-    """Bootstrap percentile interval of the ratio (exponentiated from the log scale)."""
+    """CR2 t interval of the mean log ratio, exponentiated."""
     confidence: float
     """Confidence level of `ci`."""
+    p_value: float
+    """Two-sided t(df) p-value of ratio = 1 (mean log ratio = 0); NaN with fewer than 2 clusters."""
+    df: float
+    """Degrees of freedom of the t reference."""
     n_pairs: int
     """Pairs used (both values > 0)."""
     n_excluded: int
@@ -144,7 +137,7 @@ class RatioEstimate:
     n_clusters: int
     """Distinct clusters among the pairs used."""
     method: str
-    """``"bootstrap"`` or ``"cluster-bootstrap"``."""
+    """``"cr2-t"`` or ``"paired-t"`` (see `PairedDifference.method`)."""
 
 
 @dataclass(frozen=True)

@@ -66,19 +66,3 @@ def check_confidence(confidence: float) -> float:
     if not 0.0 < c < 1.0:
         raise ValueError(f"confidence ({confidence!r}) must be in the open interval (0, 1)")
     return c
-
-
-def check_resamples(n_resamples: int) -> int:
-    """Return `n_resamples` if it is an int >= 1, else raise ValueError."""
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
-        raise ValueError(f"n_resamples ({n_resamples!r}) must be an integer >= 1")
-    return int(n_resamples)
-
-
-def check_rng(rng: Any) -> np.random.Generator:
-    """Require an explicit numpy Generator (no global seeding, shared/STYLE.md item 6)."""
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(
-            f"rng must be a numpy.random.Generator (e.g. numpy.random.default_rng(0)), got {type(rng).__name__}"
-        )
-    return rng

@@ -3,17 +3,19 @@
 Aggregation rules come from shared/specs/metrics.md "Aggregation" and the statistics
 anchors in shared/specs/anchors.md §5 and §9:
 
-- success rate with a confidence interval, clustered by source repository
-  (Miller 2024, "Adding Error Bars to Evals", arXiv 2411.00640, §5.1 items 1-2);
-- paired differences against the baseline arm per (task, epoch) (Miller §5.1 item 4),
-  with a cluster bootstrap by repository (anchors.md §9);
-- McNemar's exact test on discordant pairs for paired success, Wilcoxon signed-rank,
-  medians and geometric means for heavy-tailed tokens and cost (anchors.md §5.2);
-- Holm's step-down adjustment when several arms are compared with one baseline (§5.2).
+- success rate with a confidence interval, clustered by source repository (Miller 2024,
+  "Adding Error Bars to Evals", arXiv 2411.00640, §5.1 items 1-2), with the small-cluster
+  CR2 variance and a t reference (`_cluster`: good coverage at 6-12 repositories);
+- paired differences against the baseline arm per (task, epoch) (Miller §5.1 item 4), with a
+  CR2 t interval and the t test it inverts (`_paired.paired_difference`);
+- McNemar's exact test on discordant pairs as a secondary test (it ignores clustering),
+  Wilcoxon signed-rank on log ratios, medians and geometric means for heavy-tailed tokens and
+  cost (anchors.md §5.2);
+- Holm's step-down adjustment across the report's confirmatory comparisons (§5.2).
 
-Every random draw takes an explicit ``numpy.random.Generator`` (shared/STYLE.md item 6).
 This module holds the proportion statistics; the paired ones live in `_paired.py` and, with
-with `_summaries.py`, re-exported here so callers import everything from ``readbench.analysis.stats``.
+`_summaries.py` and `_cluster.py`, are re-exported here so callers import everything from
+``readbench.analysis.stats``. Nothing here draws random numbers.
 """
 
 from __future__ import annotations
@@ -23,15 +25,14 @@ from typing import Any
 import numpy as np
 from scipy import special
 
+from ._cluster import ClusterMean, cluster_mean, cr2_df, cr2_mean_se, t_quantile
 from ._paired import (
-    cluster_bootstrap_mean,
     geometric_mean_ratio,
     mcnemar_exact,
     paired_difference,
     wilcoxon_signed_rank,
 )
 from ._records import (
-    BootstrapInterval,
     ConfidenceInterval,
     HeavyTailSummary,
     McNemarResult,
@@ -44,7 +45,7 @@ from ._summaries import heavy_tail_summary, holm_adjust
 from ._validate import as_1d_float, check_confidence, cluster_codes
 
 __all__ = [
-    "BootstrapInterval",
+    "ClusterMean",
     "ConfidenceInterval",
     "HeavyTailSummary",
     "McNemarResult",
@@ -52,15 +53,18 @@ __all__ = [
     "ProportionEstimate",
     "RatioEstimate",
     "WilcoxonResult",
-    "cluster_bootstrap_mean",
-    "clustered_standard_error",
+    "cluster_mean",
+    "cr2_df",
+    "cr2_mean_se",
     "geometric_mean_ratio",
     "heavy_tail_summary",
     "holm_adjust",
     "mcnemar_exact",
     "paired_difference",
     "success_rate",
+    "t_quantile",
     "wilcoxon_signed_rank",
+    "wilson_bounds",
     "wilson_interval",
 ]
 
@@ -126,64 +130,21 @@ def wilson_interval(successes: float, n: float, confidence: float = 0.95) -> Con
     return ConfidenceInterval(low=float(max(0.0, center - half)), high=float(min(1.0, center + half)))
 
 
-def clustered_standard_error(values: Any, clusters: Any) -> float:
-    """Miller's clustered standard error of a mean.
+def wilson_bounds(rate: Any, n: Any, quantile: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Vectorised Wilson score bounds for rates `rate` on (effective) sizes `n` at a quantile.
 
-    Parameters
-    ----------
-    values : array_like, shape (n,)
-        Per-sample scores (0/1 outcomes or paired differences). Finite; n >= 2.
-    clusters : array_like, shape (n,)
-        Cluster label of each value (the task's source repository). No missing labels.
-
-    Returns
-    -------
-    float
-        ``sqrt( sum e_i² / (n (n-1)) + (1/n²) sum_c sum_{i != j in c} e_i e_j )`` with
-        ``e_i = s_i - mean(s)``. With one value per cluster this is the CLT standard
-        error ``sd(s)/sqrt(n)``.
-
-    Raises
-    ------
-    ValueError
-        If `values` is empty, has fewer than 2 values or a non-finite value, or
-        `clusters` has the wrong length or a missing label.
-
-    Notes
-    -----
-    The cross-product term adds within-cluster covariance: items from the same repository
-    succeed or fail together, so the naive SE understates the uncertainty (Miller reports
-    clustered SEs up to 3.05x the naive SE on DROP). The result is never negative because
-    ``1/(n(n-1)) > 1/n²``. With few clusters (say < 10) the estimate is itself noisy;
-    tables therefore always print the number of clusters.
-
-    References
-    ----------
-    .. [1] E. Miller, "Adding Error Bars to Evals: A Statistical Approach to Language Model
-       Evaluations", arXiv 2411.00640 (2024), eq. for clustered standard errors;
-       shared/specs/anchors.md §5.1 item 2.
-
-    Examples
-    --------
-    >>> round(clustered_standard_error([1, 1, 0, 0], ["a", "a", "b", "b"]), 4)
-    0.3819
+    ``(p + q²/2n ± q·sqrt(p(1-p)/n + q²/4n²)) / (1 + q²/n)``, clipped to [0, 1]; `quantile` is
+    z for the classical interval or a t quantile for the small-cluster one. Arrays broadcast.
     """
-    s = as_1d_float(values, "values")
-    if s.size < 2:
-        raise ValueError(f"values needs at least 2 values for a standard error, got {s.size}")
-    codes = cluster_codes(clusters, s.size)
-    assert codes is not None
-    n = float(s.size)
-    e = s - s.mean()
-    sum_sq = float(np.sum(e * e))
-    cluster_sums = np.bincount(codes, weights=e)
-    cross = float(np.sum(cluster_sums * cluster_sums)) - sum_sq
-    var = sum_sq / (n * (n - 1.0)) + cross / (n * n)
-    return float(np.sqrt(max(var, 0.0)))
+    p, m, q = (np.asarray(x, dtype=float) for x in (rate, n, quantile))
+    denom = 1.0 + q * q / m
+    center = (p + q * q / (2.0 * m)) / denom
+    half = q / denom * np.sqrt(p * (1.0 - p) / m + q * q / (4.0 * m * m))
+    return np.maximum(0.0, center - half), np.minimum(1.0, center + half)
 
 
 def success_rate(successes: Any, clusters: Any = None, confidence: float = 0.95) -> ProportionEstimate:
-    """Success rate with a Wilson interval, widened by the cluster design effect.
+    """Success rate with a Wilson interval; clustered: on the CR2 effective size with a t quantile.
 
     Parameters
     ----------
@@ -198,7 +159,8 @@ def success_rate(successes: Any, clusters: Any = None, confidence: float = 0.95)
     Returns
     -------
     ProportionEstimate
-        Rate, n, number of clusters, interval, CLT and clustered SEs, design effect, method.
+        Rate, n, number of clusters, interval, CLT and CR2 SEs, design effect, degrees of
+        freedom, method.
 
     Raises
     ------
@@ -208,24 +170,36 @@ def success_rate(successes: Any, clusters: Any = None, confidence: float = 0.95)
 
     Notes
     -----
-    With more than one cluster the design effect is ``deff = (SE_clustered / SE_CLT)²``
-    (Miller's two standard errors, `clustered_standard_error`), floored at 1 so that a
-    negative intra-cluster correlation never makes the interval narrower than the
-    independent case. The Wilson interval is then computed on the effective sample size
-    ``n / deff`` at the same rate (Kish's design effect). When every outcome is equal
-    SE_CLT is 0, nothing can be inflated and deff = 1. SEs are NaN when n < 2.
+    With G >= 2 clusters the variance of the rate is the CR2 variance (`_cluster`), the
+    design effect is ``deff = V_CR2 / (p(1-p)/n)`` and the Wilson interval is computed on the
+    effective size ``n / deff`` (Kish) with the two-sided t quantile on the Bell-McCaffrey
+    degrees of freedom (G - 1 for equal clusters) in place of z. The Wilson form keeps the
+    interval inside [0, 1] (Bowyer et al., anchors.md §5.2). The design effect is not floored
+    at 1: with 6 clusters the CR2 variance is noisy, the t quantile already pays for that
+    noise, and flooring it made the interval over-cover (97 % at a nominal 95 % in the
+    coverage test). When every outcome is equal the data say nothing about the intra-cluster
+    correlation; the effective size is then G (the bound at correlation 1), so 60 successes
+    from 6 repositories read as 6 independent successes, not 60. When every cluster has
+    exactly the overall rate (SE 0 with 0 < p < 1) deff is 1. Unclustered, the interval is
+    the classical Wilson interval (z, n). Coverage is checked at G = 6 and 12 by
+    tests/analysis/test_analysis_coverage.py. SEs are NaN when n < 2.
 
     References
     ----------
     .. [1] E. Miller, "Adding Error Bars to Evals", arXiv 2411.00640 (2024), §5.1 items 1-2
        in shared/specs/anchors.md.
     .. [2] L. Kish, "Survey Sampling", Wiley (1965): the design effect.
+    .. [3] R. M. Bell, D. F. McCaffrey, Survey Methodology 28 (2002); G. W. Imbens,
+       M. Kolesár, Rev. Econ. Stat. 98 (2016): CR2 and its degrees of freedom.
 
     Examples
     --------
     >>> est = success_rate([1, 0, 1, 1])
     >>> est.rate, est.n, est.method
     (0.75, 4, 'wilson')
+    >>> est = success_rate([1, 1, 0, 1, 0, 0], clusters=list("aabbcc"))
+    >>> est.method, est.df, round(est.ci.low, 4), round(est.ci.high, 4)
+    ('wilson-cr2-t', 2.0, 0.0362, 0.9638)
     """
     confidence = check_confidence(confidence)
     s = as_1d_float(successes, "successes")
@@ -237,29 +211,30 @@ def success_rate(successes: Any, clusters: Any = None, confidence: float = 0.95)
     n = s.size
     rate = float(s.mean())
     n_clusters = 1 if codes is None else int(codes.max()) + 1
-    if n >= 2:
-        e = s - rate
-        se_clt = float(np.sqrt(np.sum(e * e) / (n * (n - 1.0))))
+    se_clt = float(np.sqrt(np.sum((s - rate) ** 2) / (n * (n - 1.0)))) if n >= 2 else float("nan")
+    if n_clusters < 2:
+        ci = wilson_interval(rate * n, n, confidence)
+        return ProportionEstimate(rate=rate, n=n, n_clusters=n_clusters, ci=ci, confidence=confidence,
+                                  se_clt=se_clt, se_clustered=se_clt, design_effect=1.0, df=float("inf"),
+                                  method="wilson")
+    assert codes is not None
+    cm = cluster_mean(s, codes, confidence)
+    if not 0.0 < rate < 1.0:
+        deff = n / n_clusters  # constant outcomes: the bound at intra-cluster correlation 1
+    elif cm.se == 0.0:
+        deff = 1.0  # every cluster has exactly the overall rate: no clustering information
     else:
-        se_clt = float("nan")
-    se_cl = se_clt
-    deff = 1.0
-    method = "wilson"
-    if n_clusters > 1 and n >= 2:
-        se_cl = clustered_standard_error(s, codes)
-        method = "wilson-design-effect"
-        if se_clt > 0.0:
-            deff = max(1.0, (se_cl / se_clt) ** 2)
-    n_eff = n / deff
-    ci = wilson_interval(rate * n_eff, n_eff, confidence)
+        deff = cm.se**2 / (rate * (1.0 - rate) / n)
+    low, high = wilson_bounds(rate, n / deff, t_quantile(confidence, cm.df))
     return ProportionEstimate(
         rate=rate,
         n=n,
         n_clusters=n_clusters,
-        ci=ci,
+        ci=ConfidenceInterval(float(low), float(high)),
         confidence=confidence,
         se_clt=se_clt,
-        se_clustered=se_cl,
+        se_clustered=cm.se,
         design_effect=float(deff),
-        method=method,
+        df=cm.df,
+        method="wilson-cr2-t",
     )

@@ -8,15 +8,12 @@ import itertools
 import numpy as np
 import pytest
 from scipy import stats as sps
-from statsmodels.regression.linear_model import OLS
 from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
-from readbench.analysis import _paired, _summaries, stats
+from readbench.analysis import _cluster, _paired, _summaries, stats
 from readbench.analysis.stats import (
-    cluster_bootstrap_mean,
-    clustered_standard_error,
     geometric_mean_ratio,
     heavy_tail_summary,
     holm_adjust,
@@ -29,7 +26,7 @@ from readbench.analysis.stats import (
 
 
 def test_docstring_examples_run():
-    for mod in (stats, _paired, _summaries):
+    for mod in (stats, _paired, _summaries, _cluster):
         result = doctest.testmod(mod)
         assert result.attempted > 0 and result.failed == 0, mod.__name__
 
@@ -67,38 +64,7 @@ def test_wilson_validation_messages(args, msg):
         wilson_interval(*args)
 
 
-# --- clustered SE and success rate -------------------------------------------------------
-
-
-def test_clustered_se_hand_example():
-    # s = [1,1,0,0], clusters a,a,b,b: e = ±0.5, sum e^2 = 1, cluster sums +1,-1
-    # var = 1/(4*3) + (2 - 1)/16 = 0.0833333 + 0.0625 = 0.1458333
-    assert clustered_standard_error([1, 1, 0, 0], ["a", "a", "b", "b"]) == pytest.approx(
-        np.sqrt(1 / 12 + 1 / 16), abs=1e-15
-    )
-
-
-def test_clustered_se_singleton_clusters_is_clt_se():
-    x = np.array([0.3, 1.2, -0.7, 2.2, 0.0])
-    expected = np.std(x, ddof=1) / np.sqrt(x.size)
-    assert clustered_standard_error(x, list("abcde")) == pytest.approx(expected, rel=1e-12)
-
-
-def test_clustered_se_against_statsmodels_cluster_sandwich():
-    # statsmodels' intercept-only OLS with cluster-robust CR0 (use_correction=False) gives
-    # V0 = (1/n^2) sum_g (sum_{i in g} e_i)^2. Miller's formula replaces the diagonal term
-    # sum e^2 / n^2 by sum e^2 / (n (n-1)): expected = V0 - S/n^2 + S/(n(n-1)). Tol 1e-12.
-    rng = np.random.default_rng(7)
-    groups = rng.integers(0, 6, size=60)
-    y = (rng.random(60) < 0.3 + 0.08 * groups).astype(float)
-    fit = OLS(y, np.ones((60, 1))).fit(
-        cov_type="cluster", cov_kwds={"groups": groups, "use_correction": False}
-    )
-    v0 = float(fit.cov_params()[0, 0])
-    e = y - y.mean()
-    s = float(np.sum(e * e))
-    expected = np.sqrt(v0 - s / 60**2 + s / (60 * 59))
-    assert clustered_standard_error(y, groups) == pytest.approx(expected, rel=1e-12)
+# --- success rate -------------------------------------------------------------------------
 
 
 def test_success_rate_unclustered_is_plain_wilson():
@@ -109,29 +75,33 @@ def test_success_rate_unclustered_is_plain_wilson():
     assert est.se_clt == pytest.approx(np.std([1, 1, 1, 0, 0, 1, 0, 1], ddof=1) / np.sqrt(8), rel=1e-12)
 
 
-def test_success_rate_clustered_uses_design_effect():
-    # clusters perfectly separate outcomes: a=[1,1,1,1], b=[0,0,0,0], n=8, p=0.5
-    # sum e^2 = 2, se_clt^2 = 2/56; cluster sums +2, -2 -> cross = 8 - 2 = 6 -> +6/64
-    s = [1, 1, 1, 1, 0, 0, 0, 0]
+def test_success_rate_clustered_is_wilson_on_the_cr2_effective_size_with_t():
+    # clusters a=[1,1,1,0], b=[0,0,0,1] (n = 8, p = .5): residual sums +1, -1, equal sizes ->
+    # V_CR2 = G/(G-1) * (1 + 1) / 64 = 4/64; deff = V / (.25/8) = 2; n_eff = 4; q = t(.975, 1)
+    s = [1, 1, 1, 0, 0, 0, 0, 1]
     est = success_rate(s, clusters=list("aaaabbbb"))
-    deff = (2 / 56 + 6 / 64) / (2 / 56)
-    n_eff = 8 / deff
-    low, high = proportion_confint(0.5 * n_eff, n_eff, alpha=0.05, method="wilson")
-    assert est.method == "wilson-design-effect" and est.n_clusters == 2
-    assert est.design_effect == pytest.approx(deff, rel=1e-12)
-    assert (est.ci.low, est.ci.high) == (pytest.approx(low, abs=1e-12), pytest.approx(high, abs=1e-12))
-    assert est.ci.high - est.ci.low > success_rate(s).ci.high - success_rate(s).ci.low
+    q = sps.t.ppf(0.975, 1)
+    center = (0.5 + q * q / 8) / (1 + q * q / 4)
+    half = q / (1 + q * q / 4) * np.sqrt(0.25 / 4 + q * q / 64)
+    assert est.method == "wilson-cr2-t" and (est.n_clusters, est.df) == (2, 1.0)
+    assert est.design_effect == pytest.approx(2.0, rel=1e-12)
+    assert est.se_clustered == pytest.approx(0.25, rel=1e-12)
+    assert est.ci.low == pytest.approx(max(0.0, center - half), abs=1e-12)
+    assert est.ci.high == pytest.approx(min(1.0, center + half), abs=1e-12)
+    # Wilson with z and n_eff = 4 is statsmodels' Wilson interval on 2 of 4: narrower than ours (t_1 >> z)
+    low_z, high_z = proportion_confint(2, 4, alpha=0.05, method="wilson")
+    assert est.ci.low < low_z and est.ci.high > high_z
 
 
-def test_success_rate_design_effect_floored_at_one_and_constant_outcomes():
-    # alternating outcomes inside each cluster: negative intra-cluster correlation -> floor 1
-    est = success_rate([1, 0, 1, 0], clusters=list("aabb"))
-    assert est.design_effect == 1.0
-    # all-success: se_clt = 0 -> deff 1, interval is the Wilson interval at p = 1
-    allone = success_rate([1, 1, 1], clusters=list("abc"))
-    low, _ = proportion_confint(3, 3, alpha=0.05, method="wilson")
-    assert allone.design_effect == 1.0 and allone.ci.low == pytest.approx(low, abs=1e-12)
-    assert allone.ci.high == 1.0
+def test_success_rate_constant_outcomes_use_one_sample_per_cluster():
+    # 6 successes in 3 clusters: nothing to estimate the correlation from -> n_eff = G = 3, t(2)
+    est = success_rate([1] * 6, clusters=list("aabbcc"))
+    q = sps.t.ppf(0.975, 2)
+    assert est.design_effect == 2.0 and est.ci.high == 1.0
+    assert est.ci.low == pytest.approx(3 / (3 + q * q), abs=1e-12)  # Wilson lower bound at p = 1
+    # every cluster at exactly the overall rate: SE 0 -> design effect 1
+    even = success_rate([1, 0, 1, 0], clusters=list("aabb"))
+    assert even.se_clustered == 0.0 and even.design_effect == 1.0 and even.ci.low < 0.5 < even.ci.high
 
 
 def test_success_rate_single_sample_has_nan_se():
@@ -155,66 +125,45 @@ def test_success_rate_validation_messages(args, kwargs, msg):
         success_rate(*args, **kwargs)
 
 
-# --- bootstrap ------------------------------------------------------------------------
-
-
-def test_unclustered_bootstrap_agrees_with_scipy_bootstrap():
-    # Monte-Carlo tolerance: n=50 normal(0,1) values, 20,000 resamples each with different
-    # seeds; the percentile endpoints' MC standard error is ~0.003, CI half-width ~0.28.
-    x = np.random.default_rng(1).normal(size=50)
-    ours = cluster_bootstrap_mean(x, rng=np.random.default_rng(2), n_resamples=20_000)
-    ref = sps.bootstrap((x,), np.mean, method="percentile", n_resamples=20_000, rng=np.random.default_rng(3))
-    assert ours.method == "bootstrap" and ours.n_clusters == 1
-    assert ours.ci.low == pytest.approx(ref.confidence_interval.low, abs=0.015)
-    assert ours.ci.high == pytest.approx(ref.confidence_interval.high, abs=0.015)
-
-
-def test_single_cluster_label_falls_back_to_iid_bootstrap():
-    x = [1.0, 2.0, 4.0]
-    a = cluster_bootstrap_mean(x, ["r", "r", "r"], rng=np.random.default_rng(5), n_resamples=500)
-    b = cluster_bootstrap_mean(x, None, rng=np.random.default_rng(5), n_resamples=500)
-    assert a == b
-
-
-def test_cluster_bootstrap_resamples_whole_clusters():
-    # two clusters with constant values 0 (size 1) and 10 (size 3); any cluster resample's
-    # mean is one of {0, 10, (0*1+10*3)/4 = 7.5}, (0+0)/2=0, (10*6)/6=10 -> endpoints in that set
-    r = cluster_bootstrap_mean([0, 10, 10, 10], ["a", "b", "b", "b"], rng=np.random.default_rng(0), n_resamples=4000)
-    assert r.method == "cluster-bootstrap" and r.n_clusters == 2 and r.estimate == 7.5
-    assert (r.ci.low, r.ci.high) == (0.0, 10.0)
-
-
-def test_bootstrap_of_a_single_value_has_no_interval():
-    r = cluster_bootstrap_mean([4.0], rng=np.random.default_rng(0))
-    assert r.estimate == 4.0 and np.isnan(r.ci.low) and np.isnan(r.ci.high)
-    d = paired_difference([1.0], [0.0], ["repo"], rng=np.random.default_rng(0))
-    assert d.mean_difference == 1.0 and np.isnan(d.ci.low) and np.isnan(d.se)
-
-
-def test_bootstrap_rejects_global_seed_style_rng():
-    with pytest.raises(TypeError, match="rng must be a numpy.random.Generator"):
-        cluster_bootstrap_mean([1.0], rng=0)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match=r"n_resamples \(0\) must be an integer >= 1"):
-        cluster_bootstrap_mean([1.0], rng=np.random.default_rng(0), n_resamples=0)
-
-
 # --- paired difference ------------------------------------------------------------------
+
+
+def test_unclustered_paired_difference_is_scipys_paired_t_test():
+    # tolerance 1e-12: the same t statistic and distribution, different code
+    rng = np.random.default_rng(4)
+    a, b = rng.normal(10, 2, 15), rng.normal(9, 2, 15)
+    r = paired_difference(a, b)
+    ref = sps.ttest_rel(a, b)
+    ci = ref.confidence_interval(0.95)
+    assert (r.method, r.df, r.n_clusters) == ("paired-t", 14.0, 15)
+    assert r.p_value == pytest.approx(ref.pvalue, abs=1e-12)
+    assert (r.ci.low, r.ci.high) == (pytest.approx(ci.low, abs=1e-12), pytest.approx(ci.high, abs=1e-12))
+    # one cluster label = unclustered
+    assert paired_difference(a, b, ["r"] * 15) == r
 
 
 def test_paired_difference_hand_example():
     # d = [2, 3, 1, 2] -> mean 2; sd(d, ddof=1) = sqrt(2/3); se = sqrt(2/3)/2 = 0.408248...
-    r = paired_difference([3, 5, 4, 6], [1, 2, 3, 4], rng=np.random.default_rng(0), n_resamples=1000)
-    assert r.mean_difference == 2.0 and r.n_pairs == 4 and r.n_clusters == 1
+    r = paired_difference([3, 5, 4, 6], [1, 2, 3, 4])
+    assert r.mean_difference == 2.0 and r.n_pairs == 4 and r.n_clusters == 4
     assert r.se == pytest.approx(np.sqrt(2 / 3) / 2, abs=1e-15)
-    assert 1.0 <= r.ci.low <= 2.0 <= r.ci.high <= 3.0
+    assert r.ci.low == pytest.approx(2 - sps.t.ppf(0.975, 3) * np.sqrt(2 / 3) / 2, abs=1e-12)
 
 
-def test_paired_difference_clustered_se_hand_example():
-    # d = [1,1,0,0] in clusters a,a,b,b -> same numbers as the clustered SE hand example
-    r = paired_difference([1, 1, 0, 0], [0, 0, 0, 0], ["a", "a", "b", "b"], rng=np.random.default_rng(0))
-    assert r.se == pytest.approx(np.sqrt(1 / 12 + 1 / 16), abs=1e-15)
-    assert r.method == "cluster-bootstrap" and r.n_clusters == 2
-    assert (r.ci.low, r.ci.high) == (0.0, 1.0)
+def test_paired_difference_clustered_hand_example():
+    # d = [1,1,0,0] in clusters a,a,b,b: mean .5, residual sums +1, -1 -> V = 2/(16 * 1/2) = 1/4
+    r = paired_difference([1, 1, 0, 0], [0, 0, 0, 0], ["a", "a", "b", "b"])
+    assert r.se == pytest.approx(0.5, abs=1e-15) and (r.method, r.df, r.n_clusters) == ("cr2-t", 1.0, 2)
+    q = sps.t.ppf(0.975, 1)
+    assert (r.ci.low, r.ci.high) == (pytest.approx(0.5 - q * 0.5, abs=1e-12), pytest.approx(0.5 + q * 0.5, abs=1e-12))
+    assert r.p_value == pytest.approx(2 * sps.t.sf(1.0, 1), abs=1e-12)
+
+
+def test_paired_difference_degenerate_cases():
+    d = paired_difference([1.0], [0.0], ["repo"])
+    assert d.mean_difference == 1.0 and np.isnan(d.ci.low) and np.isnan(d.se) and np.isnan(d.p_value)
+    same = paired_difference([1, 0, 1], [1, 0, 1], list("abc"))
+    assert (same.ci.low, same.ci.high, same.se, same.p_value) == (0.0, 0.0, 0.0, 1.0)
 
 
 @pytest.mark.parametrize(
@@ -227,7 +176,9 @@ def test_paired_difference_clustered_se_hand_example():
 )
 def test_paired_difference_validation_messages(t, b, msg):
     with pytest.raises(ValueError, match=msg):
-        paired_difference(t, b, rng=np.random.default_rng(0))
+        paired_difference(t, b)
+    with pytest.raises(ValueError, match=r"confidence \(1.5\) must be in the open interval"):
+        paired_difference([1.0, 2.0], [1.0, 1.0], confidence=1.5)
 
 
 # --- McNemar ----------------------------------------------------------------------------
@@ -288,23 +239,39 @@ def test_wilcoxon_drops_zeros_and_handles_all_equal():
     assert (same.statistic, same.p_value, same.n_nonzero) == (0.0, 1.0, 0)
 
 
+def test_wilcoxon_on_log_scale_ranks_log_ratios_of_positive_pairs():
+    a = np.array([100.0, 2000.0, 0.0, 35.0, 900.0, 61.0])
+    b = np.array([120.0, 1000.0, 5.0, 30.0, 1000.0, 50.0])
+    r = wilcoxon_signed_rank(a, b, log_scale=True)
+    keep = (a > 0) & (b > 0)
+    d = np.log(a[keep]) - np.log(b[keep])
+    assert (r.scale, r.n_pairs, r.n_nonzero) == ("log-ratio", 5, 5)
+    assert r.p_value == pytest.approx(_exact_signed_rank_p(d), abs=1e-12)
+    # raw differences rank the 2000-vs-1000 pair first; on the log scale it is one ratio among others
+    assert wilcoxon_signed_rank(a[keep], b[keep]).p_value != r.p_value
+    with pytest.raises(ValueError, match=r"baseline must be >= 0 for a ratio, got -1.0 at position 0"):
+        wilcoxon_signed_rank([1.0], [-1.0], log_scale=True)
+
+
 # --- ratios, summaries, multiplicity ------------------------------------------------------
 
 
 def test_geometric_mean_ratio_hand_example_and_exclusions():
-    # ratios 2 and 4 -> exp(mean(log 2, log 4)) = sqrt(8); the (0, 5) pair is excluded
-    r = geometric_mean_ratio([2, 8, 0], [1, 2, 5], ["a", "b", "c"], rng=np.random.default_rng(0))
+    # ratios 2 and 4 -> exp(mean(log 2, log 4)) = sqrt(8); the (0, 5) pair is excluded.
+    # log ratios ln2, ln4 in 2 clusters: mean 1.5 ln2, SE = ln2 / 2 (paired t, df 1)
+    r = geometric_mean_ratio([2, 8, 0], [1, 2, 5], ["a", "b", "c"])
     assert r.ratio == pytest.approx(np.sqrt(8), rel=1e-12)
-    assert (r.n_pairs, r.n_excluded, r.n_clusters) == (2, 1, 2)
-    assert r.ci.low == pytest.approx(2.0, rel=1e-12) and r.ci.high == pytest.approx(4.0, rel=1e-12)
+    assert (r.n_pairs, r.n_excluded, r.n_clusters, r.df) == (2, 1, 2, 1.0)
+    q = sps.t.ppf(0.975, 1)
+    assert r.ci.low == pytest.approx(np.exp(1.5 * np.log(2) - q * np.log(2) / 2), rel=1e-12)
+    assert r.p_value == pytest.approx(2 * sps.t.sf(3.0, 1), abs=1e-12)
 
 
 def test_geometric_mean_ratio_validation_messages():
-    rng = np.random.default_rng(0)
     with pytest.raises(ValueError, match=r"no pair has both treatment and baseline > 0 \(n pairs = 2\)"):
-        geometric_mean_ratio([0, 1], [1, 0], rng=rng)
+        geometric_mean_ratio([0, 1], [1, 0])
     with pytest.raises(ValueError, match=r"treatment must be >= 0 for a ratio, got -1.0 at position 0"):
-        geometric_mean_ratio([-1], [1], rng=rng)
+        geometric_mean_ratio([-1], [1])
 
 
 def test_heavy_tail_summary_against_scipy_gmean():
