@@ -1,4 +1,4 @@
-"""From the tidy table to per-arm summaries and paired comparisons with the baseline arm.
+"""From the tidy table to per-arm summaries (paired comparisons: `compare`).
 
 Rules (shared/specs/metrics.md "Aggregation"): success rate with CI; paired differences
 against the baseline arm (``stock`` x ``off``, same model) per (task, epoch); medians and
@@ -13,7 +13,7 @@ summaries use the samples whose metric is present (errored samples have none), a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -24,13 +24,12 @@ from .partition import classify_rows, sort_rows
 __all__ = [
     "ArmSummary",
     "MetricValue",
-    "PairedComparison",
-    "PairedMetric",
     "arm_summaries",
     "cluster_labels",
     "cost_columns",
-    "paired_comparisons",
+    "is_heavy",
     "prepare",
+    "summary_columns",
 ]
 
 HEAVY_TAILED_PREFIXES = ("input_tokens", "output_tokens", "peak_context_tokens", "read_tokens", "cost_usd_")
@@ -42,7 +41,8 @@ def cluster_labels(rows: pd.DataFrame, source: str = "source", task: str = "samp
     return rows[source] if rows[source].nunique() > 1 else rows[task]
 
 
-def _is_heavy(column: str) -> bool:
+def is_heavy(column: str) -> bool:
+    """Tokens and USD cost (`HEAVY_TAILED_PREFIXES`, not the unpruned counterfactual): medians, ratios."""
     return column.startswith(HEAVY_TAILED_PREFIXES) and not column.startswith("cost_usd_unpruned_")
 
 
@@ -62,7 +62,7 @@ class MetricValue:
     @property
     def headline(self) -> float:
         """The median for heavy-tailed metrics (tokens, USD cost), else the mean."""
-        return self.median if _is_heavy(self.column) else self.mean
+        return self.median if is_heavy(self.column) else self.mean
 
 
 @dataclass(frozen=True)
@@ -102,59 +102,6 @@ class ArmSummary:
         raise KeyError(f"metric {column!r} not summarised for arm {self.arm!r}")
 
 
-@dataclass(frozen=True)
-class PairedMetric:
-    """One metric of one arm compared pairwise with the baseline arm."""
-
-    column: str
-    """Table column."""
-    n_tasks: int
-    """Distinct tasks among the pairs with the metric on both sides."""
-    n_epochs: int
-    """Distinct epochs among those pairs."""
-    median_baseline: float
-    """Median over the pairs of the baseline arm's values."""
-    median_treatment: float
-    """Median over the pairs of this arm's values."""
-    difference: stats.PairedDifference
-    """Mean of (arm - baseline) with a cluster bootstrap CI."""
-    wilcoxon: stats.WilcoxonResult
-    """Signed-rank test of the pairs."""
-    ratio: stats.RatioEstimate | None
-    """Geometric-mean ratio arm / baseline for heavy-tailed metrics (tokens, USD); else None,
-    or None when no pair has both values > 0."""
-
-
-@dataclass(frozen=True)
-class PairedComparison:
-    """One arm against the baseline arm of the same model, on shared (task, epoch) pairs."""
-
-    arm: str
-    """Treatment arm label."""
-    baseline_arm: str
-    """Baseline arm label."""
-    model: str
-    """Model both arms ran."""
-    n_pairs: int
-    """(task, epoch) pairs present in both arms (excluded samples removed)."""
-    n_tasks: int
-    """Distinct tasks among the pairs."""
-    n_epochs: int
-    """Distinct epochs among the pairs."""
-    n_clusters: int
-    """Clusters among the pairs: source repositories, or tasks when there is one repository."""
-    n_unmatched: int
-    """Samples of either arm with no partner in the other (left out of every paired statistic)."""
-    success: stats.PairedDifference
-    """Paired success difference (fraction; errored = 0)."""
-    mcnemar: stats.McNemarResult
-    """Exact McNemar test on the success pairs."""
-    mcnemar_p_holm: float
-    """McNemar p-value Holm-adjusted over all arms compared with this model's baseline."""
-    metrics: tuple[PairedMetric, ...]
-    """Paired metric comparisons (pairs with the metric present on both sides)."""
-
-
 def cost_columns(table: pd.DataFrame, prefix: str) -> list[str]:
     """Columns ``{prefix}{cache model}`` present in `table`, sorted by cache model."""
     from .table import cache_models_in
@@ -168,13 +115,6 @@ def summary_columns(table: pd.DataFrame) -> list[str]:
             "reread_ratio", "dcp_footer_tokens_saved"]
     for prefix in ("cache_read_ratio_", "cost_usd_", "cost_usd_unpruned_", "dcp_cost_delta_"):
         cols += cost_columns(table, prefix)
-    return [c for c in cols if c in table.columns]
-
-
-def paired_columns(table: pd.DataFrame) -> list[str]:
-    """Metric columns compared pairwise with the baseline (report order)."""
-    cols = ["turns", "input_tokens", "read_calls", "reread_ratio"]
-    cols += cost_columns(table, "cache_read_ratio_") + cost_columns(table, "cost_usd_")
     return [c for c in cols if c in table.columns]
 
 
@@ -252,99 +192,3 @@ def arm_summaries(
         family = str(key[1]) if by_family else ""
         out.append(_summarise(rows, columns, family))
     return tuple(out)
-
-
-def _pair_metric(col: str, merged: pd.DataFrame, rng, n_resamples: int) -> PairedMetric | None:
-    t, b, clusters = merged[f"{col}_t"], merged[f"{col}_b"], merged["cluster"]
-    ok = t.notna() & b.notna()
-    if not ok.any():
-        return None
-    tv, bv, cl = t[ok].to_numpy(float), b[ok].to_numpy(float), clusters[ok].to_numpy()
-    ratio = None
-    if _is_heavy(col) and ((tv > 0) & (bv > 0)).any() and (tv >= 0).all() and (bv >= 0).all():
-        ratio = stats.geometric_mean_ratio(tv, bv, cl, rng=rng, n_resamples=n_resamples)
-    return PairedMetric(
-        column=col, n_tasks=int(merged.loc[ok, "sample_id"].nunique()),
-        n_epochs=int(merged.loc[ok, "epoch"].nunique()), median_baseline=float(np.median(bv)), median_treatment=float(np.median(tv)),
-        difference=stats.paired_difference(tv, bv, cl, rng=rng, n_resamples=n_resamples),
-        wilcoxon=stats.wilcoxon_signed_rank(tv, bv), ratio=ratio,
-    )
-
-
-def paired_comparisons(
-    table: pd.DataFrame,
-    baseline: tuple[str, str] = ("stock", "off"),
-    *,
-    rng: np.random.Generator,
-    exclude=(),
-    n_resamples: int = 2000,
-) -> tuple[tuple[PairedComparison, ...], tuple[str, ...]]:
-    """Compare every non-baseline arm with the baseline arm of the same model.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        The tidy table.
-    baseline : (variant, dcp), default ("stock", "off")
-        The baseline arm within each model.
-    rng : numpy.random.Generator
-        Randomness for every bootstrap, consumed in table order (arms, then metrics).
-    exclude : iterable of str
-        Sample ids or keys removed from every denominator.
-    n_resamples : int, default 2000
-        Bootstrap resamples per interval.
-
-    Returns
-    -------
-    comparisons : tuple of PairedComparison
-        In table order. Pairs join on (model, sample_id, epoch); samples without a partner
-        are counted in ``n_unmatched`` and left out.
-    notes : tuple of str
-        One sentence per model that has no baseline arm, or arm with no shared pair.
-
-    Raises
-    ------
-    ValueError
-        If the table is empty or a needed column is missing.
-    """
-    df = prepare(table, exclude, baseline)
-    comparisons: list[PairedComparison] = []
-    notes: list[str] = []
-    pending: list[tuple[int, float]] = []
-    for model, mrows in df.groupby("model", sort=False):
-        base = mrows[(mrows["variant"] == baseline[0]) & (mrows["dcp"] == baseline[1])]
-        others = [a for a in mrows["arm"].unique() if a not in set(base["arm"])]
-        if base.empty:
-            if others:
-                notes.append(f"No baseline arm ({baseline[0]} × {baseline[1]}) for model {model}: "
-                             "its arms have no paired comparison.")
-            continue
-        first_index = len(comparisons)
-        for arm in others:
-            trows = mrows[mrows["arm"] == arm]
-            merged = trows.merge(base, on=["sample_id", "epoch"], suffixes=("_t", "_b"), how="inner")
-            unmatched = len(trows) + len(base) - 2 * len(merged)
-            if merged.empty:
-                notes.append(f"Arm {arm} shares no (task, epoch) with its baseline: no paired comparison.")
-                continue
-            merged["cluster"] = cluster_labels(merged, source="source_t")
-            clusters = merged["cluster"]
-            success = stats.paired_difference(merged["success01_t"], merged["success01_b"], clusters,
-                                              rng=rng, n_resamples=n_resamples)
-            mcn = stats.mcnemar_exact(merged["success01_t"], merged["success01_b"])
-            metrics = []
-            for col in paired_columns(table):
-                pm = _pair_metric(col, merged, rng, n_resamples)
-                if pm is not None:
-                    metrics.append(pm)
-            comparisons.append(PairedComparison(
-                arm=str(arm), baseline_arm=str(base["arm"].iloc[0]), model=str(model), n_pairs=len(merged),
-                n_tasks=int(merged["sample_id"].nunique()), n_epochs=int(merged["epoch"].nunique()),
-                n_clusters=int(clusters.nunique()), n_unmatched=int(unmatched), success=success,
-                mcnemar=mcn, mcnemar_p_holm=float("nan"), metrics=tuple(metrics),
-            ))
-        adjusted = stats.holm_adjust([c.mcnemar.p_value for c in comparisons[first_index:]])
-        pending += list(zip(range(first_index, len(comparisons)), adjusted))
-    for i, p in pending:
-        comparisons[i] = replace(comparisons[i], mcnemar_p_holm=p)
-    return tuple(comparisons), tuple(notes)
