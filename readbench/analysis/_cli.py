@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from readbench.analysis.report_cli import build_report, report
+from readbench.analysis.report_cli import build_report, plan, report
 
 RESULTS = Path("results")
 
@@ -60,7 +60,7 @@ def eval_cmd(matrix_path: str, models: tuple[str, ...], sandbox_kind: str, run_i
         sys.exit(1)
 
 
-commands = [eval_cmd, report]
+commands = [eval_cmd, report, plan]
 
 
 @click.command("bench")

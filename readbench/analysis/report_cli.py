@@ -1,8 +1,6 @@
-"""`readbench report RUN_DIR`: logs -> table.parquet -> report/, with the analysis options.
+"""`readbench report RUN_DIR` (logs -> table.parquet -> report/) and `readbench plan --from RUN_DIR`.
 
-A drop-in for the ``report`` command of `readbench.analysis._cli` (the lead's module lists
-the commands): same argument, plus the baseline, exclusions and bootstrap settings. The
-command is a thin wrapper; the work is `build_report`.
+Thin wrappers: the work is `build_report` and `analysis.plan`.
 """
 
 from __future__ import annotations
@@ -12,7 +10,7 @@ from pathlib import Path
 
 import click
 
-__all__ = ["build_report", "report"]
+__all__ = ["build_report", "load_table", "plan", "report"]
 
 
 def build_report(
@@ -20,8 +18,6 @@ def build_report(
     *,
     baseline: tuple[str, str] = ("stock", "off"),
     exclude: tuple[str, ...] = (),
-    seed: int = 0,
-    n_resamples: int = 2000,
 ) -> Path:
     """Read ``run_dir/logs``, write ``run_dir/table.parquet`` and ``run_dir/report/``.
 
@@ -29,8 +25,6 @@ def build_report(
     Returns the path of ``report.md``. Raises FileNotFoundError when ``run_dir/logs`` is
     missing and ValueError for logs without readbench samples (see `table.tidy_table`).
     """
-    import numpy as np
-
     from .report import render_report
     from .table import tidy_table, write_table
 
@@ -38,8 +32,22 @@ def build_report(
     write_table(table, run_dir / "table.parquet")
     meta_path = run_dir / "run.json"
     meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
-    return render_report(table, run_dir / "report", baseline=baseline, run_meta=meta, exclude=exclude,
-                         rng=np.random.default_rng(seed), n_resamples=n_resamples)
+    return render_report(table, run_dir / "report", baseline=baseline, run_meta=meta, exclude=exclude)
+
+
+def load_table(run_dir: Path):
+    """``run_dir/table.parquet``, or the table read from ``run_dir/logs`` when it is missing.
+
+    Raises FileNotFoundError when neither exists, ValueError for logs without readbench samples.
+    """
+    from .table import read_table, tidy_table
+
+    path = run_dir / "table.parquet"
+    if path.is_file():
+        return read_table(path)
+    if not (run_dir / "logs").is_dir():
+        raise FileNotFoundError(f"{str(run_dir)!r} has neither table.parquet nor logs/: not a run directory")
+    return tidy_table(run_dir / "logs")
 
 
 def _baseline(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str, str]:
@@ -55,13 +63,43 @@ def _baseline(ctx: click.Context, param: click.Parameter, value: str) -> tuple[s
               help="Baseline arm VARIANT:DCP for the paired comparisons (within each model).")
 @click.option("--exclude", multiple=True, metavar="ID[#EPOCH]",
               help="Sample id (all epochs) or id#epoch to remove from every denominator (repeatable).")
-@click.option("--seed", default=0, show_default=True, type=int, help="Seed of the bootstrap generator.")
-@click.option("--resamples", default=2000, show_default=True, type=click.IntRange(min=1),
-              help="Bootstrap resamples per interval.")
-def report(run_dir: Path, baseline: tuple[str, str], exclude: tuple[str, ...], seed: int, resamples: int) -> None:
+def report(run_dir: Path, baseline: tuple[str, str], exclude: tuple[str, ...]) -> None:
     """Rebuild RUN_DIR/table.parquet and RUN_DIR/report/ from RUN_DIR/logs alone."""
     try:
-        path = build_report(run_dir, baseline=baseline, exclude=exclude, seed=seed, n_resamples=resamples)
+        path = build_report(run_dir, baseline=baseline, exclude=exclude)
     except (FileNotFoundError, ValueError) as ex:
         raise click.BadParameter(str(ex), param_hint="RUN_DIR")
     click.echo(str(path))
+
+
+@click.command("plan")
+@click.option("--from", "run_dir", required=True, type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Run directory (results/<run-id>) whose pairs supply the variances.")
+@click.option("--effect", default=0.05, show_default=True, type=float,
+              help="Success difference to detect, a fraction (0.05 = 5 percentage points).")
+@click.option("--power", default=0.8, show_default=True, type=float, help="Target power.")
+@click.option("--alpha", default=0.05, show_default=True, type=float, help="Two-sided significance level.")
+@click.option("--cost-ratio", default=None, type=float,
+              help="Also plan a cost ratio arm/baseline per cache model (0.9 = 10% cheaper).")
+@click.option("--baseline", default="stock:off", show_default=True, callback=_baseline,
+              help="Baseline arm VARIANT:DCP (within each model).")
+@click.option("--exclude", multiple=True, metavar="ID[#EPOCH]", help="Sample id or id#epoch to leave out (repeatable).")
+def plan(run_dir: Path, effect: float, power: float, alpha: float, cost_ratio: float | None,
+         baseline: tuple[str, str], exclude: tuple[str, ...]) -> None:
+    """Tasks x epochs needed to detect EFFECT (and COST-RATIO), from RUN_DIR's own variances."""
+    from .compare import paired_comparisons
+    from .plan import format_plan, plan_comparisons
+
+    for name, v in (("--power", power), ("--alpha", alpha)):
+        if not 0 < v < 1:
+            raise click.BadParameter(f"{v!r} must be in the open interval (0, 1)", param_hint=name)
+    try:
+        table = load_table(run_dir)
+        comparisons, notes = paired_comparisons(table, baseline, exclude=exclude)
+        rows = plan_comparisons(table, comparisons, effect=effect, cost_ratio=cost_ratio, power=power, alpha=alpha,
+                                baseline=baseline, exclude=exclude)
+    except (FileNotFoundError, ValueError) as ex:
+        raise click.BadParameter(str(ex), param_hint="--from / --effect / --cost-ratio")
+    click.echo(format_plan(rows, power=power, alpha=alpha), nl=False)
+    for note in notes:
+        click.echo(note)
