@@ -6,7 +6,8 @@ import numpy as np
 
 from . import _format as F
 from ._document import Block, Bullets, Heading, Paragraph, Table
-from .aggregate import ArmSummary, PairedComparison
+from .aggregate import ArmSummary
+from .compare import PairedComparison
 from .partition import SamplePartition
 
 __all__ = ["arms_section", "cache_section", "family_section", "paired_section", "partition_section"]
@@ -128,48 +129,48 @@ def cache_section(summaries: tuple[ArmSummary, ...], cache_models: list[str], mu
     ]
 
 
-def paired_section(comparisons: tuple[PairedComparison, ...], notes: tuple[str, ...], multi_model: bool,
-                   n_resamples: int, seed_text: str) -> list[Block]:
-    """Paired success and paired metrics vs the baseline arm."""
+def paired_section(comparisons: tuple[PairedComparison, ...], notes: tuple[str, ...],
+                   multi_model: bool) -> list[Block]:
+    """Paired success and paired metrics vs the baseline arm, with the secondary tests."""
     blocks: list[Block] = [Heading(2, "Paired comparisons with the baseline")]
     if not comparisons:
         blocks.append(Paragraph("No paired comparison: " + (" ".join(notes) or "only the baseline arm ran.")))
         return blocks
     blocks.append(Paragraph(
-        "Pairs are the same (task, epoch) in the arm and in the baseline arm of the same model. Intervals: "
-        f"{n_resamples} bootstrap resamples of clusters (source repositories; tasks when there is one "
-        f"repository), {seed_text}. McNemar: exact binomial test on discordant pairs, Holm-adjusted across the "
-        "arms compared with one baseline. Tokens and cost: geometric-mean ratio arm / baseline. McNemar and Wilcoxon "
-        "treat pairs as independent (they ignore clustering by repository and repeated epochs of a task); the "
-        "bootstrap intervals do not."))
+        "Pairs are the same (task, epoch) in the arm and in the baseline arm of the same model. Intervals and "
+        "p-values: CR2 cluster-robust t by source repository (tasks when there is one repository), Bell-McCaffrey "
+        "degrees of freedom (df; clusters - 1 for equal clusters). Holm p: adjusted across the confirmatory family "
+        "(success and cost of every arm of the model); other metrics are exploratory. McNemar (success) and "
+        "Wilcoxon (log ratios for tokens and cost) are secondary tests that treat pairs as independent."))
     rows = []
     for c in comparisons:
-        m = c.mcnemar
+        m, s = c.mcnemar, c.success
         rows.append((_arm(c.arm, multi_model), _arm(c.baseline_arm, multi_model),
                      f"{F.count(c.n_pairs)} ({c.n_tasks}×{c.n_epochs})", str(c.n_clusters), str(c.n_unmatched),
-                     F.pp(c.success.mean_difference), F.interval(F.pp, c.success.ci.low, c.success.ci.high),
-                     f"{m.both_success}/{m.treatment_only}/{m.baseline_only}/{m.neither}",
-                     F.p_value(m.p_value), F.p_value(c.mcnemar_p_holm)))
+                     F.pp(s.estimate), F.interval(F.pp, s.ci.low, s.ci.high), F.num(s.difference.df, 1),
+                     F.p_value(s.p_value), F.p_value(s.p_holm),
+                     f"{m.both_success}/{m.treatment_only}/{m.baseline_only}/{m.neither}", F.p_value(m.p_value)))
     blocks.append(Table(
-        ("arm", "baseline", "pairs (tasks×epochs)", "clusters", "unmatched", "Δ success", "95% CI",
-         "both / arm only / baseline only / neither", "McNemar p", "Holm p"), tuple(rows),
+        ("arm", "baseline", "pairs (tasks×epochs)", "clusters", "unmatched", "Δ success", "95% CI", "df", "p",
+         "Holm p", "both / arm only / baseline only / neither", "McNemar p"), tuple(rows),
         caption="Paired success (errored = failure)."))
     mrows = []
     for c in comparisons:
         for pm in c.metrics:
             d = pm.difference
             ratio = pm.ratio
-            mrows.append((_arm(c.arm, multi_model), label(pm.column), f"{F.count(d.n_pairs)} ({pm.n_tasks}×{pm.n_epochs})",
-                          str(d.n_clusters), _fmt_metric(pm.column, pm.median_baseline),
-                          _fmt_metric(pm.column, pm.median_treatment), _fmt_delta(pm.column, d.mean_difference),
-                          F.interval(lambda x: _fmt_delta(pm.column, x), d.ci.low, d.ci.high),
+            mrows.append((_arm(c.arm, multi_model), label(pm.metric), f"{F.count(pm.n_pairs)} ({pm.n_tasks}×{pm.n_epochs})",
+                          str(pm.n_clusters), _fmt_metric(pm.metric, pm.median_baseline),
+                          _fmt_metric(pm.metric, pm.median_treatment), _fmt_delta(pm.metric, d.mean_difference),
+                          F.interval(lambda x: _fmt_delta(pm.metric, x), d.ci.low, d.ci.high),
                           F.DASH if ratio is None else F.ratio(ratio.ratio),
                           F.DASH if ratio is None else F.interval(F.ratio, ratio.ci.low, ratio.ci.high),
-                          F.p_value(pm.wilcoxon.p_value)))
+                          F.p_value(pm.p_value), F.p_value(pm.p_holm), F.p_value(pm.wilcoxon.p_value)))
     blocks.append(Table(
         ("arm", "metric", "pairs (tasks×epochs)", "clusters", "median baseline", "median arm", "mean Δ", "95% CI",
-         "geo-mean ratio", "95% CI", "Wilcoxon p"), tuple(mrows),
-        caption="Paired metrics (pairs with the metric on both sides)."))
+         "geo-mean ratio", "95% CI", "p", "Holm p", "Wilcoxon p"), tuple(mrows),
+        caption="Paired metrics (pairs with the metric on both sides). p: of the ratio for tokens and cost, else of "
+                "the mean difference; Holm p only for the confirmatory cost metrics."))
     if notes:
         blocks.append(Bullets(tuple(notes)))
     return blocks

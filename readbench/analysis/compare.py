@@ -70,8 +70,9 @@ class MetricComparison:
     estimate: float
     """Mean difference (metric unit; success as a fraction) or geometric-mean ratio."""
     ci: stats.ConfidenceInterval
-    """CR2 t interval on the same scale as `estimate` (success: intersected with [-1, 1]); NaN
-    bounds with fewer than 2 clusters."""
+    """CR2 t interval on the same scale as `estimate`; NaN bounds with fewer than 2 clusters.
+    Success: intersected with [-1, 1]; with no discordant pair, ``±(1 - 0.025^(1/G))`` (the exact
+    upper bound of the discordance with the G clusters as units) instead of the empty [0, 0]."""
     p_value: float
     """Two-sided p-value of no effect from the same t test (the interval's inversion)."""
     p_holm: float
@@ -201,8 +202,14 @@ def compare_metric(pairs: pd.DataFrame, metric: str, *, confidence: float = 0.95
     used = ok & (t > 0) & (b > 0) if ratio is not None else ok
     primary = ratio if ratio is not None else diff
     ci = primary.ci
-    if metric == SUCCESS:  # a difference of proportions lies in [-1, 1]: intersecting keeps coverage
-        ci = stats.ConfidenceInterval(max(-1.0, ci.low), min(1.0, ci.high)) if not math.isnan(ci.low) else ci
+    if metric == SUCCESS and not (tv != bv).any() and diff.n_clusters >= 2:
+        # No discordant pair: the t interval collapses to [0, 0]. Bound the discordance instead, with
+        # the clusters as the independent units (as `stats.success_rate` does for constant outcomes):
+        # the exact one-sided (1 + confidence)/2 upper bound for 0 events in G trials.
+        bound = 1.0 - ((1.0 - confidence) / 2.0) ** (1.0 / diff.n_clusters)
+        ci = stats.ConfidenceInterval(-bound, bound)
+    elif metric == SUCCESS and not math.isnan(ci.low):  # a difference of proportions lies in [-1, 1]
+        ci = stats.ConfidenceInterval(max(-1.0, ci.low), min(1.0, ci.high))
     return MetricComparison(
         metric=metric, scale="ratio" if ratio is not None else "difference",
         estimate=ratio.ratio if ratio is not None else diff.mean_difference,

@@ -1,5 +1,8 @@
 """The report: Markdown + self-contained HTML + PNG figures, computed from the tidy table.
 
+It opens with the decision (what to ship per model x cache model, and the limit of the
+evidence), then the figures, then the tables.
+
 `render_report` is the single entry point (the ``readbench report`` command calls it). Every
 number in the report comes from the table through `aggregate` and `stats`; the report states
 n (tasks, epochs) and the number of clusters (source repositories) in every table
@@ -12,22 +15,26 @@ import json
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from . import _figures, _sections
+from ._decision import ALPHA, decision_section, pareto_points
 from ._document import Block, Bullets, Heading, Image, Paragraph, to_html, to_markdown
-from .aggregate import arm_summaries, cost_columns, paired_comparisons, prepare
+from .aggregate import arm_summaries, prepare
+from .compare import paired_comparisons
 from .partition import partition_samples
+from .plan import plan_comparisons
 from .table import cache_models_in
 
-__all__ = ["SIM_MODEL_PREFIX", "render_report"]
+__all__ = ["DEFAULT_COST_RATIO", "DEFAULT_EFFECT", "SIM_MODEL_PREFIX", "render_report"]
 
 SIM_MODEL_PREFIX = "readbench/sim-"
 """Models whose name starts with this are the simulated agent (shared/specs/sim-agent.md)."""
 
-DEFAULT_SEED = 0
-"""Seed of the bootstrap generator when the caller passes no `rng` (stated in the report)."""
+DEFAULT_EFFECT = 0.05
+"""Success difference (5 pp) whose required design the report states for non-significant comparisons."""
+DEFAULT_COST_RATIO = 0.9
+"""Cost ratio (10 % cheaper) whose required design the report states for non-significant cost comparisons."""
 
 
 def _meta_text(value: Any) -> str:
@@ -43,7 +50,7 @@ def _meta_text(value: Any) -> str:
     return text if len(text) < 200 else ""
 
 
-def _header(table: pd.DataFrame, run_meta: dict[str, Any], baseline: tuple[str, str]) -> list[Block]:
+def _header(table: pd.DataFrame, run_meta: dict[str, Any]) -> list[Block]:
     models = sorted(set(table["model"]))
     title = str(run_meta.get("name") or run_meta.get("matrix") or run_meta.get("run_id") or "readbench run")
     blocks: list[Block] = [Heading(1, f"readbench report: {title}")]
@@ -57,34 +64,54 @@ def _header(table: pd.DataFrame, run_meta: dict[str, Any], baseline: tuple[str, 
             f"{', '.join(sim)} {'is a simulated agent' if len(sim) == 1 else 'are simulated agents'}: these results "
             "measure the harness mechanics (read-tool variants, DCP projection, prompt-cache pricing) under the "
             "stated simulated behaviours, not the quality of any LLM."))
-    blocks.append(Paragraph(
-        "Success rates: Wilson 95% intervals on the design-effect-adjusted sample size, from Miller's clustered "
-        "standard error (E. Miller, \"Adding Error Bars to Evals\", arXiv 2411.00640, 2024). Clusters are source "
-        "repositories, or tasks when a group has one repository (so repeated epochs of a task are not treated as "
-        "independent); a group with a single cluster gets the unclustered interval. Paired comparisons use the "
-        f"baseline arm {baseline[0]} × {baseline[1]} of the same model, per (task, epoch). Errored and limit-hit "
-        "samples count as failures and stay in every denominator; excluded samples leave every denominator."))
+    return blocks
+
+
+def _methods(run_meta: dict[str, Any], baseline: tuple[str, str]) -> list[Block]:
+    blocks: list[Block] = [Heading(2, "Methods"), Paragraph(
+        "Success rates: Wilson 95% intervals; with several clusters, on the effective sample size from the CR2 "
+        "cluster-robust variance and with a t quantile on Bell-McCaffrey degrees of freedom (clusters - 1 for equal "
+        "clusters), which keeps coverage near 95% with 6-12 repositories (tests/analysis/test_analysis_coverage.py; "
+        "Cameron, Gelbach & Miller 2008; Bell & McCaffrey 2002; Imbens & Kolesár 2016; E. Miller, \"Adding Error "
+        "Bars to Evals\", arXiv 2411.00640, 2024). Clusters are source repositories, or tasks when a group has one "
+        "repository (so repeated epochs of a task are not treated as independent). Paired comparisons use the "
+        f"baseline arm {baseline[0]} × {baseline[1]} of the same model, per (task, epoch): mean differences, and "
+        "geometric-mean ratios for tokens and cost, each with a CR2 t interval and the t test it inverts. "
+        f"Confirmatory family: success and cost per cache model of every arm, Holm-adjusted within a model at "
+        f"{ALPHA:g}. Power and detectable effects: `readbench plan` (Miller's formula with repository clustering "
+        "and t quantiles). Errored and limit-hit samples (including context overflows) count as failures and stay "
+        "in every denominator; excluded samples leave every denominator.")]
     items = [f"{k}: {_meta_text(v)}" for k, v in sorted(run_meta.items()) if _meta_text(v)]
     if items:
         blocks.append(Bullets(tuple(items)))
     return blocks
 
 
-def _token_pairs(df: pd.DataFrame, baseline: tuple[str, str]) -> pd.DataFrame:
-    """Per-pair input-token ratio arm / baseline (same model, sample, epoch; both > 0)."""
-    frames = []
-    multi = df["model"].nunique() > 1
-    for _, mrows in df.groupby("model", sort=False):
-        base = mrows[(mrows["variant"] == baseline[0]) & (mrows["dcp"] == baseline[1])]
-        if base.empty:
-            continue
-        other = mrows[~mrows["arm"].isin(set(base["arm"]))]
-        merged = other.merge(base[["sample_id", "epoch", "input_tokens"]], on=["sample_id", "epoch"],
-                             suffixes=("", "_b"))
-        merged = merged[(merged["input_tokens"] > 0) & (merged["input_tokens_b"] > 0)]
-        arm = merged["arm"] if multi else merged["arm"].str.split(" @ ").str[0]
-        frames.append(pd.DataFrame({"arm": arm, "ratio": merged["input_tokens"] / merged["input_tokens_b"]}))
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame({"arm": [], "ratio": []})
+def _figures_blocks(table: pd.DataFrame, kept: pd.DataFrame, summaries, comparisons, cache_models: list[str],
+                    multi: bool, baseline: tuple[str, str], out: Path) -> list[Block]:
+    blocks: list[Block] = [Heading(2, "Figures")]
+    points = pareto_points(summaries, cache_models, multi, baseline)
+    png = _figures.pareto_figure(points, out / "pareto.png")
+    if png is not None:
+        blocks.append(Image(png.name, "Success vs median cost per sample: the Pareto frontier per cache model"))
+    png = _figures.forest_figure(comparisons, out / "forest.png")
+    if png is not None:
+        blocks.append(Image(png.name, "Paired differences vs the baseline: success, cost, turns, read calls"))
+    stock = kept[kept["variant"] == baseline[0]]
+    rows = stock if stock["dcp"].nunique() > 1 else kept
+    cells = pd.DataFrame([dict(dcp=d, cache_model=m, ratio=v) for m in cache_models
+                          if f"cache_read_ratio_{m}" in rows for d, v in zip(rows["dcp"], rows[f"cache_read_ratio_{m}"])
+                          if pd.notna(v)], columns=["dcp", "cache_model", "ratio"])
+    subtitle = f"{baseline[0]} reads" if rows is stock else "all read variants"
+    png = _figures.cache_ratio_figure(cells, out / "cache_ratio.png", subtitle)
+    if png is not None:
+        blocks.append(Image(png.name, f"Mean cache-read ratio by DCP configuration × cache model ({subtitle})"))
+    frag = kept[kept["dcp"] == baseline[1]]
+    frag = frag if not frag.empty else kept
+    png = _figures.fragmentation_figure(frag, out / "fragmentation.png", f"DCP {baseline[1]}")
+    if png is not None:
+        blocks.append(Image(png.name, "Reads per file and re-read ratio by file size (lines)"))
+    return blocks
 
 
 def render_report(
@@ -93,11 +120,14 @@ def render_report(
     *,
     baseline: tuple[str, str] = ("stock", "off"),
     run_meta: dict[str, Any],
-    rng: np.random.Generator | None = None,
     exclude: tuple[str, ...] = (),
-    n_resamples: int = 2000,
+    effect: float = DEFAULT_EFFECT,
+    cost_ratio: float = DEFAULT_COST_RATIO,
 ) -> Path:
     """Write ``report.md``, ``report.html``, ``partition.json`` and figures into `out_dir`.
+
+    The report opens with the decision (`_decision`), then the figures, then the tables and
+    the methods.
 
     Parameters
     ----------
@@ -108,15 +138,15 @@ def render_report(
     baseline : (variant, dcp), default ("stock", "off")
         Baseline arm of every model for the paired comparisons.
     run_meta : dict
-        Run metadata (``run.json``); its entries are listed in the header (see `_meta_text`);
+        Run metadata (``run.json``); its entries are listed under Methods (see `_meta_text`);
         ``name``, ``matrix`` or ``run_id`` titles the report.
-    rng : numpy.random.Generator, optional
-        Randomness for the bootstraps; None means ``numpy.random.default_rng(DEFAULT_SEED)``
-        (a local generator, never a global seed), and the report says so.
     exclude : tuple of str
         Sample ids or ``id#epoch`` keys removed from every denominator (listed as excluded).
-    n_resamples : int, default 2000
-        Bootstrap resamples per interval.
+    effect : float, default `DEFAULT_EFFECT`
+        Success difference (fraction) whose required design is stated for every
+        non-significant comparison.
+    cost_ratio : float, default `DEFAULT_COST_RATIO`
+        Cost ratio whose required design is stated for every non-significant cost comparison.
 
     Returns
     -------
@@ -135,36 +165,28 @@ def render_report(
     missing = [c for c in needed if c not in table.columns]
     if missing:
         raise ValueError(f"table lacks column(s) {missing} needed for the report")
-    seed_text = "generator passed by the caller" if rng is not None else f"seed {DEFAULT_SEED}"
-    rng = rng if rng is not None else np.random.default_rng(DEFAULT_SEED)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     multi = table["model"].nunique() > 1
     partition = partition_samples(table, exclude, baseline)
     summaries = arm_summaries(table, exclude=exclude, baseline=baseline)
     families = arm_summaries(table, exclude=exclude, by_family=True, baseline=baseline)
-    comparisons, notes = paired_comparisons(table, baseline, rng=rng, exclude=exclude, n_resamples=n_resamples)
+    comparisons, notes = paired_comparisons(table, baseline, exclude=exclude)
+    plans = plan_comparisons(table, comparisons, effect=effect, cost_ratio=cost_ratio, baseline=baseline,
+                             exclude=exclude)
     models = cache_models_in(table)
+    kept = prepare(table, exclude, baseline)
 
-    blocks: list[Block] = _header(table, run_meta, baseline)
+    blocks: list[Block] = _header(table, run_meta)
+    blocks += decision_section(summaries, comparisons, plans, models, multi, baseline, effect, cost_ratio)
+    blocks += _figures_blocks(table, kept, summaries, comparisons, models, multi, baseline, out)
     blocks += _sections.arms_section(summaries, multi)
     blocks += _sections.family_section(families, multi)
     if models:
         blocks += _sections.cache_section(summaries, models, multi)
-    blocks += _sections.paired_section(comparisons, notes, multi, n_resamples, seed_text)
+    blocks += _sections.paired_section(comparisons, notes, multi)
     blocks += _sections.partition_section(partition, multi)
-
-    figures: list[Block] = [Heading(2, "Figures")]
-    success_png = _figures.success_figure(summaries, out / "success.png")
-    figures.append(Image(success_png.name, "Success rate per arm with 95% CI"))
-    kept = prepare(table, exclude, baseline)
-    ratio_png = _figures.token_ratio_figure(_token_pairs(kept, baseline), out / "token_ratio.png")
-    if ratio_png is not None:
-        figures.append(Image(ratio_png.name, "Paired input-token ratio vs baseline"))
-    cost_png = _figures.cost_figure(kept, cost_columns(table, "cost_usd_"), out / "cost.png")
-    if cost_png is not None:
-        figures.append(Image(cost_png.name, "Median cost per sample by cache model"))
-    blocks += figures
+    blocks += _methods(run_meta, baseline)
 
     (out / "partition.json").write_text(json.dumps(partition.to_dict(), indent=2) + "\n")
     md_path = out / "report.md"

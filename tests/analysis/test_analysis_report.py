@@ -3,13 +3,15 @@
 Two arms of readbench/sim-mixed, 4 tasks (2 repositories), 1 epoch, cache model openai.
 baseline stock × off: success 1,0,1,0 (task repoA/locate/2 hit the turn limit)
 arm      B × pi-dcp : success 1,1,1,- (repoB/edit/2 errored: no score, counts as failure)
+
+Two repositories leave one degree of freedom: every interval uses t(0.975, 1) = 12.7062.
+Wilson bounds with that quantile q on an effective size m: (p + q²/2m ± q·sqrt(p(1-p)/m + q²/4m²)) / (1 + q²/m).
 """
 
 from __future__ import annotations
 
 import json
 
-import numpy as np
 import pytest
 
 from readbench.analysis.partition import partition_samples
@@ -26,7 +28,7 @@ def _rows():
     for i, (sid, src, fam) in enumerate(TASKS):
         k = i + 1
         rows.append(dict(
-            variant="stock", dcp="off", sample_id=sid, source=src, family=fam,
+            variant="stock", dcp="off", sample_id=sid, source=src, family=fam, file_lines=[800, 1500, 3000, 6000][i],
             success=[1.0, 0.0, 1.0, 0.0][i], stop_reason=["solved", "turn_limit", "solved", "wrong"][i],
             turns=10.0 * k, input_tokens=1000.0 * k, read_calls=6.0, blind_reads=2.0, capped_reads=1.0,
             blocked_reads=0.0, reread_ratio=0.25, dcp_footer_tokens_saved=0.0, cache_read_ratio_openai=0.5,
@@ -37,6 +39,7 @@ def _rows():
             continue
         rows.append(dict(
             variant="B", dcp="pi-dcp", sample_id=sid, source=src, family=fam, success=1.0, stop_reason="solved",
+            file_lines=[800, 1500, 3000, 6000][i],
             turns=5.0 * k, input_tokens=500.0 * k, read_calls=3.0, blind_reads=0.0, capped_reads=0.0,
             blocked_reads=1.0, reread_ratio=0.1, dcp_footer_tokens_saved=100.0 * k, cache_read_ratio_openai=0.8,
             cost_usd_openai=0.005 * k, cost_usd_unpruned_openai=0.006 * k, dcp_cost_delta_openai=-0.001 * k))
@@ -46,8 +49,7 @@ def _rows():
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
     table = synthetic_table(_rows())
-    md = render_report(table, tmp_path_factory.mktemp("rep") / "report", run_meta={"name": "unit", "epochs": 1},
-                       rng=np.random.default_rng(0), n_resamples=2000)
+    md = render_report(table, tmp_path_factory.mktemp("rep") / "report", run_meta={"name": "unit", "epochs": 1})
     return md, md.read_text()
 
 
@@ -59,28 +61,49 @@ def test_header_names_model_and_simulation_caveat(report):
     assert "readbench/sim-mixed is a simulated agent: these results measure the harness mechanics" in text
     assert "not the quality of any LLM" in text
     assert "- epochs: 1\n- name: unit" in text
-    assert "Paired comparisons use the baseline arm stock × off of the same model, per (task, epoch)." in text
+    assert "Paired comparisons use the " \
+           "baseline arm stock × off of the same model, per (task, epoch)" in text
+
+
+def test_report_opens_with_the_decision(report):
+    _, text = report
+    headings = [line for line in text.splitlines() if line.startswith("## ")]
+    assert headings[:2] == ["## Decision", "## Figures"] and headings[-1] == "## Methods"
+    # B's cost ratio is 0.5 on every pair (zero variance on the log scale: p = 0, significant after
+    # Holm); its success difference (+25 pp, p = .5) is not: B is cheaper with no detectable change
+    # in success, and on the frontier (higher success, lower median cost than the baseline).
+    assert ("- Priced as openai — Ship B × pi-dcp to save cost under openai: cost 0.500× [0.500×, 0.500×] of "
+            "stock × off's with no significant change in success (+25.0 pp [-100.0 pp, +100.0 pp]). It is on the "
+            "Pareto frontier. Pareto frontier (success ↑, median cost ↓): B × pi-dcp.") in text
+    assert "Success vs stock × off (Holm-adjusted p < 0.05): better — none; worse — none." in text
+    assert ("Limit of the evidence: 4 task(s) × 1 epoch(s) from 2 cluster(s) (source repositories; tasks when "
+            "there is one repository) cannot separate arms closer than ") in text
+    # success p = .5 (t = .25 / .25 on 1 df), cost p = 0 -> Holm: cost 0 * 2 = 0, success max(.5 * 1, 0) = .5
+    assert "| B × pi-dcp | +25.0 pp [-100.0 pp, +100.0 pp] | 0.500 | 0.500× [0.500×, 0.500×] | <0.001 | about " in text
 
 
 def test_arm_table_rows_are_hand_computed(report):
     _, text = report
-    # Wilson(2, 4): p = .5, z = 1.95996: centre .5, half-width .34996 -> [15.0%, 85.0%]; both arms have
-    # negative within-repo correlation here so the design effect is floored at 1 (plain Wilson).
-    # Wilson(3, 4): centre .62753, half-width .32689 -> [30.1%, 95.4%]
+    # stock: repos A (1,0), B (1,0) have the overall rate: CR2 SE 0 -> design effect 1, m = 4:
+    # Wilson(p=.5, m=4, q=12.706) = [0.61%, 99.39%].
+    # B: A (1,1), B (1,0): residual sums +.5, -.5 -> V = .5 / (16 * .5) = 1/16; p(1-p)/n = .046875;
+    # deff 4/3, m = 3: Wilson(.75, 3, q) = [1.03%, 99.88%].
     # B's turns/tokens come from its 3 scored samples: mean(5,10,15) = 10, median(500,1000,1500) = 1000.
-    assert ("| stock × off | 4 (4×1) | 2 | 50.0% | [15.0%, 85.0%] | 25.00 | 2,500 | 6.00 | 2.00 | 1.00 | 0.00 "
+    assert ("| stock × off | 4 (4×1) | 2 | 50.0% | [0.6%, 99.4%] | 25.00 | 2,500 | 6.00 | 2.00 | 1.00 | 0.00 "
             "| 0.250 | 0 | 1 |") in text
-    assert ("| B × pi-dcp | 4 (4×1) | 2 | 75.0% | [30.1%, 95.4%] | 10.00 | 1,000 | 3.00 | 0.00 | 0.00 | 1.00 "
+    assert ("| B × pi-dcp | 4 (4×1) | 2 | 75.0% | [1.0%, 99.9%] | 10.00 | 1,000 | 3.00 | 0.00 | 0.00 | 1.00 "
             "| 0.100 | 1 | 0 |") in text
 
 
 def test_family_rows_grouped(report):
     _, text = report
-    # locate: stock 1/2 -> Wilson(1,2) = [9.5%, 90.5%]; B 2/2 -> Wilson(2,2) = [34.2%, 100.0%].
-    # One repository per family -> the clusters are the 2 tasks (singletons: design effect 1).
+    # One repository per family -> the clusters are the 2 tasks (singletons), df 1.
+    # locate: stock 1/2: V = (.25 + .25) / (4 * .5) = .25 = 2 p(1-p)/n -> m = 1: Wilson(.5, 1, q):
+    # centre .5, half-width q / (1 + q²) * sqrt(.25 + q²/4) = .49847 -> [0.2%, 99.8%];
+    # B 2/2: constant outcomes -> m = G = 2: Wilson(1, 2, q) lower 2 / (2 + q²) = 1.2%.
     assert "| **family: locate** |" in text
-    assert "| stock × off | 2 (2×1) | 2 | 50.0% | [9.5%, 90.5%] | 15.00 | 1,500 | 6.00 | 0.250 |" in text
-    assert "| B × pi-dcp | 2 (2×1) | 2 | 100.0% | [34.2%, 100.0%] | 7.50 | 750 | 3.00 | 0.100 |" in text
+    assert "| stock × off | 2 (2×1) | 2 | 50.0% | [0.2%, 99.8%] | 15.00 | 1,500 | 6.00 | 0.250 |" in text
+    assert "| B × pi-dcp | 2 (2×1) | 2 | 100.0% | [1.2%, 100.0%] | 7.50 | 750 | 3.00 | 0.100 |" in text
 
 
 def test_cache_table_puts_footer_estimate_next_to_real_delta(report):
@@ -94,21 +117,21 @@ def test_cache_table_puts_footer_estimate_next_to_real_delta(report):
 
 def test_paired_tables_are_hand_computed(report):
     _, text = report
-    # success pairs: d = 0,+1,0,0 -> +25.0 pp; clusters A:(0,1) B:(0,0) -> resampled means in {0, .25, .5},
-    # P(0) = P(.5) = 1/4 so the 2.5% / 97.5% quantiles are 0 and .5. McNemar: 2 both, 1 arm-only, 0
-    # baseline-only, 1 neither -> binomtest(1, 1) p = 1. One comparison -> Holm p = p.
-    assert ("| B × pi-dcp | stock × off | 4 (4×1) | 2 | 0 | +25.0 pp | [+0.0 pp, +50.0 pp] | 2/1/0/1 | 1.000 "
-            "| 1.000 |") in text
-    # tokens over the 3 pairs with metrics: ratio 0.5 each -> GMR 0.500× [0.500×, 0.500×];
-    # Wilcoxon: 3 negative differences, exact two-sided p = 2/2^3 = 0.25. d = -500, -1000 (repoA), -1500 (repoB):
-    # cluster resamples AA -750, AB -1000, BB -1500 with P(AA) = P(BB) = 1/4 -> CI [-1500, -750]
-    assert ("| B × pi-dcp | input tokens | 3 (3×1) | 2 | 2,000 | 1,000 | -1,000.0 | [-1,500.0, -750.0] | 0.500× "
-            "| [0.500×, 0.500×] | 0.250 |") in text
-    # turns: d = -5, -10, -15 -> mean -10.0
-    assert "| B × pi-dcp | turns | 3 (3×1) | 2 | 20.00 | 10.00 | -10.0 | [-15.0, -7.5] | — | — | 0.250 |" in text
-    # cost: d = -.005, -.010 (repoA), -.015 (repoB) -> mean -$0.0100, CI [-$0.0150, -$0.0075]
-    assert ("| B × pi-dcp | cost USD (openai) | 3 (3×1) | 2 | $0.0200 | $0.0100 | -$0.0100 | [-$0.0150, -$0.0075] "
-            "| 0.500× | [0.500×, 0.500×] | 0.250 |") in text
+    # success pairs: d = 0,+1 (repoA), 0,0 (repoB) -> +25.0 pp; residual sums +.5, -.5 -> V = 1/16,
+    # SE .25, df 1: t interval .25 ± 12.706 * .25, clipped to [-1, 1]; p = 2 P(t_1 > 1) = .5.
+    # McNemar: 2 both, 1 arm-only, 0 baseline-only, 1 neither -> binomtest(1, 1) p = 1.
+    assert ("| B × pi-dcp | stock × off | 4 (4×1) | 2 | 0 | +25.0 pp | [-100.0 pp, +100.0 pp] | 1.0 | 0.500 | 0.500 "
+            "| 2/1/0/1 | 1.000 |") in text
+    # turns over the 3 scored pairs: d = -5, -10 (repoA), -15 (repoB): mean -10, residual sums +5, -5 with
+    # sizes 2, 1: V = (25 / (1 - 2/3) + 25 / (1 - 1/3)) / 9 = 12.5, SE 3.5355, df 1 -> [-54.9, +34.9];
+    # p = 2 P(t_1 > 2.828) = .216; Wilcoxon: 3 negative differences, exact p = 2/2^3 = .25.
+    assert "| B × pi-dcp | turns | 3 (3×1) | 2 | 20.00 | 10.00 | -10.0 | [-54.9, +34.9] | — | — | 0.216 | — | 0.250 |" in text
+    # tokens: ratio 0.5 on every pair -> log ratios all equal: SE 0, interval [0.5, 0.5], p 0 (exploratory: no Holm)
+    assert ("| B × pi-dcp | input tokens | 3 (3×1) | 2 | 2,000 | 1,000 | -1,000.0 | [-5,492.3, +3,492.3] | 0.500× "
+            "| [0.500×, 0.500×] | <0.001 | — | 0.250 |") in text
+    # cost: confirmatory, Holm p = min(1, 2 * 0) = 0
+    assert ("| B × pi-dcp | cost USD (openai) | 3 (3×1) | 2 | $0.0200 | $0.0100 | -$0.0100 | [-$0.0549, +$0.0349] "
+            "| 0.500× | [0.500×, 0.500×] | <0.001 | <0.001 | 0.250 |") in text
 
 
 def test_partition_section_and_json(report):
@@ -130,17 +153,17 @@ def test_html_is_self_contained_and_figures_written(report):
     html = (md.parent / "report.html").read_text()
     assert html.startswith("<!doctype html>")
     assert "src=\"data:image/png;base64," in html and "success.png" not in html.split("<body>")[1].split("alt=")[0]
-    assert "<td>[15.0%, 85.0%]</td>" in html
+    assert "<td>[0.6%, 99.4%]</td>" in html
     assert '<tr class="group"><td colspan="9">family: edit</td></tr>' in html
     assert "<script" not in html and "http" not in html.split("<body>")[1]  # nothing fetched
-    for name in ("success.png", "token_ratio.png", "cost.png"):
+    for name in ("pareto.png", "forest.png", "cache_ratio.png", "fragmentation.png"):
         assert (md.parent / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert f"![" in text and f"]({name})" in text
 
 
 def test_exclusion_leaves_denominators(tmp_path):
     table = synthetic_table(_rows())
-    md = render_report(table, tmp_path / "r", run_meta={}, exclude=("repoB/edit/2",), rng=np.random.default_rng(0))
+    md = render_report(table, tmp_path / "r", run_meta={}, exclude=("repoB/edit/2",))
     text = md.read_text()
     assert "| stock × off | 3 (3×1) | 2 | 66.7% |" in text
     assert "| stock × off | 4 (4×1) | 2 | 2 | 2 | 1 | 0 | 1 | 3 |" in text  # edit/2 (wrong) moved to excluded
@@ -149,7 +172,7 @@ def test_exclusion_leaves_denominators(tmp_path):
 
 def test_missing_baseline_is_stated(tmp_path):
     rows = [r for r in _rows() if r["variant"] == "B"]
-    text = render_report(synthetic_table(rows), tmp_path / "r", run_meta={}, rng=np.random.default_rng(0)).read_text()
+    text = render_report(synthetic_table(rows), tmp_path / "r", run_meta={}).read_text()
     assert ("No paired comparison: No baseline arm (stock × off) for model readbench/sim-mixed: its arms have no "
             "paired comparison.") in text
 

@@ -21,7 +21,7 @@ def test_report_command_writes_table_and_report(make_logs):
     log_dir = make_logs([{"variant": "stock", "dcp": "off"}, {"variant": "B", "dcp": "off"}], _metrics)
     run_dir = log_dir.parent
     (run_dir / "run.json").write_text(json.dumps({"matrix": "unit", "models": ["mockllm/model"]}))
-    res = CliRunner().invoke(report, [str(run_dir), "--seed", "3", "--resamples", "200",
+    res = CliRunner().invoke(report, [str(run_dir),
                                       "--exclude", "repoB/edit/1"])
     assert res.exit_code == 0, res.output
     assert res.output.strip() == str(run_dir / "report" / "report.md")

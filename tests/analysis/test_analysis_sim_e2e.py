@@ -78,7 +78,7 @@ def test_sim_logs_make_a_complete_table_and_report(tmp_path, monkeypatch):
                         model="readbench/sim-diligent", log_dir=str(tmp_path / "logs"), display="none",
                         max_tool_output=0, epochs=2)
     assert [log.status for log in logs] == ["success", "success"]
-    md = build_report(tmp_path, n_resamples=200)
+    md = build_report(tmp_path)
     df = read_table(tmp_path / "table.parquet")
     assert len(df) == 4 and set(df["arm"]) == {"stock × off @ readbench/sim-diligent",
                                                "B × pi-dcp @ readbench/sim-diligent"}
