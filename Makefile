@@ -10,7 +10,7 @@ SANDBOX ?= auto
 RUN_ID ?=
 PYTEST_ARGS ?=
 
-.PHONY: setup corpus images eval report test bench nightly setup-differential docker clean
+.PHONY: setup corpus images eval report plan test bench nightly setup-differential setup-browser docker clean
 
 setup: $(STAMP)
 $(STAMP): pyproject.toml
@@ -31,6 +31,10 @@ eval: corpus
 report: setup
 	$(BIN)/readbench report $(or $(RUN_ID:%=results/%),results/latest)
 
+EFFECT ?= 0.05
+plan: setup
+	$(BIN)/readbench plan --from $(or $(RUN_ID:%=results/%),results/latest) --effect $(EFFECT) --cost-ratio 0.9
+
 test: setup
 	$(BIN)/pytest $(PYTEST_ARGS)
 
@@ -47,6 +51,10 @@ docker: setup
 
 setup-differential:
 	bash tests/differential/setup.sh
+
+# headless Chromium (Debian's package) for the report's browser test (root; idempotent)
+setup-browser:
+	command -v chromium >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
 
 clean:
 	rm -rf $(VENV) .cache results/*/ results/latest

@@ -1,14 +1,17 @@
 """Suite-wide capability gates.
 
 Tests marked ``docker`` need an engine >= 24.0.6 with Compose v2; tests marked
-``differential`` need pi's npm package (``make setup-differential``). Locally they skip with
-the reason; in CI (``READBENCH_REQUIRE_DOCKER=1`` / ``READBENCH_REQUIRE_DIFFERENTIAL=1``, set by
-.ci/run after provisioning) they run, so a broken provisioning fails loudly instead of skipping.
+``differential`` need pi's npm package (``make setup-differential``); tests marked ``browser``
+need Debian's headless ``chromium`` (``make setup-browser``). Locally they skip with the
+reason; in CI (``READBENCH_REQUIRE_DOCKER=1`` / ``READBENCH_REQUIRE_DIFFERENTIAL=1`` /
+``READBENCH_REQUIRE_BROWSER=1``, set by .ci/run after provisioning) they run, so a broken
+provisioning fails loudly instead of skipping.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -26,7 +29,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     diff_reason = None
     if not DRIVER.exists() and not os.environ.get("READBENCH_REQUIRE_DIFFERENTIAL"):
         diff_reason = "pi's npm package is not installed (run `make setup-differential`)"
+    browser_reason = None
+    if not shutil.which("chromium") and not os.environ.get("READBENCH_REQUIRE_BROWSER"):
+        browser_reason = "Debian's chromium is not installed (run `make setup-browser` as root)"
     for item in items:
+        if browser_reason and "browser" in item.keywords:
+            item.add_marker(pytest.mark.skip(reason=browser_reason))
         if docker_reason and "docker" in item.keywords:
             item.add_marker(pytest.mark.skip(reason=docker_reason))
         if diff_reason and "differential" in item.keywords:
