@@ -222,12 +222,16 @@ def pi_agent(
                 store().set(context.CALLS, [asdict(c) for c in calls])
                 ts_start, ts_first = _times(output, wall_start, wall_end, t0)
                 out_tokens = 0 if usage is None else usage.output_tokens
-                records.append(CallRecord(view, infos, out_tokens, ts_start, ts_first))
-                unpruned.append(CallRecord(history, infos, out_tokens, ts_start, ts_first))
+                # A request over the context window is rejected by the provider and billed nothing
+                # (metrics.md "Outcome": context_overflow), so it enters no cache simulation.
+                overflow = output.stop_reason == "model_length" and not output.message.tool_calls
+                if not overflow:
+                    records.append(CallRecord(view, infos, out_tokens, ts_start, ts_first))
+                    unpruned.append(CallRecord(history, infos, out_tokens, ts_start, ts_first))
 
                 state.output = output
                 state.messages.append(output.message)
-                if output.stop_reason == "model_length" and not output.message.tool_calls:
+                if overflow:
                     store().set(context.STOP_REASON, "context_overflow")
                     break
                 if not output.message.tool_calls:

@@ -53,14 +53,14 @@ def _checker():
     return score
 
 
-def _run(model: str, variant: str, tmp_path: Path):
+def _run(model: str, variant: str, tmp_path: Path, **model_args):
     oracle = {"task_id": "lib-f150", "family": "bugfix", "prompts": ["f150 subtracts instead of adding; fix it."],
               "target_file": "lib.py", "search_key": "def f150(", "old_text": "    return x - 150",
               "new_text": "    return x + 150", "target_line": 448, "test_cmd": TEST_CMD}
     task = Task(dataset=[Sample(id="lib-f150", input=oracle["prompts"][0])], setup=_setup(oracle),
                 solver=pi_agent(variant=variant, dcp="off", cache_models=["anthropic-5m"]),
                 scorer=_checker(), sandbox="local", name="sim_e2e")
-    [log] = eval(task, model=model, log_dir=str(tmp_path), display="none", max_tool_output=0)
+    [log] = eval(task, model=model, log_dir=str(tmp_path), display="none", max_tool_output=0, model_args=model_args)
     return log
 
 
@@ -83,3 +83,20 @@ def test_pager_under_stock_also_succeeds_and_reports_simulated_time(tmp_path):
     assert sample.scores["_checker"].value == 1.0, sample.scores["_checker"].explanation
     ends = [e.output.metadata["sim_ts_end_seconds"] for e in sample.events if e.event == "model"]
     assert ends == sorted(ends) and ends[0] > 0
+
+
+def test_a_request_over_the_context_window_is_not_billed_and_stays_a_context_overflow(tmp_path):
+    # nocap returns the whole 900-line file; with a 4,000-token window the next request is rejected
+    # (the sim's model_length output). The provider bills nothing for it: the cache simulation
+    # covers only the accepted requests, whose prompts are each below the window.
+    log = _run("readbench/sim-diligent", "nocap", tmp_path, context_window_tokens=4000, p_grep_first=0)
+    sample = log.samples[0]
+    assert sample.store[context.STOP_REASON] == "context_overflow"
+    outputs = [e.output for e in sample.events if e.event == "model"]
+    rejected = [o for o in outputs if o.stop_reason == "model_length"]
+    assert len(rejected) == 1 and rejected[0].usage.input_tokens > 4000
+    accepted = [o for o in outputs if o.stop_reason != "model_length"]
+    metrics = sample.store[context.CACHE_METRICS]
+    billed = sum(metrics[f"{k}_anthropic-5m"] for k in ("cache_read_tokens", "cache_write_tokens",
+                                                          "uncached_input_tokens"))
+    assert 0 < billed < 1.2 * sum(o.usage.input_tokens for o in accepted) < rejected[0].usage.input_tokens
