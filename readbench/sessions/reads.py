@@ -1,0 +1,197 @@
+"""File reads in a recorded session, from every harness's own evidence (issue 14, sessions.md).
+
+A `ReadCall` is one tool call that read (part of) a file:
+- pi's `read` (`path`, `offset`, `limit`; pi-tools.md §1): the delivered range and the file's
+  line count come from the continuation notices pi appends (`[Showing lines S-E of T ...]`,
+  `[R more lines in file. Use offset=N ...]`, the legacy `... (R more lines not shown. Use
+  offset=N ...)`, `[Line S is ..., exceeds ...]`);
+- Claude Code's `Read` (`file_path`, `offset`, `limit`): the result's `toolUseResult.file`
+  (`startLine`, `numLines`, `totalLines`) says what was delivered of how much;
+- shell reads through any bash/shell tool (Codex's `shell`, pi's and Claude Code's `bash`):
+  `cat F`, `sed -n 'A,Bp' F`, `head -n N F`, `tail -n N F`, `nl -ba F | sed -n 'A,Bp'`.
+  Codex prefixes an output it cut for the model with `Total output lines: T` (T = lines the
+  command printed): such a read is `capped`.
+Reads are collected from every call's response, in call order; the result text is looked up by
+tool-call id in the session's contexts (a result that never reached a later request, e.g. of the
+last call, has `result_chars` 0 and `found` False).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass
+from typing import Any
+
+from inspect_ai.model import ChatMessageTool
+
+from readbench.sessions._types import Session
+
+__all__ = ["ReadCall", "read_calls"]
+
+_READ_TOOLS = {"read": ("path", "offset", "limit"), "Read": ("file_path", "offset", "limit"),
+               "read_file": ("path", "offset", "limit"), "view": ("path", "offset", "limit")}
+_SHELL_TOOLS = ("bash", "Bash", "shell", "exec_command", "local_shell")
+_SHOWING = re.compile(r"\[Showing lines (\d+)-(\d+) of (\d+)")
+_MORE = re.compile(r"\[(\d+) more lines in file\. Use offset=(\d+)")
+_LEGACY_MORE = re.compile(r"\.\.\. \((\d+) more lines not shown\. Use offset=(\d+)")
+_TOO_LONG = re.compile(r"^\[Line (\d+) is [\d.]+[KMG]?B, exceeds")
+_TOTAL_OUTPUT = re.compile(r"Total output lines: (\d+)")
+_SED_RANGE = re.compile(r"^(\d+)(?:,(\d+))?p$")
+
+
+@dataclass(frozen=True)
+class ReadCall:
+    """One file read (module docstring).
+
+    Attributes:
+        call_index: the model call whose response asked for it.
+        tool_call_id, tool: as recorded.
+        path: the path as given.
+        offset: first line asked for (1-based), None when not given.
+        limit: lines asked for, None when not given.
+        blind: neither offset nor limit (a whole-file read).
+        via_shell: read through a shell command.
+        first_line, last_line: the lines delivered (1-based, inclusive), when known.
+        total_lines: the file's line count, when the harness says.
+        capped: the tool cut the result short of what was asked (a cap hit); None when unknown.
+        result_chars: characters of the result text (0 when not found).
+        found: the result message was found in the session.
+    """
+
+    call_index: int
+    tool_call_id: str
+    tool: str
+    path: str
+    offset: int | None
+    limit: int | None
+    blind: bool
+    via_shell: bool
+    first_line: int | None
+    last_line: int | None
+    total_lines: int | None
+    capped: bool | None
+    result_chars: int
+    found: bool
+
+
+def _int(v: Any) -> int | None:
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return v
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    if isinstance(v, str) and v.strip().isdigit():
+        return int(v)
+    return None
+
+
+def _tool_read(text: str, offset: int | None, limit: int | None, meta: dict[str, Any] | None) -> tuple:
+    """(first, last, total, capped) from a read tool's result."""
+    f = ((meta or {}).get("claude_code") or {}).get("toolUseResult") or {}
+    f = f.get("file") if isinstance(f, dict) else None
+    if isinstance(f, dict) and _int(f.get("startLine")) is not None and _int(f.get("numLines")) is not None:
+        first, n, total = _int(f["startLine"]), _int(f["numLines"]), _int(f.get("totalLines"))
+        last = first + n - 1 if n else first - 1
+        capped = None if total is None else (limit is None and last < total) or (limit is not None and n < limit and last < total)
+        return first, last, total, capped
+    start = offset or 1
+    if m := _TOO_LONG.match(text):
+        return int(m.group(1)), None, None, True
+    if m := _SHOWING.search(text):
+        return int(m.group(1)), int(m.group(2)), int(m.group(3)), True
+    if m := _MORE.search(text):
+        last = int(m.group(2)) - 1
+        return start, last, last + int(m.group(1)), False
+    if m := _LEGACY_MORE.search(text):
+        last = int(m.group(2)) - 1
+        return start, last, last + int(m.group(1)), limit is None
+    if text and not text.startswith(("Error", "ENOENT", "File not found")):
+        n = text.count("\n") + (0 if text.endswith("\n") else 1)
+        return start, start + n - 1, None if offset or limit else start + n - 1, False
+    return None, None, None, None
+
+
+def _shell_read(command: str) -> tuple[str, int | None, int | None, bool] | None:
+    """(path, offset, limit, tail) of a simple shell read, None for anything else."""
+    cmd = command.strip()
+    if " && " in cmd or ";" in cmd or "\n" in cmd:
+        return None
+    try:
+        parts = [shlex.split(p) for p in cmd.split("|")]
+    except ValueError:
+        return None
+    if not parts or not parts[0]:
+        return None
+    if len(parts) == 2 and parts[0][:2] == ["nl", "-ba"] and len(parts[0]) == 3 and parts[1][:2] == ["sed", "-n"]:
+        m = _SED_RANGE.match(parts[1][2]) if len(parts[1]) == 3 else None
+        if m:
+            a, b = int(m.group(1)), int(m.group(2) or m.group(1))
+            return parts[0][2], a, b - a + 1, False
+        return None
+    if len(parts) != 1:
+        return None
+    argv = parts[0]
+    if argv[0] == "cat" and len(argv) == 2 and not argv[1].startswith("-"):
+        return argv[1], None, None, False
+    if argv[0] == "sed" and len(argv) == 4 and argv[1] == "-n":
+        m = _SED_RANGE.match(argv[2])
+        if m:
+            a, b = int(m.group(1)), int(m.group(2) or m.group(1))
+            return argv[3], a, b - a + 1, False
+    if argv[0] in ("head", "tail") and len(argv) == 4 and argv[1] == "-n" and _int(argv[2]) is not None:
+        return argv[3], None if argv[0] == "head" else None, _int(argv[2]), argv[0] == "tail"
+    if argv[0] in ("head", "tail") and len(argv) == 3 and re.fullmatch(r"-\d+", argv[1]):
+        return argv[2], None, int(argv[1][1:]), argv[0] == "tail"
+    return None
+
+
+def _shell_command(args: dict[str, Any]) -> str | None:
+    cmd = args.get("command", args.get("cmd"))
+    if isinstance(cmd, list):  # Codex: ["bash", "-lc", "sed -n '1,20p' f"]
+        if len(cmd) >= 3 and cmd[0] in ("bash", "sh", "zsh") and cmd[1] in ("-lc", "-c"):
+            return str(cmd[2])
+        return shlex.join(str(c) for c in cmd)
+    return cmd if isinstance(cmd, str) else None
+
+
+def read_calls(session: Session) -> list[ReadCall]:
+    """Every file read of `session`, in call order (module docstring)."""
+    results: dict[str, ChatMessageTool] = {}
+    for ctx in session.contexts:
+        for m in ctx:
+            if isinstance(m, ChatMessageTool) and m.tool_call_id:
+                results.setdefault(m.tool_call_id, m)
+    out: list[ReadCall] = []
+    for call in session.calls:
+        if call.output is None:
+            continue
+        for tc in call.output.tool_calls or []:
+            res = results.get(tc.id)
+            text = res.text if res is not None else ""
+            args = tc.arguments or {}
+            if tc.function in _READ_TOOLS:
+                pkey, okey, lkey = _READ_TOOLS[tc.function]
+                path = args.get(pkey)
+                if not isinstance(path, str):
+                    continue
+                offset, limit = _int(args.get(okey)), _int(args.get(lkey))
+                first, last, total, capped = _tool_read(text, offset, limit, res.metadata if res else None)
+                out.append(ReadCall(call.index, tc.id, tc.function, path, offset, limit, offset is None and limit is None,
+                                    False, first, last, total, capped, len(text), res is not None))
+            elif tc.function in _SHELL_TOOLS:
+                cmd = _shell_command(args)
+                parsed = _shell_read(cmd) if cmd else None
+                if parsed is None:
+                    continue
+                path, offset, limit, tail = parsed
+                # Codex cuts a long output and says how long it was: the model saw only part of it
+                cut = _int(m.group(1)) if (m := _TOTAL_OUTPUT.search(text[:200])) else None
+                first = offset or (None if tail else 1)
+                last = (first + limit - 1) if first is not None and limit is not None else None
+                if cut is not None and first is not None:
+                    last = first + cut - 1 if last is None else min(last, first + cut - 1)
+                out.append(ReadCall(call.index, tc.id, tc.function, path, offset, limit, offset is None and limit is None,
+                                    True, first, last, None, cut is not None, len(text), res is not None))
+    return out
