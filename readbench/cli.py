@@ -19,6 +19,7 @@ _COMMAND_MODULES = [
     "readbench.sim._cli",  # sim profiles|calibrate
     "readbench.analysis._cli",  # eval, report, plan
     "readbench.sandbox._cli",  # images, k8s-values
+    "readbench.replay._cli",  # replay
 ]
 
 

@@ -274,8 +274,12 @@ class RequestBuilder:
             prefix_hashes=hashes,
         )
 
-    def build(self, call: CallRecord, family: str = "openai") -> Request:
+    def build(self, call: CallRecord, family: str = "openai", calibration: tuple[float, float] | None = None) -> Request:
         """The Request for one call, token counts in tokenizer `family`.
+
+        `calibration` (a, b): each block's count becomes round(a x count + b), at least 0 (the
+        user's fit of billed ~ a x counted + b per block, readbench.cache.calibration); params
+        blocks stay at 0.
 
         Raises:
             ValueError: unknown family, or bad timestamps/output tokens (from Request).
@@ -286,16 +290,19 @@ class RequestBuilder:
             hit = (call, self._build_base(call))
             self._base[id(call)] = hit
         base = hit[1]
-        if family == "openai":
+        if family == "openai" and calibration is None:
             return base
-        fmap = self._family_maps.setdefault(family, {})
+        fmap = self._family_maps.setdefault(f"{family}:{calibration}" if calibration else family, {})
         ids = list(map(id, base.blocks))
         try:
             blocks = tuple(map(fmap.__getitem__, ids))
         except KeyError:
             for b in base.blocks:
                 if id(b) not in fmap:
-                    fmap[id(b)] = Block(b.kind, b.role, scale_tokens(b.tokens, family), b.content_hash, b.ends_message)
+                    tokens = scale_tokens(b.tokens, family)
+                    if calibration is not None and b.kind != "params":
+                        tokens = max(int(round(calibration[0] * tokens + calibration[1])), 0)
+                    fmap[id(b)] = Block(b.kind, b.role, tokens, b.content_hash, b.ends_message)
             blocks = tuple(map(fmap.__getitem__, ids))
         return Request(blocks, base.ts_start_seconds, base.ts_first_token_seconds, base.output_tokens,
                        prefix_hashes=base.prefix_hashes)

@@ -9,6 +9,8 @@ and, when the unprojected requests are given (the same trajectory without DCP):
 - `cost_usd_unpruned_{m}` and `dcp_cost_delta_{m}` = cost - unpruned cost (USD; negative =
   pruning saved money).
 Values are floats (token sums are exact integers stored as floats for `samples_df`).
+Token counts use the user's calibration for the priced model when one exists
+(readbench.cache.calibration: billed ~ a x counted + b per block, fitted from their sessions).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from readbench.cache.adapter import CallRecord, RequestBuilder
+from readbench.cache.calibration import token_fit
 from readbench.cache.blocks import Request
 from readbench.cache.prices import get_model_spec
 from readbench.cache.registry import DEFAULT_PRICED_MODELS
@@ -70,9 +73,12 @@ def sample_cache_metrics(
         if m not in chosen:
             raise ValueError(f"unknown cache model {m!r}; known: {', '.join(DEFAULT_PRICED_MODELS)}")
         model = chosen[m]
-        family = get_model_spec(model).tokenizer
+        spec = get_model_spec(model)
+        fit = token_fit(spec.model, spec.tokenizer)
+        calib = (fit.a, fit.b) if fit is not None else None
+        family = f"{spec.tokenizer}:{calib}" if calib else spec.tokenizer
         if family not in requests_by_family:
-            requests_by_family[family] = [builder.build(c, family) for c in calls]
+            requests_by_family[family] = [builder.build(c, spec.tokenizer, calib) for c in calls]
         res = simulate(requests_by_family[family], m, model)
         out[f"cache_read_tokens_{m}"] = float(res.cache_read_tokens)
         out[f"cache_write_tokens_{m}"] = float(res.cache_write_tokens)
@@ -84,7 +90,7 @@ def sample_cache_metrics(
             out[f"dcp_cost_delta_{m}"] = 0.0
         elif unpruned_calls is not None:
             if family not in unpruned_by_family:
-                unpruned_by_family[family] = [builder.build(c, family) for c in unpruned_calls]
+                unpruned_by_family[family] = [builder.build(c, spec.tokenizer, calib) for c in unpruned_calls]
             base = simulate(unpruned_by_family[family], m, model)
             out[f"cost_usd_unpruned_{m}"] = base.cost_usd
             out[f"dcp_cost_delta_{m}"] = res.cost_usd - base.cost_usd

@@ -10,13 +10,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from readbench.cache.blocks import PrefixChainer, Request
+from readbench.cache.blocks import PreparedRequest, PrefixChainer, Request
 from readbench.cache.policies.base import Usage
 from readbench.cache.prices import PRICES_AS_OF, PriceRow, get_price
 from readbench.cache.registry import DEFAULT_PRICED_MODELS, make_cache_model
 from readbench.cache.store import CacheStore
 
-__all__ = ["RequestUsage", "SimulationResult", "price_usage", "simulate"]
+__all__ = ["CacheSimulator", "RequestUsage", "SimulationResult", "price_usage", "simulate"]
 
 
 @dataclass(frozen=True)
@@ -102,6 +102,101 @@ def price_usage(usage: Usage, output_tokens: int, model: str, *, as_of: dt.date 
     return usd / 1_000_000
 
 
+class CacheSimulator:
+    """One cache scope simulated one request at a time (the loop of `simulate`, exposed so a
+    caller can look at the store between requests, seed it, or decide the next request from the
+    previous usage: readbench.replay does all three).
+
+    Args:
+        cache_model, model, as_of, **params: as for `simulate`.
+        store: a store to start from (e.g. seeded with entries an earlier session wrote);
+            default empty.
+
+    Raises:
+        ValueError: as for `simulate` (unknown cache model or model, mismatched family, no price).
+    """
+
+    def __init__(
+        self,
+        cache_model: str = "anthropic-5m",
+        model: str | None = None,
+        *,
+        as_of: dt.date = PRICES_AS_OF,
+        store: CacheStore | None = None,
+        **params: Any,
+    ) -> None:
+        if model is None:
+            if cache_model not in DEFAULT_PRICED_MODELS:
+                raise ValueError(
+                    f"unknown cache model {cache_model!r}; known: {', '.join(DEFAULT_PRICED_MODELS)}"
+                )
+            model = DEFAULT_PRICED_MODELS[cache_model]
+        self.cache_model = cache_model
+        self.model = model
+        self.as_of = as_of
+        self.policy = make_cache_model(cache_model, model, **params)
+        get_price(model, 0, as_of=as_of)  # fail before simulating if the model has no price
+        self.store = store if store is not None else CacheStore()
+        self.chainer = PrefixChainer()
+        self.requests: list[RequestUsage] = []
+        self.last_prepared: PreparedRequest | None = None
+        self._prev_ts = float("-inf")
+
+    def step(self, req: Request) -> RequestUsage:
+        """Bill one request (after every earlier one); returns its usage and cost.
+
+        Raises:
+            ValueError: the request starts before the previous one, or is invalid for the
+                provider (e.g. more than 4 Anthropic breakpoints).
+        """
+        i = len(self.requests)
+        if req.ts_start_seconds < self._prev_ts:
+            raise ValueError(
+                f"request {i} starts at {req.ts_start_seconds} s, before request {i - 1} "
+                f"({self._prev_ts} s): requests must be in start-time order"
+            )
+        self._prev_ts = req.ts_start_seconds
+        prep = self.chainer.prepare(req)
+        usage = self.policy.bill(prep, self.store)
+        total = prep.total_tokens
+        if usage.cache_read_tokens + usage.cache_write_tokens + usage.uncached_input_tokens != total or min(
+            usage.cache_read_tokens, usage.cache_write_tokens, usage.uncached_input_tokens
+        ) < 0:
+            raise AssertionError(f"cache model {self.cache_model!r} broke conservation on request {i}: {usage}")
+        out = RequestUsage(
+            index=i,
+            input_tokens=total,
+            cache_read_tokens=usage.cache_read_tokens,
+            cache_write_tokens=usage.cache_write_tokens,
+            uncached_input_tokens=usage.uncached_input_tokens,
+            output_tokens=req.output_tokens,
+            write_tier=usage.write_tier,
+            cost_usd=price_usage(usage, req.output_tokens, self.model, as_of=self.as_of),
+        )
+        self.requests.append(out)
+        self.last_prepared = prep
+        return out
+
+    def result(self) -> SimulationResult:
+        """Totals over every request stepped so far."""
+        out = self.requests
+        input_tokens = sum(r.input_tokens for r in out)
+        read = sum(r.cache_read_tokens for r in out)
+        return SimulationResult(
+            cache_model=self.cache_model,
+            model=self.model,
+            prices_as_of=self.as_of,
+            requests=tuple(out),
+            input_tokens=input_tokens,
+            cache_read_tokens=read,
+            cache_write_tokens=sum(r.cache_write_tokens for r in out),
+            uncached_input_tokens=sum(r.uncached_input_tokens for r in out),
+            output_tokens=sum(r.output_tokens for r in out),
+            cost_usd=sum(r.cost_usd for r in out),
+            cache_read_ratio=read / input_tokens if input_tokens else 0.0,
+        )
+
+
 def simulate(
     requests: Sequence[Request],
     cache_model: str = "anthropic-5m",
@@ -128,56 +223,7 @@ def simulate(
             model, mismatched provider family, missing price, or an invalid request for the
             provider (e.g. more than 4 Anthropic breakpoints).
     """
-    if model is None:
-        if cache_model not in DEFAULT_PRICED_MODELS:
-            raise ValueError(
-                f"unknown cache model {cache_model!r}; known: {', '.join(DEFAULT_PRICED_MODELS)}"
-            )
-        model = DEFAULT_PRICED_MODELS[cache_model]
-    policy = make_cache_model(cache_model, model, **params)
-    get_price(model, 0, as_of=as_of)  # fail before simulating if the model has no price
-    store = CacheStore()
-    chainer = PrefixChainer()
-    out: list[RequestUsage] = []
-    prev_ts = float("-inf")
-    for i, req in enumerate(requests):
-        if req.ts_start_seconds < prev_ts:
-            raise ValueError(
-                f"request {i} starts at {req.ts_start_seconds} s, before request {i - 1} "
-                f"({prev_ts} s): requests must be in start-time order"
-            )
-        prev_ts = req.ts_start_seconds
-        prep = chainer.prepare(req)
-        usage = policy.bill(prep, store)
-        total = prep.total_tokens
-        if usage.cache_read_tokens + usage.cache_write_tokens + usage.uncached_input_tokens != total or min(
-            usage.cache_read_tokens, usage.cache_write_tokens, usage.uncached_input_tokens
-        ) < 0:
-            raise AssertionError(f"cache model {cache_model!r} broke conservation on request {i}: {usage}")
-        out.append(
-            RequestUsage(
-                index=i,
-                input_tokens=total,
-                cache_read_tokens=usage.cache_read_tokens,
-                cache_write_tokens=usage.cache_write_tokens,
-                uncached_input_tokens=usage.uncached_input_tokens,
-                output_tokens=req.output_tokens,
-                write_tier=usage.write_tier,
-                cost_usd=price_usage(usage, req.output_tokens, model, as_of=as_of),
-            )
-        )
-    input_tokens = sum(r.input_tokens for r in out)
-    read = sum(r.cache_read_tokens for r in out)
-    return SimulationResult(
-        cache_model=cache_model,
-        model=model,
-        prices_as_of=as_of,
-        requests=tuple(out),
-        input_tokens=input_tokens,
-        cache_read_tokens=read,
-        cache_write_tokens=sum(r.cache_write_tokens for r in out),
-        uncached_input_tokens=sum(r.uncached_input_tokens for r in out),
-        output_tokens=sum(r.output_tokens for r in out),
-        cost_usd=sum(r.cost_usd for r in out),
-        cache_read_ratio=read / input_tokens if input_tokens else 0.0,
-    )
+    sim = CacheSimulator(cache_model, model, as_of=as_of, **params)
+    for req in requests:
+        sim.step(req)
+    return sim.result()

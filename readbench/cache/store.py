@@ -53,6 +53,10 @@ class CacheStore:
             return None
         return e
 
+    def peek(self, key: bytes) -> Entry | None:
+        """The entry under `key` as stored (expired or not yet readable included), no side effects."""
+        return self._entries.get(key)
+
     def put(
         self,
         key: bytes,

@@ -80,6 +80,8 @@ class Call:
         ts_first_token_seconds: first output token (Unix seconds), when recorded.
         usage: billed usage; None when the file records none for this call (unpriced).
         cost_usd: the cost the harness recorded (USD), when it records one.
+        cost_detail: the harness's cost by token class (USD; pi: `input`, `output`, `cacheRead`,
+            `cacheWrite`), when recorded: the write price it implies tells the TTL tier.
         output: the response (text, thinking, tool calls), None when not recorded.
         params: fingerprint of request settings rendered into the cached prefix (e.g.
             `thinking=on`); a change voids the messages tier (caching.md §1.4).
@@ -98,6 +100,7 @@ class Call:
     ts_first_token_seconds: float | None = None
     usage: BilledUsage | None = None
     cost_usd: float | None = None
+    cost_detail: dict[str, float] | None = None
     output: ChatMessageAssistant | None = None
     params: str = ""
     stop_reason: str | None = None

@@ -70,6 +70,13 @@ def _cost(raw: Any) -> float | None:
     return float(total) if isinstance(total, (int, float)) and not isinstance(total, bool) else None
 
 
+def _cost_detail(raw: Any) -> dict[str, float] | None:
+    cost = raw.get("cost") if isinstance(raw, dict) else None
+    if not isinstance(cost, dict):
+        return None
+    return {k: float(v) for k, v in cost.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+
+
 def _tool_info(raw: dict[str, Any]) -> ToolInfo | None:
     try:
         return ToolInfo(name=raw["name"], description=raw.get("description", ""),
@@ -193,7 +200,8 @@ class _Walk:
         stop = raw.get("stopReason")
         self.b.call(
             model=model, provider=self.provider, ts_start_seconds=iso_seconds(raw.get("timestamp")),
-            ts_end_seconds=ts, usage=_usage(raw.get("usage")), cost_usd=_cost(raw.get("usage")), output=msg,
+            ts_end_seconds=ts, usage=_usage(raw.get("usage")), cost_usd=_cost(raw.get("usage")),
+            cost_detail=_cost_detail(raw.get("usage")), output=msg,
             params=self._thinking_params(), stop_reason=stop, tools=self.tools_tuple,
         )
         if stop in _DROPPED_STOPS:

@@ -1,0 +1,304 @@
+"""Billed vs simulated, call by call: the check of readbench's cache simulator against what the
+provider charged (issue 12, shared/specs/sessions.md §5).
+
+For one session and each cache model, three replays:
+- `raw`: the recorded requests as they are (readbench's token counts, no head, no breaks, the
+  cache model's default tier): what the simulator says with no help from the bill;
+- `in_sample`: calibrated (`readbench.replay.calibrate`) on every call, then replayed;
+- `out_of_sample`: calibrated on the first half of the calls only (token fit, head, tier,
+  cold start and the breaks the bill shows in that half), then replayed; agreement is measured
+  on the second half, which the fit never saw.
+Each call gets its billed and simulated cache read, cache write, uncached input and cost, and a
+reason for every miss on either side: the simulator's own diagnosis (`readbench.replay.simulate`),
+and for a billed miss the recorded content's explanation, or `unexplained` when the content says
+the provider should have read (the same facts the calibration turns into exogenous breaks).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from readbench.cache.prices import canonical_model, get_model_spec, get_price
+from readbench.cache.registry import CACHE_MODELS, DEFAULT_PRICED_MODELS
+from readbench.cache.simulate import price_usage
+from readbench.cache.policies.base import Usage
+from readbench.replay.calibrate import billed, calibrate, infer_tier, levels, run
+from readbench.replay.requests import Calibration, RequestSet
+from readbench.replay.simulate import is_miss, price_date
+from readbench.sessions import Session
+
+__all__ = ["MODES", "PROVIDER_CACHE_MODELS", "SessionReplay", "auto_cache_model", "replay_session"]
+
+MODES = ("raw", "in_sample", "out_of_sample")
+#: The cache model of each recorded provider family (`--cache auto`).
+PROVIDER_CACHE_MODELS = {"anthropic": "anthropic-5m", "openai": "openai", "gemini": "gemini-implicit", "deepseek": "deepseek"}
+_TTL = {"5m": 300.0, "1h": 3600.0}
+WITHIN = 0.05
+
+
+@dataclass
+class SessionReplay:
+    """One session replayed against its bill.
+
+    Attributes:
+        session: the imported session.
+        calls: one dict per call x cache model x mode (the columns of `calls.parquet`).
+        summaries: one dict per cache model x mode (the columns of `sessions.parquet`).
+        calibrations: (cache model, mode) -> the Calibration used.
+        levels: per priced model, the (context, counted tokens, blocks, billed prompt) rows of
+            the billed calls (for a token fit pooled over sessions: calibrate.pooled_fits).
+        notes: what could not be done (unpriced models, a family mismatch), in words.
+    """
+
+    session: Session
+    calls: list[dict[str, Any]] = field(default_factory=list)
+    summaries: list[dict[str, Any]] = field(default_factory=list)
+    calibrations: dict[tuple[str, str], Calibration] = field(default_factory=dict)
+    levels: dict[str, list[tuple[int, int, int, int]]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+def _family_of(model: str) -> str | None:
+    try:
+        return get_model_spec(model).cache_family
+    except ValueError:
+        return None
+
+
+def session_date(session: Session) -> dt.date:
+    """The session's date (its first timestamped call), UTC; today's tables when untimed."""
+    from readbench.cache.prices import PRICES_AS_OF
+
+    for c in session.calls:
+        if c.ts_start_seconds is not None:
+            return dt.datetime.fromtimestamp(c.ts_start_seconds, dt.timezone.utc).date()
+    return PRICES_AS_OF
+
+
+def auto_cache_model(session: Session, tier: str | None) -> str | None:
+    """The cache model of the session's dominant provider family (the 1h Anthropic model when
+    the recorded writes are 1h); None when no call names a known model."""
+    counts: dict[str, int] = {}
+    for c in session.calls:
+        fam = _family_of(c.model)
+        if fam:
+            counts[fam] = counts.get(fam, 0) + 1
+    if not counts:
+        return None
+    fam = max(counts, key=counts.__getitem__)
+    if fam == "anthropic" and tier == "1h":
+        return "anthropic-1h"
+    return PROVIDER_CACHE_MODELS[fam]
+
+
+def _priced_models(session: Session, cache_model: str, notes: list[str]) -> tuple[list[str], list[bool]]:
+    """Per call: the model the simulation prices, and whether the bill is comparable (the
+    recorded model is priced and belongs to the cache model's family)."""
+    family = CACHE_MODELS[cache_model][0]
+    default = DEFAULT_PRICED_MODELS[cache_model]
+    models, comparable = [], []
+    warned: set[str] = set()
+    for c in session.calls:
+        m = canonical_model(c.model) if c.model else ""
+        fam = _family_of(m)
+        ok = fam is not None and (family is None or fam == family)
+        if ok:
+            try:
+                get_price(m, 0, as_of=price_date(m, session_date(session)))
+            except ValueError:
+                ok = False
+        if not ok and c.model not in warned:
+            warned.add(c.model)
+            if fam is None:
+                notes.append(f"model {c.model!r} has no price: add it to readbench/cache/prices.csv and its cache "
+                             f"parameters to models.csv; its calls are simulated as {default} and not compared with the bill")
+            elif family is not None and fam != family:
+                notes.append(f"model {c.model!r} is not a {family} model: under {cache_model} its calls are priced as "
+                             f"{default} (a what-if, not compared with the bill)")
+        models.append(m if ok else default)
+        comparable.append(ok and billed(c) is not None)
+    return models, comparable
+
+
+def _billed_cost(session: Session, i: int, model: str, tier: str | None, when: dt.date) -> float:
+    u = session.calls[i].usage
+    if u is None:
+        return math.nan
+    if u.cache_write_5m_tokens is not None or u.cache_write_1h_tokens is not None:
+        parts = [(u.cache_write_5m_tokens or 0, "5m"), (u.cache_write_1h_tokens or 0, "1h")]
+    else:
+        parts = [(u.cache_write_tokens, tier or "5m")]
+    total = 0.0
+    first = True
+    for write, t in parts:
+        if write == 0 and not first:
+            continue
+        usage = Usage(u.cache_read_tokens if first else 0, write, u.uncached_input_tokens if first else 0, t if write else None)
+        # the band is chosen by the whole prompt: price each part at the row of the full prompt
+        total += price_usage(usage, u.output_tokens if first else 0, model, as_of=price_date(model, when))
+        first = False
+    return total
+
+
+def replay_session(session: Session, cache: str | list[str] = "auto") -> SessionReplay:
+    """Replay one session against its bill under each cache model (module docstring).
+
+    Args:
+        session: an imported session.
+        cache: `auto` (the recorded provider's cache model and tier) or cache model names.
+
+    Returns:
+        SessionReplay with per-call rows and per-(cache model, mode) summaries.
+
+    Raises:
+        ValueError: an unknown cache model name.
+    """
+    out = SessionReplay(session)
+    if not session.calls:
+        out.notes.append("no model calls")
+        return out
+    when = session_date(session)
+    if cache == "auto":
+        probe = RequestSet(session, "openai", [canonical_model(c.model) for c in session.calls])
+        tier = infer_tier(session, probe, when)
+        chosen = auto_cache_model(session, tier)
+        if chosen is None:
+            out.notes.append("no call names a model readbench knows: nothing to simulate (use --cache NAME)")
+            return out
+        names = [chosen]
+    else:
+        names = list(cache)
+    for name in names:
+        if name not in CACHE_MODELS:
+            raise ValueError(f"unknown cache model {name!r}; known: {', '.join(CACHE_MODELS)}")
+        _replay_one(out, name, when)
+    return out
+
+
+def _replay_one(out: SessionReplay, cache_model: str, when: dt.date) -> None:
+    session = out.session
+    models, comparable = _priced_models(session, cache_model, out.notes)
+    family = get_model_spec(models[0]).tokenizer
+    rs = RequestSet(session, family, models)
+    n = len(session.calls)
+    if not out.levels:
+        out.levels = levels(session, rs, [i for i in range(n) if comparable[i]])
+    half = n // 2
+    calibs = {
+        "raw": Calibration(notes=("no calibration: recorded content only, readbench's token counts",)),
+        "in_sample": calibrate(session, rs, cache_model, when, range(n)),
+        "out_of_sample": calibrate(session, rs, cache_model, when, range(half)),
+    }
+    for mode, calib in calibs.items():
+        out.calibrations[(cache_model, mode)] = calib
+        tier = calib.tier or ("1h" if cache_model == "anthropic-1h" else "5m")
+        scored = range(half, n) if mode == "out_of_sample" else range(n)
+        rows = _rows(session, rs, calib, cache_model, when, mode, models, comparable, tier,
+                     unseen=range(half, n) if mode == "out_of_sample" else range(0))
+        out.calls.extend(rows)
+        out.summaries.append(_summary(session, rows, scored, cache_model, mode, calib))
+
+
+def _expected_break_usd(calib: Calibration, kind: str, model: str, read: int, prompt: int, tier: str, when: dt.date) -> float:
+    """The expected extra cost of an exogenous break at a call the fit did not see: its kind's
+    break rate x (writing instead of reading the `read` tokens) (USD)."""
+    rate = calib.break_rates.get(kind, 0.0)
+    if rate == 0.0 or read == 0:
+        return 0.0
+    row = get_price(model, prompt, as_of=price_date(model, when))
+    write = row.cache_write_1h_usd_per_mtok if tier == "1h" else row.cache_write_5m_usd_per_mtok
+    if write is None:  # providers without a write charge bill a miss as uncached input
+        write = row.input_usd_per_mtok
+    return rate * read * (write - row.cache_read_usd_per_mtok) / 1e6
+
+
+def _rows(session, rs, calib, cache_model, when, mode, models, comparable, tier, unseen: range) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    breaks = {b.call_index for b in calib.breaks}
+    prev_billed: int | None = None
+    prev_model: str | None = None
+    for i, usage, diag in run(session, rs, calib, cache_model, when, _TTL.get(tier, 300.0)):
+        call = session.calls[i]
+        b = call.usage if comparable[i] else None
+        row: dict[str, Any] = {
+            "file": session.source, "session_id": session.session_id, "format": session.format, "call": i,
+            "cache_model": cache_model, "mode": mode, "model": call.model, "priced_model": models[i],
+            "ts_start": rs.times[i][0], "gap_seconds": diag.gap_seconds,
+            "sim_input_tokens": usage.input_tokens, "sim_cache_read_tokens": usage.cache_read_tokens,
+            "sim_cache_write_tokens": usage.cache_write_tokens, "sim_uncached_input_tokens": usage.uncached_input_tokens,
+            "output_tokens": usage.output_tokens, "sim_cost_usd": usage.cost_usd if comparable[i] or call.usage is None else math.nan,
+            "sim_expected_read_tokens": diag.expected_read_tokens, "sim_miss": diag.reason is not None,
+            "sim_reason": diag.reason or "", "sim_why": diag.why, "sim_changed_message": diag.changed_message,
+            "exogenous_break": i in breaks, "call_kind": rs.call_kind(i),
+            "expected_break_cost_usd": (_expected_break_usd(calib, rs.call_kind(i), models[i], usage.cache_read_tokens,
+                                                            usage.input_tokens, tier, when)
+                                        if i in unseen and comparable[i] else 0.0),
+        }
+        if b is not None:
+            expected = prev_billed if prev_model == models[i] and prev_billed is not None else 0
+            billed_miss = is_miss(b.cache_read_tokens, expected) or (expected == 0 and b.cache_read_tokens == 0)
+            if not billed_miss:
+                reason = ""
+            elif diag.reason is not None:
+                reason = diag.reason
+            elif expected == 0:
+                reason = "cold_start"
+            else:
+                reason = "unexplained"
+            row.update({
+                "billed_input_tokens": b.input_tokens, "billed_cache_read_tokens": b.cache_read_tokens,
+                "billed_cache_write_tokens": b.cache_write_tokens, "billed_uncached_input_tokens": b.uncached_input_tokens,
+                "billed_output_tokens": b.output_tokens, "billed_cost_usd": _billed_cost(session, i, models[i], tier, when),
+                "recorded_cost_usd": call.cost_usd, "billed_miss": billed_miss, "billed_reason": reason,
+                "read_within_5pct": abs(usage.cache_read_tokens - b.cache_read_tokens) <= WITHIN * b.cache_read_tokens,
+            })
+            prev_billed, prev_model = b.cache_read_tokens + b.cache_write_tokens, models[i]
+        else:
+            row.update({"billed_input_tokens": None, "billed_cache_read_tokens": None, "billed_cache_write_tokens": None,
+                        "billed_uncached_input_tokens": None, "billed_output_tokens": None, "billed_cost_usd": math.nan,
+                        "recorded_cost_usd": call.cost_usd, "billed_miss": None, "billed_reason": "",
+                        "read_within_5pct": None})
+        rows.append(row)
+    return rows
+
+
+def _summary(session, rows, scored, cache_model, mode, calib) -> dict[str, Any]:
+    sel = [r for r in rows if r["call"] in scored]
+    priced = [r for r in sel if r["billed_input_tokens"] is not None]
+
+    def total(key: str, rs: list[dict[str, Any]]) -> float:
+        vals = [r[key] for r in rs if r[key] is not None and not (isinstance(r[key], float) and math.isnan(r[key]))]
+        return float(sum(vals)) if vals else math.nan
+
+    billed_cost = total("billed_cost_usd", priced)
+    sim_cost = total("sim_cost_usd", priced)
+    expected = total("expected_break_cost_usd", priced)
+    billed_in = total("billed_input_tokens", priced)
+    sim_in = total("sim_input_tokens", priced)
+    reasons: dict[str, int] = {}
+    for r in priced:
+        if r["billed_reason"]:
+            reasons[r["billed_reason"]] = reasons.get(r["billed_reason"], 0) + 1
+    return {
+        "file": session.source, "session_id": session.session_id, "format": session.format,
+        "harness": session.harness, "cache_model": cache_model, "mode": mode,
+        "calls": len(session.calls), "scored_calls": len(sel), "priced_calls": len(priced),
+        "billed_cost_usd": billed_cost, "simulated_cost_usd": sim_cost,
+        "cost_error": (sim_cost - billed_cost) / billed_cost if billed_cost else math.nan,
+        "simulated_cost_with_expected_breaks_usd": sim_cost + (0.0 if math.isnan(expected) else expected),
+        "cost_error_with_expected_breaks": ((sim_cost + (0.0 if math.isnan(expected) else expected)) - billed_cost) / billed_cost
+        if billed_cost else math.nan,
+        "billed_cache_read_ratio": total("billed_cache_read_tokens", priced) / billed_in if billed_in else math.nan,
+        "simulated_cache_read_ratio": total("sim_cache_read_tokens", priced) / sim_in if sim_in else math.nan,
+        "calls_read_within_5pct": (sum(bool(r["read_within_5pct"]) for r in priced) / len(priced)) if priced else math.nan,
+        "billed_misses": sum(bool(r["billed_miss"]) for r in priced),
+        "unexplained_misses": reasons.get("unexplained", 0),
+        "billed_miss_reasons": reasons,
+        "exogenous_breaks": len(calib.breaks), "break_rates": dict(calib.break_rates),
+        "head_tokens": dict(calib.heads), "tier": calib.tier,
+        "token_fit": {m: [round(f.a, 4), round(f.b, 2), f.n] for m, f in calib.tokens.items()},
+        "notes": list(calib.notes),
+    }

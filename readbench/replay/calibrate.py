@@ -1,0 +1,299 @@
+"""Calibrate the replay of a recorded session from its own bill (issue 12, sessions.md §5).
+
+Everything here is fitted from billed usage over a window of the session's calls, never from a
+constant chosen for a file:
+
+(a) `start_tokens`: the unrecorded system prompt and tool schemas = the first priced call's
+    billed prompt minus the calibrated tokens of what the file records for it, per model (a
+    harness may send each model its own system prompt) and per context (a later context's
+    first call may carry more: Claude Code re-attaches files after a compaction);
+(b) `fit_tokens`: billed ~ a x counted + b per block, per model: every priced call's billed
+    prompt regressed on the tokens readbench counts in its recorded blocks and their number,
+    with an intercept (the head); Huber-robust (statsmodels RLM), so the calls that carry
+    unrecorded content do not drag it; fewer than `MIN_PAIRS` calls leave the identity;
+(c) `infer_breaks`: exogenous prefix changes: a call whose billed cache read falls short of the
+    simulated one (the recorded content did not change, so the simulator reads) is a break at
+    the billed read's token position; a read inside the head also splits the head there;
+(d) `infer_tier`: the TTL tier from the recorded write split (Claude Code, pi >= 0.84) or from
+    the write price the harness's own cost implies (pi legacy records cost per token class);
+(e) `cold_start_tokens`: the first call's billed cache read (written by an earlier session).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from dataclasses import replace
+
+from readbench.cache.prices import get_price
+from readbench.replay.requests import Break, Calibration, RequestSet, TokenFit
+from readbench.replay.simulate import MISS_MIN_TOKENS, SessionSimulator, is_miss
+from readbench.sessions import BilledUsage, Call, Session
+
+__all__ = ["MIN_PAIRS", "billed", "break_rates", "calibrate", "levels", "pooled_fits", "fit_tokens", "infer_breaks", "infer_tier", "start_tokens"]
+
+#: Priced calls a model needs before its token fit replaces the identity.
+MIN_PAIRS = 8
+#: Token-fit slopes outside this range mean the recorded text is not what was billed (e.g. a
+#: redacted session): the fit is refused. The widest gap the spec reports between tokenizers on
+#: real text is ~1.4x (o200k vs Claude on Russian, caching.md §8.3).
+PLAUSIBLE_A = (0.5, 2.0)
+_TTL_SECONDS = {"5m": 300.0, "1h": 3600.0}
+
+
+def billed(call: Call) -> BilledUsage | None:
+    """The call's billed usage, or None when there is none to compare with: no usage recorded,
+    or a prompt of 0 tokens (a request aborted before the provider reported usage: pi writes
+    zeros for those)."""
+    u = call.usage
+    return u if u is not None and u.input_tokens > 0 else None
+
+
+def levels(session: Session, rs: RequestSet, window: range) -> dict[str, list[tuple[int, int, int, int]]]:
+    """model -> [(context, counted tokens, blocks, billed prompt)] of the priced calls in `window`."""
+    out: dict[str, list[tuple[int, int, int, int]]] = {}
+    for i in window:
+        call = session.calls[i]
+        u = billed(call)
+        if u is None or call.kind != "model":
+            continue
+        blocks = [b for b in rs.base[i] if b.kind != "params"]
+        out.setdefault(rs.models[i], []).append((call.context, sum(b.tokens for b in blocks), len(blocks), u.input_tokens))
+    return out
+
+
+def fit_tokens(
+    session: Session, rs: RequestSet, window: range
+) -> tuple[dict[str, TokenFit], dict[int, float], list[str]]:
+    """Per-model `TokenFit`s and per-context heads over the calls in `window` (module docstring
+    (a), (b)), and notes.
+
+    Every priced call's billed prompt is head(context) + a x (tokens readbench counts in its
+    recorded blocks) + b x (its recorded blocks): a Huber-robust regression (statsmodels RLM)
+    per model with one intercept per context (what the harness sends unrecorded at the start of
+    that context: the system prompt and tools, plus, after a Claude Code compaction, the files
+    it re-attaches); the robust weights keep the calls that carry other unrecorded content from
+    dragging the slope.
+
+    Returns:
+        (model -> TokenFit, context -> head tokens, notes): a model with fewer than `MIN_PAIRS`
+        priced calls, or a fit outside `PLAUSIBLE_A`, keeps the identity and gets a note.
+    """
+    import numpy as np
+    import statsmodels.api as sm
+
+    fits: dict[str, TokenFit] = {}
+    heads: dict[int, float] = {}
+    notes: list[str] = []
+    for model, rows in sorted(levels(session, rs, window).items()):
+        if len(rows) < MIN_PAIRS:
+            notes.append(f"{model}: {len(rows)} priced calls (< {MIN_PAIRS}): token counts uncalibrated")
+            continue
+        contexts = sorted({r[0] for r in rows})
+        col = {c: k for k, c in enumerate(contexts)}
+        x = np.zeros((len(rows), len(contexts) + 2))
+        for j, (c, counted, blocks, _) in enumerate(rows):
+            x[j, col[c]] = 1.0
+            x[j, -2], x[j, -1] = counted, blocks
+        y = np.array([r[3] for r in rows], dtype=float)
+        try:
+            res = sm.RLM(y, x, M=sm.robust.norms.HuberT()).fit()
+        except (ValueError, np.linalg.LinAlgError) as exc:
+            notes.append(f"{model}: token fit failed ({exc}): uncalibrated")
+            continue
+        a, b = float(res.params[-2]), float(res.params[-1])
+        if not (math.isfinite(a) and math.isfinite(b)) or not PLAUSIBLE_A[0] <= a <= PLAUSIBLE_A[1]:
+            notes.append(f"{model}: the recorded text does not explain the billed prompt (fit a={a:.3g}, b={b:.3g} "
+                         f"outside {PLAUSIBLE_A}; redacted or missing content?): token counts uncalibrated")
+            continue
+        fits[model] = TokenFit(a, b, len(rows), "session fit")
+        for c in contexts:
+            heads.setdefault(c, float(res.params[col[c]]))
+        notes.append(f"{model}: billed ~ {a:.4f} x counted + {b:.1f} per block ({len(rows)} calls, "
+                     f"{len(contexts)} context{'s' if len(contexts) > 1 else ''})")
+    return fits, heads, notes
+
+
+def pooled_fits(levels: list[tuple[str, str, list[tuple[int, int, int, int]]]]) -> dict[str, tuple[float, float, int, int]]:
+    """One token fit per model over many sessions: `levels` holds (session id, model, rows of
+    `levels`); each (session, context) gets its own intercept. Returns model -> (a, b, calls,
+    sessions) for the models with at least `MIN_PAIRS` calls and a fit inside `PLAUSIBLE_A`."""
+    import numpy as np
+    import statsmodels.api as sm
+
+    by_model: dict[str, list[tuple[str, tuple[int, int, int, int]]]] = {}
+    for sid, model, rows in levels:
+        by_model.setdefault(model, []).extend((sid, r) for r in rows)
+    out: dict[str, tuple[float, float, int, int]] = {}
+    for model, rows in sorted(by_model.items()):
+        if len(rows) < MIN_PAIRS:
+            continue
+        groups = sorted({(sid, r[0]) for sid, r in rows})
+        col = {g: k for k, g in enumerate(groups)}
+        x = np.zeros((len(rows), len(groups) + 2))
+        for j, (sid, (c, counted, blocks, _)) in enumerate(rows):
+            x[j, col[(sid, c)]] = 1.0
+            x[j, -2], x[j, -1] = counted, blocks
+        y = np.array([r[3] for _, r in rows], dtype=float)
+        try:
+            res = sm.RLM(y, x, M=sm.robust.norms.HuberT()).fit()
+        except (ValueError, np.linalg.LinAlgError):
+            continue
+        a, b = float(res.params[-2]), float(res.params[-1])
+        if math.isfinite(a) and math.isfinite(b) and PLAUSIBLE_A[0] <= a <= PLAUSIBLE_A[1]:
+            out[model] = (a, b, len(rows), len({sid for sid, _ in rows}))
+    return out
+
+
+def start_tokens(session: Session, rs: RequestSet, fits: dict[str, TokenFit], window: range) -> dict[tuple[str, int], int]:
+    """Unrecorded tokens at the start of each (model, context) (module docstring (a)): the billed
+    prompt of its first priced call in `window` minus the calibrated tokens of what the file
+    records for that call, at least 0."""
+    out: dict[tuple[str, int], int] = {}
+    for i in window:
+        call = session.calls[i]
+        u = billed(call)
+        key = (rs.models[i], call.context)
+        if u is None or key in out:
+            continue
+        fit = fits.get(rs.models[i], TokenFit())
+        recorded = sum(fit.apply(b.tokens) for b in rs.base[i] if b.kind != "params")
+        out[key] = max(u.input_tokens - recorded, 0)
+    return out
+
+
+def infer_tier(session: Session, rs: RequestSet, when: dt.date) -> str | None:
+    """`5m` or `1h` from the recorded writes (module docstring (d)); None when nothing tells."""
+    w5 = w1 = 0
+    implied: list[tuple[float, str]] = []
+    for i, c in enumerate(session.calls):
+        u = c.usage
+        if u is None or u.cache_write_tokens == 0:
+            continue
+        if u.cache_write_1h_tokens is not None or u.cache_write_5m_tokens is not None:
+            w5 += u.cache_write_5m_tokens or 0
+            w1 += u.cache_write_1h_tokens or 0
+        elif c.cost_detail and "cacheWrite" in c.cost_detail:
+            try:
+                row = get_price(rs.models[i], u.input_tokens, as_of=max(when, dt.date(1970, 1, 1)))
+            except ValueError:
+                continue
+            per_mtok = c.cost_detail["cacheWrite"] / u.cache_write_tokens * 1e6
+            for tier, price in (("5m", row.cache_write_5m_usd_per_mtok), ("1h", row.cache_write_1h_usd_per_mtok)):
+                if price:
+                    implied.append((abs(per_mtok - price) / price, tier))
+    if w5 or w1:
+        return "1h" if w1 > w5 else "5m"
+    close = [t for err, t in implied if err < 0.02]
+    if close:
+        return max(set(close), key=close.count)
+    return None
+
+
+def infer_breaks(
+    session: Session, rs: RequestSet, calib: Calibration, cache_model: str, when: dt.date, window: range
+) -> Calibration:
+    """Add the exogenous breaks the bill shows inside `window` (module docstring (c)).
+
+    Simulates the session under `calib`. A priced call in `window` is a break when the bill
+    shows a miss (its read falls short of what the previous priced call of the same model left
+    cached, by more than the miss tolerance) while the simulator, on the recorded content,
+    reads what it expected. The break sits at the billed read's token position (mapped into the
+    simulator's token scale by the previous call's prompt ratio; a read inside the head also cuts
+    the head there). Repeats (at most three passes) until a pass finds nothing new.
+    """
+    ttl = _TTL_SECONDS.get(calib.tier or "5m", 300.0)
+    for _ in range(3):
+        found: list[Break] = []
+        cuts = set(calib.head_cuts)
+        prev: dict[str, tuple[int, int]] = {}  # model -> (billed cached prefix, simulated prompt)
+        known = {b.call_index for b in calib.breaks}
+        for i, usage, diag in run(session, rs, calib, cache_model, when, ttl):
+            bill = billed(session.calls[i])
+            if bill is None:
+                continue
+            model = rs.models[i]
+            before = prev.get(model)
+            prev[model] = (bill.cache_read_tokens + bill.cache_write_tokens, usage.input_tokens)
+            if i not in window or i in known or before is None:
+                continue
+            if not is_miss(bill.cache_read_tokens, before[0]) or diag.reason is not None:
+                continue  # the bill read what was cached, or the recorded content explains the miss
+            read = bill.cache_read_tokens
+            if read <= MISS_MIN_TOKENS:
+                pos = 0
+            elif read < calib.head(model):
+                pos = read
+                cuts.add(pos)
+            else:
+                pos = int(round(read * before[1] / max(before[0], 1)))
+            found.append(Break(i, pos, read))
+        if not found:
+            return calib
+        calib = replace(calib, head_cuts=tuple(sorted(cuts)),
+                        breaks=tuple(sorted(calib.breaks + tuple(found), key=lambda b: b.call_index)))
+    return calib
+
+
+def run(session: Session, rs: RequestSet, calib: Calibration, cache_model: str, when: dt.date, ttl_seconds: float):
+    """Simulate every call of `session` under `calib`; yields (call index, RequestUsage, Diagnosis).
+
+    Raises:
+        ValueError: an unknown cache model, or a model without a price.
+    """
+    sim = SessionSimulator(cache_model, when)
+    compactions = {e.call_index for e in session.events if e.kind == "compaction"}
+    for i, call in enumerate(session.calls):
+        out = call.usage.output_tokens if call.usage is not None else 0
+        req = rs.request(i, calib, out)
+        if i == 0 and calib.cold_start_tokens > 0:
+            sim.seed(rs.models[0], req, calib.cold_start_tokens, req.ts_start_seconds - 1.0, ttl_seconds)
+        usage, diag = sim.step(rs.models[i], req, compaction=i in compactions)
+        yield i, usage, diag
+
+
+def calibrate(session: Session, rs: RequestSet, cache_model: str, when: dt.date, window: range) -> Calibration:
+    """Fit (a)-(e) of the module docstring on the calls in `window`.
+
+    Raises:
+        ValueError: an unknown cache model, or a model without a price.
+    """
+    fits, _fitted_heads, notes = fit_tokens(session, rs, window)
+    starts = start_tokens(session, rs, fits, window)
+    heads: dict[str, int] = {}
+    for (model, _ctx), tokens in starts.items():  # in call order: a model's first context is its head
+        heads.setdefault(model, tokens)
+    extra = {k: t - heads[k[0]] for k, t in starts.items() if t - heads[k[0]] > MISS_MIN_TOKENS}
+    tier = infer_tier(session, rs, when)
+    first = next((i for i in window if billed(session.calls[i]) is not None), None)
+    cold = session.calls[first].usage.cache_read_tokens if first == 0 else 0
+    head0 = heads.get(rs.models[0], 0)
+    cuts = (cold,) if 0 < cold < head0 else ()
+    notes.append("unrecorded head: " + (", ".join(f"{m} {t} tokens" for m, t in heads.items()) or "none")
+                 + f"; TTL tier: {tier or 'unknown (5m assumed)'}; cold start: {cold} tokens")
+    if extra:
+        notes.append("unrecorded tokens at the start of later contexts (e.g. files re-attached after a compaction): "
+                     + ", ".join(f"{m} context {c}: {t}" for (m, c), t in sorted(extra.items())))
+    unseen = sorted({(rs.models[i], c.context) for i, c in enumerate(session.calls)} - set(starts))
+    if unseen:
+        notes.append(f"{len(unseen)} (model, context) pairs start outside the fitted calls: their unrecorded start "
+                     "is taken as the model's head (or none)")
+    calib = Calibration(fits, heads, cuts, extra, tier, cold, (), tuple(notes))
+    calib = infer_breaks(session, rs, calib, cache_model, when, window)
+    n = len(calib.breaks)
+    rates = break_rates(session, rs, calib.breaks, window)
+    note = f"{n} exogenous prefix break{'s' if n != 1 else ''} inferred from the bill"
+    if rates:
+        note += " (rate per call: " + ", ".join(f"{k} {v:.3f}" for k, v in sorted(rates.items())) + ")"
+    return replace(calib, break_rates=rates, notes=calib.notes + (note,))
+
+
+def break_rates(session: Session, rs: RequestSet, breaks: tuple[Break, ...], window: range) -> dict[str, float]:
+    """Per call kind (`prompt`, `tool`: `RequestSet.call_kind`), the share of priced calls in
+    `window` that were exogenous breaks; kinds with no priced call in the window are absent."""
+    at = {b.call_index for b in breaks}
+    seen: dict[str, list[bool]] = {}
+    for i in window:
+        if billed(session.calls[i]) is not None:
+            seen.setdefault(rs.call_kind(i), []).append(i in at)
+    return {k: sum(v) / len(v) for k, v in seen.items() if v}

@@ -1,0 +1,217 @@
+"""`readbench replay` outputs: `calls.parquet`, `sessions.parquet`, `report.md`, a figure, and
+one JSON object per session (the interface scripts read).
+
+Files are written into a temporary directory beside the output directory and moved into place
+when every session is done, so an interrupted or failed replay never leaves half-written
+files; the calls table streams to parquet one session at a time (bounded memory).
+
+The per-session JSON object (`session_json`) is a stable interface: `file`, `format`,
+`session_id`, `harness`, `cache_model`, `calls`, `priced_calls`, `billed_cost_usd`,
+`simulated_cost_usd` (in-sample calibrated), `simulated_cost_usd_raw`,
+`billed_cost_usd_out_of_sample` and `simulated_cost_usd_out_of_sample` (the second half of the
+calls, predicted from a calibration fitted on the first half, with the expected cost of the
+exogenous breaks at the first half's rate), `calls_read_within_5pct` (in-sample) and its `_raw`
+and `_out_of_sample` variants, `read_calls`, `blind_reads`, `unexplained_misses`,
+`exogenous_breaks`, `notes`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+from readbench.replay.bill import SessionReplay
+
+__all__ = ["CALL_COLUMNS", "ReplayWriter", "session_json"]
+
+#: Columns of calls.parquet (one row per call x cache model x mode; see readbench.replay.bill).
+CALL_COLUMNS: dict[str, str] = {
+    "file": "string", "session_id": "string", "format": "string", "call": "int64", "cache_model": "string",
+    "mode": "string", "model": "string", "priced_model": "string", "ts_start": "float64", "gap_seconds": "float64",
+    "sim_input_tokens": "int64", "sim_cache_read_tokens": "int64", "sim_cache_write_tokens": "int64",
+    "sim_uncached_input_tokens": "int64", "output_tokens": "int64", "sim_cost_usd": "float64",
+    "sim_expected_read_tokens": "int64", "sim_miss": "bool", "sim_reason": "string", "sim_why": "string",
+    "sim_changed_message": "int64", "exogenous_break": "bool", "call_kind": "string",
+    "expected_break_cost_usd": "float64", "billed_input_tokens": "int64", "billed_cache_read_tokens": "int64",
+    "billed_cache_write_tokens": "int64", "billed_uncached_input_tokens": "int64", "billed_output_tokens": "int64",
+    "billed_cost_usd": "float64", "recorded_cost_usd": "float64", "billed_miss": "bool", "billed_reason": "string",
+    "read_within_5pct": "bool",
+}
+
+
+def _clean(v: Any) -> Any:
+    if isinstance(v, float) and (math.isnan(v) or math.isinf(v)):
+        return None
+    if isinstance(v, dict):
+        return {k: _clean(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_clean(x) for x in v]
+    return v
+
+
+def session_json(rep: SessionReplay, read_calls: int, blind_reads: int) -> dict[str, Any]:
+    """The stable per-session object (module docstring) for the first cache model replayed."""
+    s = rep.session
+    base: dict[str, Any] = {"file": s.source, "format": s.format, "session_id": s.session_id, "harness": s.harness,
+                            "calls": len(s.calls), "read_calls": read_calls, "blind_reads": blind_reads,
+                            "notes": list(rep.notes)}
+    if not rep.summaries:
+        return _clean({**base, "cache_model": None, "priced_calls": 0, "billed_cost_usd": None, "simulated_cost_usd": None})
+    cache = rep.summaries[0]["cache_model"]
+    by = {m["mode"]: m for m in rep.summaries if m["cache_model"] == cache}
+    ins, raw, oos = by["in_sample"], by["raw"], by["out_of_sample"]
+    out = {
+        **base, "cache_model": cache, "priced_calls": ins["priced_calls"],
+        "billed_cost_usd": ins["billed_cost_usd"], "simulated_cost_usd": ins["simulated_cost_usd"],
+        "simulated_cost_usd_raw": raw["simulated_cost_usd"],
+        "billed_cost_usd_out_of_sample": oos["billed_cost_usd"],
+        "simulated_cost_usd_out_of_sample": oos["simulated_cost_with_expected_breaks_usd"],
+        "calls_read_within_5pct": ins["calls_read_within_5pct"],
+        "calls_read_within_5pct_raw": raw["calls_read_within_5pct"],
+        "calls_read_within_5pct_out_of_sample": oos["calls_read_within_5pct"],
+        "unexplained_misses": raw["unexplained_misses"], "exogenous_breaks": ins["exogenous_breaks"],
+        "billed_miss_reasons": raw["billed_miss_reasons"],
+        "notes": list(rep.notes) + list(ins["notes"]),
+    }
+    return _clean(out)
+
+
+class ReplayWriter:
+    """Streams replay results into `out_dir` (module docstring).
+
+    Use as a context manager: on a clean exit the files are moved into `out_dir`; on an
+    exception the temporary directory is removed and `out_dir` is left as it was.
+    """
+
+    def __init__(self, out_dir: Path) -> None:
+        self.out_dir = Path(out_dir)
+        self.tmp = self.out_dir.with_name(f".{self.out_dir.name}.partial-{os.getpid()}")
+        self._writer: Any = None
+        self._schema: Any = None
+        self.summaries: list[dict[str, Any]] = []
+        self.sessions: list[dict[str, Any]] = []
+        self.failures: list[tuple[str, str]] = []
+        self.curves: dict[str, list[dict[str, Any]]] = {}
+
+    def __enter__(self) -> ReplayWriter:
+        shutil.rmtree(self.tmp, ignore_errors=True)
+        self.tmp.mkdir(parents=True)
+        return self
+
+    def add(self, rep: SessionReplay, obj: dict[str, Any]) -> None:
+        """Record one replayed session (its call rows stream to the calls table)."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        self.sessions.append(obj)
+        for m in rep.summaries:
+            self.summaries.append({k: (json.dumps(_clean(v)) if isinstance(v, (dict, list)) else v) for k, v in m.items()})
+        if not rep.calls:
+            return
+        if self._writer is None:
+            self._schema = pa.schema([(k, pa.type_for_alias(t)) for k, t in CALL_COLUMNS.items()])
+            self._writer = pq.ParquetWriter(self.tmp / "calls.parquet", self._schema)
+        self._writer.write_table(pa.Table.from_pylist(rep.calls, schema=self._schema))
+        if len(self.curves) < 12:
+            self.curves[f"{Path(rep.session.source).name} [{rep.session.session_id[:8]}]"] = [
+                {k: r[k] for k in ("call", "mode", "billed_cost_usd", "sim_cost_usd", "expected_break_cost_usd")}
+                for r in rep.calls if r["cache_model"] == rep.summaries[0]["cache_model"]
+            ]
+
+    def fail(self, path: str, reason: str) -> None:
+        """Record a file that could not be imported."""
+        self.failures.append((path, reason))
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        if self._writer is not None:
+            self._writer.close()
+        if exc_type is not None:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+            return
+        import pandas as pd
+
+        pd.DataFrame(self.summaries).to_parquet(self.tmp / "sessions.parquet", index=False)
+        figure = _figure(self.curves, self.tmp / "cost.png") if self.curves else None
+        (self.tmp / "report.md").write_text(_markdown(self.sessions, self.summaries, self.failures, figure), encoding="utf-8")
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        for f in self.tmp.iterdir():
+            os.replace(f, self.out_dir / f.name)
+        self.tmp.rmdir()
+
+
+def _fmt(v: Any, spec: str = ".2f") -> str:
+    return "–" if v is None or (isinstance(v, float) and math.isnan(v)) else format(v, spec)
+
+
+def _markdown(sessions: list[dict[str, Any]], summaries: list[dict[str, Any]], failures: list[tuple[str, str]],
+              figure: Path | None) -> str:
+    lines = ["# Recorded sessions: billed vs simulated", "",
+             "Each priced call's cache read, write, uncached input and cost as billed and as readbench's cache "
+             "simulator gives them: **raw** (recorded content, no calibration), **in-sample** (calibrated on the "
+             "session's own bill: token fit, unrecorded head, TTL tier, cold start, exogenous breaks) and "
+             "**out-of-sample** (calibrated on the first half of the calls, scored on the second; the expected cost "
+             "of exogenous breaks at the first half's rate included). Misses on either side carry a reason "
+             "(`calls.parquet`: `billed_reason`, `sim_reason`, `sim_why`).", ""]
+    lines += ["| session | format | calls | priced | billed $ | raw $ | in-sample $ | 2nd half billed $ | out-of-sample $ "
+              "| read ±5 % raw / in / out | unexplained misses | breaks |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for s in sessions:
+        name = f"`{Path(s['file']).name}`" + (f" ({s['session_id'][:8]})" if s.get("session_id") else "")
+        lines.append(
+            f"| {name} | {s['format']} | {s['calls']} | {s.get('priced_calls', 0)} | {_fmt(s.get('billed_cost_usd'))} "
+            f"| {_fmt(s.get('simulated_cost_usd_raw'))} | {_fmt(s.get('simulated_cost_usd'))} "
+            f"| {_fmt(s.get('billed_cost_usd_out_of_sample'))} | {_fmt(s.get('simulated_cost_usd_out_of_sample'))} "
+            f"| {_fmt(s.get('calls_read_within_5pct_raw'), '.0%')} / {_fmt(s.get('calls_read_within_5pct'), '.0%')} / "
+            f"{_fmt(s.get('calls_read_within_5pct_out_of_sample'), '.0%')} | {s.get('unexplained_misses', '–')} "
+            f"| {s.get('exogenous_breaks', '–')} |")
+    reasons: dict[str, int] = {}
+    for m in summaries:
+        if m["mode"] == "raw":
+            for k, v in json.loads(m["billed_miss_reasons"]).items():
+                reasons[k] = reasons.get(k, 0) + v
+    if reasons:
+        lines += ["", "## Billed misses by reason (raw replay)", "", "| reason | calls |", "|---|---|"]
+        lines += [f"| `{k}` | {v} |" for k, v in sorted(reasons.items(), key=lambda kv: -kv[1])]
+        lines += ["", "`unexplained`: the bill shows a miss the recorded content does not explain (e.g. a restart that "
+                  "re-rendered the system prompt); the in-sample and out-of-sample replays turn these into exogenous "
+                  "breaks at the billed read's position."]
+    lines += ["", "## Calibration and notes", ""]
+    for s in sessions:
+        lines.append(f"- `{Path(s['file']).name}`: " + "; ".join(s.get("notes") or ["–"]))
+    if failures:
+        lines += ["", "## Files not imported", ""] + [f"- `{p}`: {r}" for p, r in failures]
+    if figure is not None:
+        lines += ["", f"![cumulative cost per session: billed vs simulated]({figure.name})"]
+    return "\n".join(lines) + "\n"
+
+
+def _figure(curves: dict[str, list[dict[str, Any]]], path: Path) -> Path:
+    """Cumulative billed vs simulated cost per session (USD), one panel per session."""
+    import numpy as np
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    n = len(curves)
+    cols = min(n, 3)
+    rows = math.ceil(n / cols)
+    fig = Figure(figsize=(4.2 * cols, 3.0 * rows), layout="constrained")
+    FigureCanvasAgg(fig)
+    for k, (name, rs) in enumerate(curves.items()):
+        ax = fig.add_subplot(rows, cols, k + 1)
+        for mode, style in (("billed", "-"), ("raw", ":"), ("in_sample", "--"), ("out_of_sample", "-.")):
+            src = [r for r in rs if r["mode"] == ("raw" if mode == "billed" else mode)]
+            key = "billed_cost_usd" if mode == "billed" else "sim_cost_usd"
+            vals = np.array([r[key] + (r["expected_break_cost_usd"] or 0.0 if mode == "out_of_sample" else 0.0)
+                             if r[key] is not None else np.nan for r in src], dtype=float)
+            ax.plot([r["call"] for r in src], np.nancumsum(vals), style, label=mode.replace("_", "-"))
+        ax.set_title(name, fontsize=8)
+        ax.set_xlabel("call")
+        ax.set_ylabel("cumulative USD")
+        if k == 0:
+            ax.legend(fontsize=7)
+    fig.savefig(path, dpi=110)
+    return path

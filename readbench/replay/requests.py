@@ -1,0 +1,213 @@
+"""A recorded session's calls as cache-simulator requests, under a calibration.
+
+shared/specs/sessions.md §5 (what the recorded files leave out and how the bill reveals it),
+caching.md §8.1 (blocks and prefix hashes). Each call's recorded request is rendered once by the
+live benchmark's own `RequestBuilder` (so replays and live evals count and hash the same way);
+a `Calibration` then maps it to what the provider most likely received:
+
+- tokens: every recorded block's count becomes `round(a * counted + b)` (billed ~ a x counted + b
+  per block, fitted per model from the bill: `readbench.replay.calibrate`);
+- the unrecorded head (system prompt + tool schemas, and anything else every request of a
+  model starts with) is one or more `system` blocks of `heads[model]` tokens in all, split at
+  `head_cuts`, in front (a harness may send each model its own system prompt);
+- content a harness adds unrecorded at the start of one context (Claude Code re-attaches files
+  after a compaction, sessions.md §2) is one more block of `context_extra[(model, context)]`
+  tokens right after the head;
+- exogenous prefix changes (`Break`s, inferred from the bill): from the break's call on, every
+  block that starts at or after the break's token position carries a new content salt, so the
+  provider's cache sees new bytes there (a restart re-rendering the system prompt is a break at
+  position 0);
+- thinking parameters and the like enter as the call's `params` block (caching.md §8.1).
+Blocks are interned per (recorded block, salt), so consecutive requests share block objects and
+the simulator's prefix chaining stays O(new blocks) per call.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from dataclasses import dataclass, field
+
+from readbench.cache.adapter import CallRecord, RequestBuilder
+from readbench.cache.blocks import Block, Request
+from readbench.sessions import Session
+
+__all__ = ["Break", "Calibration", "RequestSet", "TokenFit"]
+
+#: Seconds between calls of a transcript that records no times (e.g. Codex's Sept-2025 format).
+UNTIMED_STEP_SECONDS = 10.0
+
+
+@dataclass(frozen=True)
+class TokenFit:
+    """billed ~ a x counted + b per block (tokens), for one model.
+
+    Attributes:
+        a: multiplier on readbench's count (dimensionless).
+        b: tokens added per block (framing, unrecorded per-block content).
+        n: consecutive-call pairs the fit used (0 = not fitted: the identity).
+        source: where it came from (`identity`, `session fit`, `calibration table <date>`).
+    """
+
+    a: float = 1.0
+    b: float = 0.0
+    n: int = 0
+    source: str = "identity"
+
+    def apply(self, tokens: int) -> int:
+        """Calibrated tokens of one block: round(a x tokens + b), at least 0."""
+        return max(int(round(self.a * tokens + self.b)), 0)
+
+
+@dataclass(frozen=True)
+class Break:
+    """An exogenous prefix change: from call `call_index` on, content from token `token_position`
+    on differs from what the recording shows (e.g. a restart that re-rendered the system prompt).
+
+    Attributes:
+        call_index: the first call that sent the changed bytes.
+        token_position: first token (in the calibrated request) whose block changed; 0 = all.
+        billed_read: the cache read the bill shows at that call (tokens), for the record.
+    """
+
+    call_index: int
+    token_position: int
+    billed_read: int
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """How to turn a recorded session into provider requests (module docstring).
+
+    Attributes:
+        tokens: canonical model -> TokenFit (a model absent here uses the identity).
+        heads: model -> its unrecorded head, in tokens (absent = none).
+        head_cuts: token offsets inside a head where it splits into separate blocks (from
+            partial reads inside the head and a cold start's read).
+        context_extra: (model, context index) -> unrecorded tokens at the start of that
+            context's messages (absent = none).
+        tier: the write TTL tier (`5m` or `1h`), None when unknown.
+        cold_start_tokens: tokens of the first request already cached by an earlier session.
+        breaks: exogenous prefix changes, by call.
+        break_rates: `prompt` / `tool` -> the share of priced calls of that kind (a call that
+            sends a new user prompt, or one that sends tool results) in the fitted window that
+            were exogenous breaks: the expected rate for calls the fit did not see.
+        notes: what was fitted and what could not be, in words.
+    """
+
+    tokens: dict[str, TokenFit] = field(default_factory=dict)
+    heads: dict[str, int] = field(default_factory=dict)
+    head_cuts: tuple[int, ...] = ()
+    context_extra: dict[tuple[str, int], int] = field(default_factory=dict)
+    tier: str | None = None
+    cold_start_tokens: int = 0
+    breaks: tuple[Break, ...] = ()
+    break_rates: dict[str, float] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+    def head(self, model: str) -> int:
+        """The unrecorded head of `model`'s requests (tokens)."""
+        return self.heads.get(model, 0)
+
+
+def _salted(h: bytes, salt: int) -> bytes:
+    return h if salt == 0 else hashlib.blake2b(h + salt.to_bytes(4, "big"), digest_size=16).digest()
+
+
+class RequestSet:
+    """The calls of one session rendered once, calibrated on demand.
+
+    Args:
+        session: the imported session.
+        family: tokenizer family of the priced model (models.csv `tokenizer`).
+        models: canonical priced model per call (same length as `session.calls`).
+    """
+
+    def __init__(self, session: Session, family: str, models: list[str]) -> None:
+        self.session = session
+        self.family = family
+        self.models = models
+        builder = RequestBuilder()
+        self.base: list[tuple[Block, ...]] = []
+        self.times: list[tuple[float, float]] = []
+        prev = float("-inf")
+        for i, call in enumerate(session.calls):
+            record = CallRecord(session.request(i), list(call.tools or ()), 0, 0.0, 0.0, call.params)
+            self.base.append(builder.build(record, family).blocks)
+            start = call.ts_start_seconds
+            if start is None:
+                start = (prev + UNTIMED_STEP_SECONDS) if prev > float("-inf") else 0.0
+            start = max(start, prev)  # clocks written by different processes can step back
+            first = call.ts_first_token_seconds or call.ts_end_seconds or start
+            self.times.append((start, max(first, start)))
+            prev = start
+        self._memo: dict[tuple[int, int, int], Block] = {}
+        self._fit_ids: dict[tuple[float, float, int], int] = {}
+
+    def call_kind(self, i: int) -> str:
+        """`prompt` when call i sends a new user prompt (its last message is user text), else `tool`."""
+        from inspect_ai.model import ChatMessageUser
+
+        call = self.session.calls[i]
+        ctx = self.session.contexts[call.context]
+        last = ctx[call.n_messages - 1] if call.n_messages else None
+        return "prompt" if isinstance(last, ChatMessageUser) else "tool"
+
+    def counted(self, i: int) -> tuple[int, ...]:
+        """readbench's token count of each recorded block of call i (no calibration)."""
+        return tuple(b.tokens for b in self.base[i])
+
+    def _head(self, calib: Calibration, model: str, salt_at: list[tuple[int, int]]) -> list[Block]:
+        size = calib.head(model)
+        if size <= 0:
+            return []
+        cuts = [c for c in sorted(set(calib.head_cuts)) if 0 < c < size]
+        out = []
+        for k, (lo, hi) in enumerate(itertools.pairwise([0, *cuts, size])):
+            salt = _salt(salt_at, lo)
+            h = hashlib.blake2b(f"head:{self.session.session_id}:{model}:{lo}:{hi}:{salt}".encode(), digest_size=16).digest()
+            out.append(Block("system", "system", hi - lo, h, True))
+        return out
+
+    def request(self, i: int, calib: Calibration, output_tokens: int) -> Request:
+        """Call i as the provider received it under `calib` (module docstring).
+
+        Raises:
+            IndexError: no call i.
+        """
+        fit = calib.tokens.get(self.models[i], TokenFit())
+        key = (fit.a, fit.b, fit.n)
+        fid = self._fit_ids.setdefault(key, len(self._fit_ids))
+        salt_at = [(b.token_position, k + 1) for k, b in enumerate(calib.breaks) if b.call_index <= i]
+        model = self.models[i]
+        blocks = self._head(calib, model, salt_at)
+        pos = calib.head(model)
+        ctx = self.session.calls[i].context
+        extra = calib.context_extra.get((model, ctx), 0)
+        if extra > 0:
+            salt = _salt(salt_at, pos)
+            h = hashlib.blake2b(f"context:{self.session.session_id}:{ctx}:{salt}".encode(), digest_size=16).digest()
+            blocks.append(Block("text", "user", extra, h, False))
+            pos += extra
+        memo = self._memo
+        for b in self.base[i]:
+            salt = _salt(salt_at, pos) if salt_at else 0
+            mk = (id(b), fid, salt)
+            out = memo.get(mk)
+            if out is None:
+                out = Block(b.kind, b.role, 0 if b.kind == "params" else fit.apply(b.tokens),
+                            _salted(b.content_hash, salt), b.ends_message)
+                memo[mk] = out
+            blocks.append(out)
+            pos += out.tokens
+        start, first = self.times[i]
+        return Request(tuple(blocks), start, first, output_tokens)
+
+
+def _salt(salt_at: list[tuple[int, int]], position: int) -> int:
+    """The salt of a block starting at token `position`: the latest break at or before it."""
+    salt = 0
+    for p, s in salt_at:  # in break order: a later break overrides an earlier one
+        if p <= position:
+            salt = s
+    return salt

@@ -1,0 +1,176 @@
+"""Simulate a recorded session's requests and say why each cache miss happened.
+
+shared/specs/caching.md §8.2 (the per-request algorithm), sessions.md §5 (the causes a bill
+shows). One `CacheSimulator` per priced model (a model switch starts a new cache scope,
+caching.md §1.4). Before each request the simulator's store is inspected for the prefix the
+previous request of the same scope left cached (the longest of its prefixes that has an entry),
+so that a miss gets a mechanical reason:
+
+| reason | when |
+|---|---|
+| `cold_start` | the first request of a scope (or nothing cached yet) |
+| `prefix_changed` | the cached prefix is not a prefix of this request: `why` names the first changed block (system prompt or tools, thinking or request parameters, compaction, an earlier message edited, model switch) |
+| `ttl_expired` | the entry had expired when the request started |
+| `concurrent_request` | the entry was written by a request whose first token had not arrived yet |
+| `below_minimum` | the cached prefix is shorter than the model's minimum cacheable length |
+| `lookback_exceeded` | the entry is live but more than the lookback window behind every breakpoint |
+
+A call is a miss when its read falls short of what the previous call left cached by more than
+`MISS_TOLERANCE` (5 %, at least `MISS_MIN_TOKENS`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from readbench.cache.blocks import PreparedRequest, Request
+from readbench.cache.prices import get_model_spec, list_prices
+from readbench.cache.simulate import CacheSimulator, RequestUsage
+
+__all__ = ["MISS_MIN_TOKENS", "MISS_TOLERANCE", "Diagnosis", "SessionSimulator", "price_date"]
+
+MISS_TOLERANCE = 0.05
+MISS_MIN_TOKENS = 256
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """What the previous call of the same scope left cached, and why this call missed it.
+
+    Attributes:
+        expected_read_tokens: tokens of the longest prefix of the previous request that had a
+            cache entry just before this call (0 for the first call of a scope).
+        reason: None for a hit, else one of the module docstring's reasons.
+        why: for `prefix_changed`, what changed (e.g. `system prompt or tools`), else "".
+        changed_message: for `prefix_changed` inside the conversation, the index of the first
+            changed non-system message, else None.
+        gap_seconds: start-to-start time since the previous call of the scope (s), None for the first.
+    """
+
+    expected_read_tokens: int
+    reason: str | None
+    why: str = ""
+    changed_message: int | None = None
+    gap_seconds: float | None = None
+
+
+def is_miss(read: int, expected: int) -> bool:
+    """True when `read` falls short of `expected` by more than the tolerance (module docstring)."""
+    return expected - read > max(MISS_TOLERANCE * expected, MISS_MIN_TOKENS)
+
+
+def price_date(model: str, when: dt.date) -> dt.date:
+    """The date to price `model` at for a session recorded on `when`: `when` itself, or the
+    model's first price row when the table has nothing dated that early (the table's dates are
+    effective-from dates where known, source dates otherwise: caching.md §6)."""
+    dates = sorted(r.date for r in list_prices() if r.model == model)
+    if dates and when < dates[0]:
+        return dates[0]
+    return when
+
+
+def _message_index(blocks: tuple, k: int) -> int:
+    return sum(1 for b in blocks[:k] if b.ends_message and b.role not in ("tools", "system"))
+
+
+def _why(blocks: tuple, k: int, compaction: bool) -> tuple[str, int | None]:
+    if k < len(blocks):
+        b = blocks[k]
+        if b.kind == "params":
+            return "thinking or request parameters", None
+        if b.role in ("tools", "system"):
+            return "system prompt or tools", None
+    if compaction:
+        return "compaction", _message_index(blocks, k)
+    return "an earlier message edited", _message_index(blocks, k)
+
+
+class SessionSimulator:
+    """Steps one cache model through a session's requests, one scope per priced model.
+
+    Args:
+        cache_model: a name of `readbench.cache.CACHE_MODELS`.
+        as_of: the session's date; each model is priced at `price_date(model, as_of)`.
+
+    Raises:
+        ValueError: an unknown cache model, or a model without a price (naming the file to add it to).
+    """
+
+    def __init__(self, cache_model: str, as_of: dt.date) -> None:
+        self.cache_model = cache_model
+        self.as_of = as_of
+        self._sims: dict[str, CacheSimulator] = {}
+        self._prev: dict[str, tuple[PreparedRequest, float, int]] = {}  # model -> (prep, start, call)
+        self.last_model: str | None = None
+
+    def _sim(self, model: str) -> CacheSimulator:
+        sim = self._sims.get(model)
+        if sim is None:
+            sim = self._sims[model] = CacheSimulator(self.cache_model, model, as_of=price_date(model, self.as_of))
+        return sim
+
+    def seed(self, model: str, request: Request, tokens: int, ts_seconds: float, ttl_seconds: float) -> None:
+        """Before the first request: an entry for the longest prefix of `request` of at most
+        `tokens` tokens (+ the miss tolerance), written at `ts_seconds` by an earlier session (a
+        cold start whose first call read cache)."""
+        from readbench.cache.blocks import chain_hashes
+
+        sim = self._sim(model)
+        hashes = chain_hashes(request.blocks)
+        cum = 0
+        best = None
+        for h, b in zip(hashes, request.blocks):
+            if cum + b.tokens > tokens * (1 + MISS_TOLERANCE) + MISS_MIN_TOKENS:
+                break
+            cum += b.tokens
+            best = (h, cum)
+        if best is not None and best[1] > 0:
+            sim.store.put(best[0], best[1], now_seconds=ts_seconds, expires_at_seconds=ts_seconds + ttl_seconds,
+                          readable_from_seconds=float("-inf"))
+
+    def step(self, model: str, request: Request, *, compaction: bool = False) -> tuple[RequestUsage, Diagnosis]:
+        """Bill `request` for `model`; returns its usage and the diagnosis of its read.
+
+        Raises:
+            ValueError: as `CacheSimulator.step`.
+        """
+        sim = self._sim(model)
+        now = request.ts_start_seconds
+        prev = self._prev.get(model)
+        switched = self.last_model is not None and self.last_model != model
+        expected, key = 0, None
+        if prev is not None:
+            prep = prev[0]
+            for i in range(len(prep.hashes) - 1, -1, -1):
+                if sim.store.peek(prep.hashes[i]) is not None:
+                    key, expected = i, prep.cum_tokens[i]
+                    break
+            entry = sim.store.peek(prep.hashes[key]) if key is not None else None
+            entry_state = (entry.expires_at_seconds, entry.readable_from_seconds) if entry is not None else None
+        usage = sim.step(request)
+        cur = sim.last_prepared
+        assert cur is not None
+        self.last_model = model
+        gap = now - prev[1] if prev is not None else None
+        self._prev[model] = (cur, now, len(sim.requests) - 1)
+        if prev is None or key is None:
+            why = "model switch" if switched else ""
+            return usage, Diagnosis(0, "cold_start" if usage.cache_read_tokens == 0 else None, why, None, gap)
+        if not is_miss(usage.cache_read_tokens, expected):
+            return usage, Diagnosis(expected, None, "", None, gap)
+        prep = prev[0]
+        if key >= len(cur.hashes) or cur.hashes[key] != prep.hashes[key]:
+            k = next((j for j, (a, b) in enumerate(zip(prep.hashes, cur.hashes)) if a != b), min(len(prep.hashes), len(cur.hashes)))
+            why, msg = _why(cur.request.blocks, k, compaction)
+            return usage, Diagnosis(expected, "prefix_changed", why, msg, gap)
+        expires, readable = entry_state if entry_state is not None else (float("-inf"), float("-inf"))
+        if expires <= now:
+            reason = "ttl_expired"
+        elif readable > now:
+            reason = "concurrent_request"
+        elif expected < get_model_spec(model).min_cacheable_tokens:
+            reason = "below_minimum"
+        else:
+            reason = "lookback_exceeded"
+        return usage, Diagnosis(expected, reason, "", None, gap)
