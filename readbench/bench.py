@@ -4,6 +4,8 @@
    projection (readbench.dcp.project), the loop's prefix fingerprinting, the cache simulation
    of three cache models (readbench.cache.sample_cache_metrics, projected + unpruned
    counterfactual) and the read metrics. Goal: <= 2 ms per call in total.
+3. Recorded sessions (readbench.replay.bench): import and replay time per 1,000 calls, and the
+   peak memory of importing a ~100 MB session.
 2. Per sample, Docker start/stop overhead of inspect's docker sandbox: a trivial sample
    (one bash call) sequentially and 4 in parallel. Goal: <= 1.5 s per sample
    (inspect's default measured 2.7-3.2 s sequential here, inspect-notes.md §4).
@@ -140,7 +142,10 @@ def bench_docker(samples: int = 8) -> dict[str, Any]:
 def run_bench(out_dir: Path = Path("results/bench")) -> dict[str, Any]:
     """Run both benchmarks, write ``bench.json`` and return the results."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    result = {"per_call": [bench_per_call(d) for d in ("pi-dcp", "dcp-gated")], "docker": bench_docker()}
+    from readbench.replay.bench import bench_replay
+
+    result = {"per_call": [bench_per_call(d) for d in ("pi-dcp", "dcp-gated")], "docker": bench_docker(),
+              "replay": bench_replay(out_dir)}
     (out_dir / "bench.json").write_text(json.dumps(result, indent=2))
     return result
 
@@ -159,5 +164,12 @@ def format_table(result: dict[str, Any]) -> str:
         for key, value in docker.items():
             if key.startswith("seconds"):
                 rows.append(f"| docker sample | {key} | {value:.2f} | <= {docker['goal_seconds_per_sample']} s |")
+    rp = result.get("replay")
+    if rp:
+        rows.append(f"| recorded sessions ({rp['calls']} calls) | import s per 1,000 calls | {rp['import_seconds_per_1000_calls']:.2f} | |")
+        rows.append(f"| recorded sessions ({rp['calls']} calls) | replay s per 1,000 calls (3 modes) | "
+                    f"{rp['replay_seconds_per_1000_calls']:.2f} | |")
+        rows.append(f"| import of a {rp['big_session_mb']:.0f} MB session | peak RSS MB | "
+                    f"{rp['big_session_import_peak_rss_mb']:.0f} | bounded (linear in the file) |")
     return "\n".join(rows)
 

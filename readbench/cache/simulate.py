@@ -12,7 +12,7 @@ from typing import Any
 
 from readbench.cache.blocks import PreparedRequest, PrefixChainer, Request
 from readbench.cache.policies.base import Usage
-from readbench.cache.prices import PRICES_AS_OF, PriceRow, get_price
+from readbench.cache.prices import PRICES_AS_OF, PriceRow, canonical_model, get_price
 from readbench.cache.registry import DEFAULT_PRICED_MODELS, make_cache_model
 from readbench.cache.store import CacheStore
 
@@ -131,6 +131,7 @@ class CacheSimulator:
                     f"unknown cache model {cache_model!r}; known: {', '.join(DEFAULT_PRICED_MODELS)}"
                 )
             model = DEFAULT_PRICED_MODELS[cache_model]
+        model = canonical_model(model)
         self.cache_model = cache_model
         self.model = model
         self.as_of = as_of

@@ -154,9 +154,14 @@ class SessionSimulator:
         self.last_model = model
         gap = now - prev[1] if prev is not None else None
         self._prev[model] = (cur, now, len(sim.requests) - 1)
-        if prev is None or key is None:
+        if prev is None:
             why = "model switch" if switched else ""
             return usage, Diagnosis(0, "cold_start" if usage.cache_read_tokens == 0 else None, why, None, gap)
+        if key is None:  # the previous request left nothing: too short to cache, or gone (expired, purged)
+            if usage.cache_read_tokens > 0:
+                return usage, Diagnosis(0, None, "", None, gap)
+            short = prev[0].total_tokens < get_model_spec(model).min_cacheable_tokens
+            return usage, Diagnosis(0, "below_minimum" if short else "ttl_expired", "", None, gap)
         if not is_miss(usage.cache_read_tokens, expected):
             return usage, Diagnosis(expected, None, "", None, gap)
         prep = prev[0]

@@ -261,10 +261,12 @@ class _SessionStream:
         kind = obj.get("type")
         uuid = obj.get("uuid")
         issues, imp = self.issues, self.imp
-        if kind not in _LINE_TYPES:
+        known = kind in _LINE_TYPES
+        if not known:
             issues.unknown_types[str(kind)] += 1
         if not isinstance(uuid, str):
-            issues.skipped[str(kind)] += 1
+            if known:
+                issues.skipped[str(kind)] += 1
             return
         parent = obj.get("parentUuid") if isinstance(obj.get("parentUuid"), str) else None
         ts = iso_seconds(obj.get("timestamp"))
@@ -294,7 +296,7 @@ class _SessionStream:
         elif kind == "system" and obj.get("subtype") == "compact_boundary":
             cm = obj.get("compactMetadata") or {}
             self.b.event("compaction", ts, tokens_before=cm.get("preTokens"), trigger=cm.get("trigger"))
-        elif kind != "progress":
+        elif kind != "progress" and known:
             issues.skipped[f"{kind}:{obj['subtype']}" if obj.get("subtype") else str(kind)] += 1
 
     def finish(self) -> Session:

@@ -1,0 +1,126 @@
+"""Billed vs simulated on hand-built sessions, values worked out by hand (issue 12).
+
+Token counts are readbench's (`count_tokens(..., "anthropic-legacy")`, the family of Claude <= 4.6
+in models.csv); everything else (breakpoints, reads, writes, prices) is computed here from
+caching.md §1 and the dated prices: Sonnet 4.5 $3 input, $3.75 5m write, $6 1h write, $0.30 read,
+$15 output per million tokens; Opus 4.6 $5 / $6.25 / $10 / $0.50 / $25.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from readbench.cache import count_tokens
+from readbench.replay.bill import replay_session
+from readbench.sessions import load_file
+
+WORDS = " ".join(f"w{i}" for i in range(1500))  # a prompt well above Sonnet 4.5's 1,024-token minimum
+
+
+def _tok(text: str) -> int:
+    return count_tokens(text, "anthropic-legacy")
+
+
+def _call_tokens(function: str, args: dict) -> int:
+    # adapter.py renders a tool call as its name followed by the JSON of its arguments
+    return _tok(function + json.dumps(args, ensure_ascii=False, separators=(",", ":")))
+
+
+def _rows(rep, mode: str = "raw") -> list[dict]:
+    return [r for r in rep.calls if r["mode"] == mode]
+
+
+def test_raw_replay_of_two_calls_by_hand(tmp_path, pi_session):
+    args = {"path": "a.py"}
+    f = (pi_session()
+         .user(WORDS)
+         .assistant("Reading.", 0.0, (3, 0, 2050, 40), calls=(("c1", "read", args),))
+         .result("c1", "x = 1\n" * 50)
+         .assistant("Done.", 10.0, (3, 2050, 300, 12))
+         .write(tmp_path / "s.jsonl"))
+    (s,) = load_file(f)
+    rep = replay_session(s)
+    assert [m["cache_model"] for m in rep.summaries] == ["anthropic-5m"] * 3
+    r0, r1 = _rows(rep)
+    u0 = _tok(WORDS)
+    new = _tok("Reading.") + _call_tokens("read", args) + _tok("x = 1\n" * 50)
+    # call 0: pi marks the last user block; nothing cached yet: the whole prompt is written
+    assert (r0["sim_cache_read_tokens"], r0["sim_cache_write_tokens"], r0["sim_uncached_input_tokens"]) == (0, u0, 0)
+    assert r0["sim_cost_usd"] == pytest.approx((u0 * 3.75 + 40 * 15) / 1e6, abs=1e-12)
+    assert (r0["sim_reason"], r0["billed_reason"]) == ("cold_start", "cold_start")
+    # call 1, 10 s later: the lookback from the new tool result finds call 0's entry 3 positions back
+    assert (r1["sim_cache_read_tokens"], r1["sim_cache_write_tokens"]) == (u0, new)
+    assert r1["sim_cost_usd"] == pytest.approx((u0 * 0.30 + new * 3.75 + 12 * 15) / 1e6, abs=1e-12)
+    assert r1["billed_cost_usd"] == pytest.approx((3 * 3 + 2050 * 0.30 + 300 * 3.75 + 12 * 15) / 1e6, abs=1e-12)
+    assert r1["sim_reason"] == "" and r1["billed_miss"] is False
+    assert r1["read_within_5pct"] is (abs(u0 - 2050) <= 0.05 * 2050)
+
+
+def test_one_hour_writes_are_priced_and_chosen_from_the_recorded_split(tmp_path):
+    from pathlib import Path
+
+    (s,) = load_file(Path(__file__).parents[1] / "sessions" / "data" / "claude" / "s1.jsonl")
+    rep = replay_session(s)
+    assert rep.summaries[0]["cache_model"] == "anthropic-1h"
+    assert rep.calibrations[("anthropic-1h", "in_sample")].tier == "1h"
+    r = _rows(rep)
+    # billed: Opus 4.6, every write in the 1h tier ($10/MTok)
+    assert r[0]["billed_cost_usd"] == pytest.approx((3 * 5 + 20000 * 10 + 120 * 25) / 1e6, abs=1e-12)
+    assert r[1]["billed_cost_usd"] == pytest.approx((3 * 5 + 20000 * 0.50 + 150 * 10 + 9 * 25) / 1e6, abs=1e-12)
+    # raw: the recorded content alone is far below Opus 4.6's 4,096-token minimum: nothing is cached
+    assert all(x["sim_cache_read_tokens"] == 0 and x["sim_cache_write_tokens"] == 0 for x in r)
+    prompt0 = _tok("Fix the bug in app.py")
+    assert r[0]["sim_cost_usd"] == pytest.approx((prompt0 * 5 + 120 * 25) / 1e6, abs=1e-12)
+    assert [x["sim_reason"] for x in r] == ["cold_start", "below_minimum", "below_minimum", "below_minimum"]
+
+
+def test_in_sample_head_from_the_first_bill_and_a_ttl_expiry_under_five_minutes(tmp_path):
+    from pathlib import Path
+
+    (s,) = load_file(Path(__file__).parents[1] / "sessions" / "data" / "claude" / "s1.jsonl")
+    rep = replay_session(s, ["anthropic-5m"])
+    cal = rep.calibrations[("anthropic-5m", "in_sample")]
+    # (a): 3 priced calls of Opus 4.6 in that context, too few for a token fit: the head is the
+    # first bill minus readbench's count of the recorded prompt
+    assert cal.tokens == {}
+    assert cal.heads == {"claude-opus-4.6": 20003 - _tok("Fix the bug in app.py")}
+    r = _rows(rep, "in_sample")
+    assert r[0]["sim_cache_write_tokens"] == 20003 and r[0]["sim_cache_read_tokens"] == 0
+    # the second call starts 10 min after the first: a 5-minute entry is gone
+    assert (r[1]["sim_reason"], r[1]["sim_cache_read_tokens"]) == ("ttl_expired", 0)
+    # the bill read it (1h writes): a billed hit the 5m model misses
+    assert r[1]["billed_miss"] is False
+
+
+def test_every_miss_gets_a_reason(tmp_path, pi_session):
+    big = WORDS
+    b = pi_session()
+    b.user(big).assistant("a", 0.0, (3, 0, 2100, 5))
+    b.user("q1").assistant("b", 400.0, (3, 0, 2110, 5))  # 400 s > 5 min: expired
+    for k in range(25):  # 25 user texts (each its own lookback position) before the next call
+        b.bash(f"echo {k}", f"{k}")
+    b.assistant("c", 410.0, (3, 0, 2400, 5))  # the newest entry is 26 positions back
+    b.entry({"type": "thinking_level_change", "timestamp": "2025-11-21T00:07:00.000Z", "thinkingLevel": "high"})
+    b.user("q2").assistant("d", 420.0, (3, 0, 2420, 5))  # thinking params changed
+    b.user(WORDS.replace("w", "v")).assistant("e", 423.0, (3, 0, 4440, 5), took_s=5.0)
+    b.user("q4").assistant("f", 425.0, (3, 0, 4460, 5))  # starts before e's first token (428 s)
+    b.user("q5").assistant("g", 440.0, (3, 0, 4480, 5))  # content unchanged, yet the bill read nothing
+    (s,) = load_file(b.write(tmp_path / "s.jsonl"))
+    r = _rows(replay_session(s))
+    assert [x["sim_reason"] for x in r] == ["cold_start", "ttl_expired", "lookback_exceeded", "prefix_changed", "",
+                                            "concurrent_request", ""]
+    assert r[3]["sim_why"] == "thinking or request parameters"
+    assert [x["billed_reason"] for x in r][-1] == "unexplained"
+
+
+def test_a_prefix_edit_names_the_changed_message(tmp_path, pi_session):
+    b = pi_session().user(WORDS).assistant("a", 0.0, (3, 0, 2100, 5))
+    b.user("second").assistant("b", 5.0, (3, 2100, 10, 5))
+    b.entry({"type": "compaction", "timestamp": "2025-11-21T00:00:09.000Z", "summary": "S", "firstKeptEntryIndex": 3,
+             "tokensBefore": 2200})
+    b.user("third").assistant("c", 10.0, (3, 0, 60, 5))
+    (s,) = load_file(b.write(tmp_path / "s.jsonl"))
+    r = _rows(replay_session(s))
+    assert (r[2]["sim_reason"], r[2]["sim_why"], r[2]["sim_changed_message"]) == ("prefix_changed", "compaction", 0)

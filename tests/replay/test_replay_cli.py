@@ -1,0 +1,117 @@
+"""`readbench replay`: mixed formats in one walk, the stable JSON, outputs never half-written,
+bad inputs named, and the user's token calibration saved and then used by live evals."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from replay_sessions import planted_session
+
+from readbench.replay._cli import replay_cmd
+
+DATA = Path(__file__).parents[1] / "sessions" / "data"
+JSON_KEYS = {"file", "format", "session_id", "harness", "cache_model", "calls", "priced_calls", "billed_cost_usd",
+             "simulated_cost_usd", "simulated_cost_usd_raw", "billed_cost_usd_out_of_sample",
+             "simulated_cost_usd_out_of_sample", "calls_read_within_5pct", "calls_read_within_5pct_raw",
+             "calls_read_within_5pct_out_of_sample", "read_calls", "blind_reads", "unexplained_misses",
+             "exogenous_breaks", "billed_miss_reasons", "notes"}
+
+
+def _corpus(tmp_path: Path) -> Path:
+    root = tmp_path / "sessions"
+    shutil.copytree(DATA / "claude", root / "claude")
+    shutil.copytree(DATA / "codex", root / "codex")
+    shutil.copy(DATA / "pi_session_v3.jsonl", root / "pi.jsonl")
+    (root / "README.md").write_text("not a session\n")
+    (root / "notes.json").write_text('{"a": 1}\n')
+    return root
+
+
+def test_replay_walks_mixed_formats_and_prints_one_object_per_session(tmp_path):
+    out = tmp_path / "out"
+    res = CliRunner().invoke(replay_cmd, [str(_corpus(tmp_path)), "--out", str(out), "--json"])
+    assert res.exit_code == 0, res.output
+    objs = [json.loads(x) for x in res.stdout.splitlines()]
+    assert sorted(o["format"] for o in objs) == ["claude-code", "claude-code", "codex", "codex-legacy", "pi"]
+    assert all(set(o) >= JSON_KEYS for o in objs if o["cache_model"]) and all(set(o) >= {"file", "format", "calls"} for o in objs)
+    cc = next(o for o in objs if o["session_id"] == "s1")
+    assert (cc["cache_model"], cc["calls"], cc["priced_calls"], cc["read_calls"], cc["blind_reads"]) == ("anthropic-1h", 4, 4, 2, 1)
+    # Opus 4.6, 1h writes: (3 x 5 + 20,000 x 10 + 120 x 25) + (3 x 5 + 20,000 x 0.5 + 150 x 10 + 9 x 25)
+    # + (3 x 5 + 20,150 x 0.5 + 40 x 10 + 30 x 25) + (3 x 5 + 16,000 x 0.5 + 4,000 x 10 + 5 x 25), per million
+    assert cc["billed_cost_usd"] == pytest.approx((203015 + 11740 + 11240 + 48140) / 1e6, abs=1e-9)
+    codex = next(o for o in objs if o["format"] == "codex")
+    # gpt-5.1-codex $1.25 / $0.125 cached / $10 output
+    assert codex["billed_cost_usd"] == pytest.approx(
+        (10128 * 1.25 + 37 * 10 + 1888 * 1.25 + 9984 * 0.125 + 63 * 10 + 324 * 1.25 + 11776 * 0.125 + 5 * 10) / 1e6, abs=1e-9)
+    legacy = next(o for o in objs if o["format"] == "codex-legacy")
+    assert (legacy["priced_calls"], legacy["billed_cost_usd"]) == (0, None)
+    assert "notes.json: not a recorded session of any known format" in res.stderr  # JSON, so reported; README skipped
+    assert "README" not in res.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["calls.parquet", "cost.png", "report.md", "sessions.parquet"]
+    import pandas as pd
+
+    calls = pd.read_parquet(out / "calls.parquet")
+    assert set(calls["mode"]) == {"raw", "in_sample", "out_of_sample"}
+    assert len(calls[(calls.session_id == "s1") & (calls["mode"] == "raw")]) == 4
+    assert "| `s1.jsonl` (s1) | claude-code | 4 | 4 |" in (out / "report.md").read_text()
+
+
+def test_a_named_file_of_no_known_format_exits_2_naming_the_formats_tried(tmp_path):
+    bad = tmp_path / "x.jsonl"
+    bad.write_text('{"hello": "world"}\n')
+    res = CliRunner().invoke(replay_cmd, [str(bad), "--out", str(tmp_path / "o")])
+    assert res.exit_code == 2
+    assert "not a recorded session of any known format (tried: pi, claude-code, codex, codex-legacy, inspect)" in res.stderr
+    res = CliRunner().invoke(replay_cmd, [str(tmp_path / "missing"), "--out", str(tmp_path / "o")])
+    assert res.exit_code == 2 and "missing: no such file or directory" in res.output
+    res = CliRunner().invoke(replay_cmd, [str(bad), "--cache", "anthropic-9m"])
+    assert res.exit_code == 2 and "unknown cache model(s) 'anthropic-9m'" in res.output
+
+
+def test_a_failure_midway_leaves_no_output(tmp_path, monkeypatch):
+    import readbench.replay.bill as bill
+
+    seen = []
+
+    def boom(session, cache="auto"):
+        seen.append(session)
+        if len(seen) == 2:
+            raise RuntimeError("disk on fire")
+        return real(session, cache)
+
+    real = bill.replay_session
+    monkeypatch.setattr(bill, "replay_session", boom)
+    out = tmp_path / "out"
+    res = CliRunner().invoke(replay_cmd, [str(DATA / "claude"), "--out", str(out)])
+    assert res.exit_code != 0 and isinstance(res.exception, RuntimeError)
+    assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_save_calibration_appends_a_dated_row_the_simulator_then_uses(tmp_path, monkeypatch, pi_session):
+    from readbench.cache import CallRecord, sample_cache_metrics
+    from readbench.cache.calibration import load_rows, token_fit
+
+    table = tmp_path / "calibration.csv"
+    monkeypatch.setenv("READBENCH_CALIBRATION", str(table))
+    path, _ = planted_session(tmp_path, pi_session)
+    res = CliRunner().invoke(replay_cmd, [str(path), "--out", str(tmp_path / "o"), "--save-calibration"])
+    assert res.exit_code == 0, res.output
+    (row,) = load_rows(table)
+    assert row.key == "claude-sonnet-4.5" and row.a == pytest.approx(1.2, abs=0.01) and row.b == pytest.approx(10, abs=2)
+    assert (row.sessions, row.harnesses, str(row.first_session)) == (1, "pi", "2025-11-21")
+    assert token_fit("claude-sonnet-4.5", "anthropic-legacy") == row
+
+    # live evals: the same messages cost more tokens once a calibration exists for the priced model
+    from inspect_ai.model import ChatMessageUser
+
+    calls = [CallRecord([ChatMessageUser(content="word " * 2000)], [], 10, 0.0, 1.0)]
+    table.write_text("key,a,b,calls,sessions,harnesses,first_session,last_session,fitted,note\n"
+                     "claude-sonnet-4.5,2,0,10,1,pi,2025-11-21,2025-11-21,2026-12-01,test\n")
+    doubled = sample_cache_metrics(calls, ["anthropic-5m"], priced_models={"anthropic-5m": "claude-sonnet-4.5"})
+    monkeypatch.setenv("READBENCH_CALIBRATION", str(tmp_path / "none.csv"))
+    plain = sample_cache_metrics(calls, ["anthropic-5m"], priced_models={"anthropic-5m": "claude-sonnet-4.5"})
+    assert doubled["cache_write_tokens_anthropic-5m"] == 2 * plain["cache_write_tokens_anthropic-5m"]

@@ -1,0 +1,92 @@
+"""Claude Code and Codex import on hand-written fixtures following shared/specs/sessions.md §2-3:
+split content blocks with an interleaved tool result, usage counted once, compaction, a
+sub-agent file, 1h writes; Codex's doubled token_count events, effort changes and the older
+item-only format."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageTool, ChatMessageUser, ContentReasoning
+
+from readbench.sessions import BilledUsage, load_file, load_sessions
+from readbench.sessions.reads import read_calls
+
+DATA = Path(__file__).parent / "data"
+CLAUDE = DATA / "claude" / "s1.jsonl"
+
+
+def test_claude_code_groups_split_blocks_into_one_call_with_usage_counted_once():
+    main, = load_file(CLAUDE)
+    assert (main.format, main.harness, main.harness_version, main.session_id) == ("claude-code", "claude-code", "2.1.39", "s1")
+    assert len(main.calls) == 4  # msg_1 (three lines, a tool result between them), msg_2, msg_3, msg_4
+    c0 = main.calls[0]
+    # input fields from the lines, output_tokens the largest (the first lines hold a streaming placeholder of 1)
+    assert c0.usage == BilledUsage(uncached_input_tokens=3, cache_read_tokens=0, cache_write_tokens=20000,
+                                   output_tokens=120, cache_write_5m_tokens=0, cache_write_1h_tokens=20000)
+    assert isinstance(c0.output.content[0], ContentReasoning)
+    assert [(t.id, t.function) for t in c0.output.tool_calls] == [("t1", "Read"), ("t2", "Bash")]
+    assert c0.ts_start_seconds == 1770890400.1  # the line just before it (a hook progress line): no request start is recorded
+    assert c0.ts_first_token_seconds == 1770890402.0 and c0.ts_end_seconds == 1770890403.2
+    # the API saw one assistant message and then both results, not the file's interleaving
+    second = main.request(1)
+    assert [type(m) for m in second] == [ChatMessageUser, ChatMessageAssistant, ChatMessageTool, ChatMessageTool]
+    assert [(m.tool_call_id, m.function) for m in second[2:]] == [("t1", "Read"), ("t2", "Bash")]
+    assert second[2].metadata["claude_code"]["toolUseResult"]["file"] == {
+        "filePath": "/p/app.py", "numLines": 2, "startLine": 1, "totalLines": 2}
+
+
+def test_claude_code_compaction_restarts_the_request_from_the_summary_and_links_the_sub_agent():
+    main, = load_file(CLAUDE)
+    assert [(e.kind, e.call_index) for e in main.events] == [("subagent", 2), ("compaction", 2)]
+    assert main.events[0].detail == {"session_id": "ab12"} and main.events[1].detail["tokens_before"] == 20300
+    last = main.request(3)
+    assert [m.text for m in last] == ["This session is being continued. Summary: fixed app.py."]
+    assert main.calls[3].context != main.calls[2].context
+    assert main.issues.unknown_types == {"junk-we-do-not-know": 1}
+    assert main.issues.warnings == [f"{CLAUDE}:18: invalid JSON (Expecting property name enclosed in double quotes, column 2)"]
+    sub, = load_file(DATA / "claude" / "s1" / "subagents" / "agent-ab12.jsonl")
+    assert (sub.session_id, sub.parent_session_id, len(sub.calls)) == ("ab12", "s1", 1)
+    assert sub.calls[0].usage.cache_write_5m_tokens == 5000
+
+
+def test_a_directory_walk_imports_the_main_session_and_its_sub_agent():
+    found = list(load_sessions([DATA / "claude"]))
+    assert [(s.session_id, s.parent_session_id) for s in found] == [("s1", None), ("ab12", "s1")]
+
+
+def test_codex_current_format_counts_each_response_once_and_splits_cached_input():
+    s, = load_file(DATA / "codex" / "rollout-current.jsonl")
+    assert (s.format, s.harness_version, s.session_id) == ("codex", "0.58.0", "cx-1")
+    assert len(s.calls) == 3  # the doubled token_count and the info=null one are not calls
+    assert [c.usage for c in s.calls] == [
+        BilledUsage(10128, 0, 0, 37, reasoning_tokens=0),
+        BilledUsage(11872 - 9984, 9984, 0, 63, reasoning_tokens=40),
+        BilledUsage(12100 - 11776, 11776, 0, 5, reasoning_tokens=0),
+    ]
+    assert [c.params for c in s.calls] == ["effort=high", "effort=high", "effort=medium"]
+    assert [(e.kind, e.call_index, e.detail) for e in s.events] == [("thinking_change", 2, {"from": "high", "to": "medium"})]
+    first = s.request(0)
+    assert isinstance(first[0], ChatMessageSystem) and first[0].text == "You are Codex."
+    assert [m.role for m in s.request(2)] == ["system", "user", "user", "assistant", "tool", "assistant", "user"]
+    assert s.calls[1].output.text == "big.py imports os."
+
+
+def test_codex_item_only_format_imports_as_an_unpriced_transcript():
+    s, = load_file(DATA / "codex" / "rollout-legacy.jsonl")
+    assert (s.format, s.session_id, s.priced) == ("codex-legacy", "cx-old", False)
+    assert [c.n_messages for c in s.calls] == [1, 3]
+    assert s.calls[1].output.text == "a.txt says hello"
+
+
+def test_reads_of_every_harness_carry_the_range_and_the_cap_evidence():
+    main, = load_file(CLAUDE)
+    cc = read_calls(main)
+    assert [(r.tool, r.path, r.blind, r.first_line, r.last_line, r.total_lines, r.capped, r.via_shell) for r in cc] == [
+        ("Read", "/p/app.py", True, 1, 2, 2, False, False),
+        ("Bash", "big.py", False, 1, 40, None, False, True),
+    ]
+    codex, = load_file(DATA / "codex" / "rollout-current.jsonl")
+    (r,) = read_calls(codex)
+    # Codex cut the 200 asked lines at the 150 the command printed: a capped shell read
+    assert (r.path, r.offset, r.limit, r.first_line, r.last_line, r.capped) == ("big.py", 1, 200, 1, 150, True)
