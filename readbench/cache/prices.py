@@ -225,7 +225,7 @@ def get_price(model: str, prompt_tokens: int = 0, *, as_of: dt.date = PRICES_AS_
             file to add it to and lists the priced models).
     """
     model = canonical_model(model)
-    rows = [r for r in list_prices() if r.model == model and r.date <= as_of]
+    rows = _dated_rows(model, as_of)
     if not rows:
         priced = sorted({r.model for r in list_prices()})
         later = sorted(r.date for r in list_prices() if r.model == model)
@@ -235,8 +235,17 @@ def get_price(model: str, prompt_tokens: int = 0, *, as_of: dt.date = PRICES_AS_
             f"readbench/cache/prices.csv (and its cache parameters to models.csv); "
             f"priced models: {', '.join(priced)}"
         )
+    for r in rows:  # the latest date's bands, highest threshold first
+        if r.band_prompt_tokens_above < max(prompt_tokens, 1):
+            return r
+    return rows[-1]
+
+
+@functools.lru_cache(maxsize=1024)
+def _dated_rows(model: str, as_of: dt.date) -> tuple[PriceRow, ...]:
+    """The rows of `model`'s latest date on or before `as_of`, highest band threshold first."""
+    rows = [r for r in list_prices() if r.model == model and r.date <= as_of]
+    if not rows:
+        return ()
     latest = max(r.date for r in rows)
-    bands = [r for r in rows if r.date == latest and r.band_prompt_tokens_above < max(prompt_tokens, 1)]
-    if not bands:
-        bands = [r for r in rows if r.date == latest and r.band_prompt_tokens_above == 0]
-    return max(bands, key=lambda r: r.band_prompt_tokens_above)
+    return tuple(sorted((r for r in rows if r.date == latest), key=lambda r: -r.band_prompt_tokens_above))

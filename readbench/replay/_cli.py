@@ -27,67 +27,79 @@ def _cache_option(value: str) -> str | list[str]:
     return names
 
 
+def _dcp_option(value: str | None) -> tuple[str, ...]:
+    from readbench.dcp import get_config, list_configs
+
+    if not value:
+        return ()
+    if value.strip() == "all":
+        return tuple(c.name for c in list_configs())
+    names = tuple(v.strip() for v in value.split(",") if v.strip())
+    for n in names:
+        try:
+            get_config(n)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--dcp") from None
+    return names
+
+
 @click.command("replay")
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("--cache", "cache", default="auto", show_default=True,
               help="auto (each session's recorded provider and TTL tier), all, or cache models NAME,NAME.")
+@click.option("--dcp", "dcp", default=None, metavar="all|NAME,NAME",
+              help="Also replay every session under these DCP configurations x the --cache models (dcp.parquet).")
+@click.option("--context-window", type=click.IntRange(min=1), default=200_000, show_default=True,
+              help="Context window in tokens for pi-dcp's pressure bands (--dcp).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Worker processes (one file at a time each).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
-              help="Output directory (default results/replay-<UTC time>): calls.parquet, sessions.parquet, report.md, cost.png.")
+              help="Output directory (default results/replay-<UTC time>): parquet tables, report.md, report.html, figures.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per session on stdout (stable fields).")
 @click.option("--save-calibration", is_flag=True,
               help="Append the token fit pooled over these sessions (per model) to the calibration file "
                    "($READBENCH_CALIBRATION or readbench/cache/calibration.csv); the simulator then uses it everywhere.")
-def replay_cmd(paths: tuple[str, ...], cache: str, out_dir: str | None, as_json: bool, save_calibration: bool) -> None:
+def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_window: int, jobs: int,
+               out_dir: str | None, as_json: bool, save_calibration: bool) -> None:
     """Import recorded sessions (files or directories, any mix of pi, Claude Code, Codex and inspect
     logs: the format is read from each file's content) and check the cache simulator against what
     the provider billed, call by call: raw, calibrated in-sample, and out-of-sample (fitted on the
     first half of each session, scored on the second). Every miss, billed or simulated, gets a
-    reason. Files that are not sessions are reported and skipped; exit 2 when a named file could
-    not be imported or nothing was.
+    reason. With --dcp, every session is also replayed under DCP configurations x cache models.
+    Files that are not sessions are reported and skipped; exit 2 when a named file could not be
+    imported or nothing was.
     """
-    from readbench.replay.bill import replay_session
-    from readbench.replay.report import ReplayWriter, session_json
-    from readbench.sessions import ImportFailure, load_sessions
-    from readbench.sessions.reads import read_calls
+    from readbench.replay.report import ReplayWriter
+    from readbench.replay.run import ReplayOptions, replay_paths
 
     caches = _cache_option(cache)
+    options = ReplayOptions(cache=caches if caches == "auto" else tuple(caches), dcp=_dcp_option(dcp),
+                            dcp_cache=() if caches == "auto" else tuple(caches), context_window=context_window)
     out = Path(out_dir) if out_dir else Path("results") / f"replay-{dt.datetime.now(dt.timezone.utc):%Y%m%d-%H%M%S}"
-    named = {str(Path(p)) for p in paths if Path(p).is_file()}
+    imported = failed_named = 0
+    levels: list[tuple[str, str, list]] = []
+    harnesses: set[str] = set()
+    dates: list[dt.date] = []
     try:
-        stream = load_sessions(paths)
-        imported = failed_named = 0
-        levels: list[tuple[str, str, list]] = []
-        harnesses: set[str] = set()
-        dates: list[dt.date] = []
-        with ReplayWriter(out) as writer:
-            for item in stream:
-                if isinstance(item, ImportFailure):
-                    writer.fail(item.path, item.reason)
-                    click.echo(f"warning: {item.path}: {item.reason}", err=True)
-                    failed_named += item.path in named
-                    continue
-                imported += 1
-                for w in item.issues.warnings[:5]:
-                    click.echo(f"warning: {w}", err=True)
-                if item.issues.malformed_lines > 5:
-                    click.echo(f"warning: {item.source}: {item.issues.malformed_lines} malformed lines in all", err=True)
-                rep = replay_session(item, caches)
-                reads = read_calls(item)
-                obj = session_json(rep, len(reads), sum(r.blind for r in reads))
-                writer.add(rep, obj)
-                for model, rows in rep.levels.items():
-                    levels.append((item.session_id, model, rows))
-                harnesses.add(item.harness)
-                if rep.summaries:
-                    from readbench.replay.bill import session_date
-
-                    dates.append(session_date(item))
-                if as_json:
-                    click.echo(json.dumps(obj, ensure_ascii=False))
-                else:
-                    click.echo(f"{item.source} [{item.format}]: {len(item.calls)} calls, billed ${obj.get('billed_cost_usd') or 0:.2f}, "
-                               f"simulated ${obj.get('simulated_cost_usd') or 0:.2f} (raw ${obj.get('simulated_cost_usd_raw') or 0:.2f})",
-                               err=True)
+        stream = replay_paths(list(paths), options, jobs)
+        with ReplayWriter(out) as writer, _progress(len(paths)) as bar:
+            for path, explicit, results, failures in stream:
+                bar.update(1)
+                for f in failures:
+                    writer.fail(f.path, f.reason)
+                    click.echo(f"warning: {f.path}: {f.reason}", err=True)
+                    failed_named += explicit
+                for res in results:
+                    imported += 1
+                    for w in res.warnings:
+                        click.echo(f"warning: {w}", err=True)
+                    writer.add(res)
+                    levels += res.levels
+                    harnesses.add(res.harness)
+                    if res.date is not None:
+                        dates.append(res.date)
+                    if as_json:
+                        click.echo(json.dumps(res.json, ensure_ascii=False))
     except FileNotFoundError as exc:
         raise click.BadParameter(str(exc), param_hint="PATHS") from None
     click.echo(f"{imported} session(s) replayed -> {out}/report.md", err=True)
@@ -97,6 +109,13 @@ def replay_cmd(paths: tuple[str, ...], cache: str, out_dir: str | None, as_json:
         click.echo("error: " + ("nothing was imported" if imported == 0 else f"{failed_named} named file(s) not imported"),
                    err=True)
         sys.exit(2)
+
+
+def _progress(total: int):
+    """A progress bar on stderr (files done), silent when stderr is not a terminal."""
+    from tqdm import tqdm
+
+    return tqdm(unit="file", desc="replay", disable=not sys.stderr.isatty(), leave=False, file=sys.stderr)
 
 
 def _save_calibration(levels: list[tuple[str, str, list]], harnesses: set[str], dates: list[dt.date]) -> None:

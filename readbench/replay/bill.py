@@ -30,7 +30,7 @@ from readbench.replay.requests import Calibration, RequestSet
 from readbench.replay.simulate import is_miss, price_date
 from readbench.sessions import Session
 
-__all__ = ["MODES", "PROVIDER_CACHE_MODELS", "SessionReplay", "auto_cache_model", "replay_session"]
+__all__ = ["MODES", "PROVIDER_CACHE_MODELS", "SessionReplay", "auto_cache_model", "billed_cost", "replay_session", "session_date"]
 
 MODES = ("raw", "in_sample", "out_of_sample")
 #: The cache model of each recorded provider family (`--cache auto`).
@@ -123,7 +123,13 @@ def _priced_models(session: Session, cache_model: str, notes: list[str]) -> tupl
     return models, comparable
 
 
-def _billed_cost(session: Session, i: int, model: str, tier: str | None, when: dt.date) -> float:
+def billed_cost(session: Session, i: int, model: str, tier: str | None, when: dt.date) -> float:
+    """What call i was billed (USD): its recorded usage at `model`'s prices on `when`; the write
+    split by TTL tier when recorded, else every write at `tier` (5m when None). NaN without usage.
+
+    Raises:
+        ValueError: `model` has no price.
+    """
     u = session.calls[i].usage
     if u is None:
         return math.nan
@@ -162,8 +168,7 @@ def replay_session(session: Session, cache: str | list[str] = "auto") -> Session
         return out
     when = session_date(session)
     if cache == "auto":
-        probe = RequestSet(session, "openai", [canonical_model(c.model) for c in session.calls])
-        tier = infer_tier(session, probe, when)
+        tier = infer_tier(session, [canonical_model(c.model) for c in session.calls], when)
         chosen = auto_cache_model(session, tier)
         if chosen is None:
             out.notes.append("no call names a model readbench knows: nothing to simulate (use --cache NAME)")
@@ -251,7 +256,7 @@ def _rows(session, rs, calib, cache_model, when, mode, models, comparable, tier,
             row.update({
                 "billed_input_tokens": b.input_tokens, "billed_cache_read_tokens": b.cache_read_tokens,
                 "billed_cache_write_tokens": b.cache_write_tokens, "billed_uncached_input_tokens": b.uncached_input_tokens,
-                "billed_output_tokens": b.output_tokens, "billed_cost_usd": _billed_cost(session, i, models[i], tier, when),
+                "billed_output_tokens": b.output_tokens, "billed_cost_usd": billed_cost(session, i, models[i], tier, when),
                 "recorded_cost_usd": call.cost_usd, "billed_miss": billed_miss, "billed_reason": reason,
                 "read_within_5pct": abs(usage.cache_read_tokens - b.cache_read_tokens) <= WITHIN * b.cache_read_tokens,
             })

@@ -27,7 +27,7 @@ from dataclasses import replace
 
 from readbench.cache.prices import get_price
 from readbench.replay.requests import Break, Calibration, RequestSet, TokenFit
-from readbench.replay.simulate import MISS_MIN_TOKENS, SessionSimulator, is_miss
+from readbench.replay.simulate import MISS_MIN_TOKENS, SessionSimulator, is_miss, price_date
 from readbench.sessions import BilledUsage, Call, Session
 
 __all__ = ["MIN_PAIRS", "billed", "break_rates", "calibrate", "levels", "pooled_fits", "fit_tokens", "infer_breaks", "infer_tier", "start_tokens"]
@@ -162,8 +162,9 @@ def start_tokens(session: Session, rs: RequestSet, fits: dict[str, TokenFit], wi
     return out
 
 
-def infer_tier(session: Session, rs: RequestSet, when: dt.date) -> str | None:
-    """`5m` or `1h` from the recorded writes (module docstring (d)); None when nothing tells."""
+def infer_tier(session: Session, models: list[str], when: dt.date) -> str | None:
+    """`5m` or `1h` from the recorded writes (module docstring (d)); None when nothing tells.
+    `models`: the canonical priced model of each call."""
     w5 = w1 = 0
     implied: list[tuple[float, str]] = []
     for i, c in enumerate(session.calls):
@@ -175,7 +176,7 @@ def infer_tier(session: Session, rs: RequestSet, when: dt.date) -> str | None:
             w1 += u.cache_write_1h_tokens or 0
         elif c.cost_detail and "cacheWrite" in c.cost_detail:
             try:
-                row = get_price(rs.models[i], u.input_tokens, as_of=max(when, dt.date(1970, 1, 1)))
+                row = get_price(models[i], u.input_tokens, as_of=price_date(models[i], when))
             except ValueError:
                 continue
             per_mtok = c.cost_detail["cacheWrite"] / u.cache_write_tokens * 1e6
@@ -264,7 +265,7 @@ def calibrate(session: Session, rs: RequestSet, cache_model: str, when: dt.date,
     for (model, _ctx), tokens in starts.items():  # in call order: a model's first context is its head
         heads.setdefault(model, tokens)
     extra = {k: t - heads[k[0]] for k, t in starts.items() if t - heads[k[0]] > MISS_MIN_TOKENS}
-    tier = infer_tier(session, rs, when)
+    tier = infer_tier(session, rs.models, when)
     first = next((i for i in window if billed(session.calls[i]) is not None), None)
     cold = session.calls[first].usage.cache_read_tokens if first == 0 else 0
     head0 = heads.get(rs.models[0], 0)

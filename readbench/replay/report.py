@@ -1,5 +1,6 @@
-"""`readbench replay` outputs: `calls.parquet`, `sessions.parquet`, `report.md`, a figure, and
-one JSON object per session (the interface scripts read).
+"""`readbench replay` outputs: `calls.parquet`, `sessions.parquet` (and a table per further replay:
+`dcp.parquet`, ...), `report.md` + `report.html` with figures, and one JSON object per session
+(the interface scripts read).
 
 Files are written into a temporary directory beside the output directory and moved into place
 when every session is done, so an interrupted or failed replay never leaves half-written
@@ -24,9 +25,10 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from readbench.analysis._document import Bullets, Heading, Image, Paragraph, Table
 from readbench.replay.bill import SessionReplay
 
-__all__ = ["CALL_COLUMNS", "ReplayWriter", "session_json"]
+__all__ = ["CALL_COLUMNS", "SECTIONS", "TABLE_COLUMNS", "ReplayWriter", "bill_section", "session_json"]
 
 #: Columns of calls.parquet (one row per call x cache model x mode; see readbench.replay.bill).
 CALL_COLUMNS: dict[str, str] = {
@@ -80,19 +82,25 @@ def session_json(rep: SessionReplay, read_calls: int, blind_reads: int) -> dict[
     return _clean(out)
 
 
+#: Column types of the tables the writer streams to `<name>.parquet` (tables not listed here get
+#: the types pyarrow infers from their first rows).
+TABLE_COLUMNS: dict[str, dict[str, str]] = {"calls": CALL_COLUMNS}
+
+
 class ReplayWriter:
     """Streams replay results into `out_dir` (module docstring).
 
-    Use as a context manager: on a clean exit the files are moved into `out_dir`; on an
-    exception the temporary directory is removed and `out_dir` is left as it was.
+    Use as a context manager: on a clean exit the report is built and the files are moved into
+    `out_dir`; on an exception the temporary directory is removed and `out_dir` is left as it
+    was. Each table of a `SessionResult` streams to `<name>.parquet`; the report's sections
+    (`SECTIONS`) read the tables back at the end.
     """
 
     def __init__(self, out_dir: Path) -> None:
         self.out_dir = Path(out_dir)
         self.tmp = self.out_dir.with_name(f".{self.out_dir.name}.partial-{os.getpid()}")
-        self._writer: Any = None
-        self._schema: Any = None
-        self.summaries: list[dict[str, Any]] = []
+        self._writers: dict[str, Any] = {}
+        self._schemas: dict[str, Any] = {}
         self.sessions: list[dict[str, Any]] = []
         self.failures: list[tuple[str, str]] = []
         self.curves: dict[str, list[dict[str, Any]]] = {}
@@ -102,91 +110,103 @@ class ReplayWriter:
         self.tmp.mkdir(parents=True)
         return self
 
-    def add(self, rep: SessionReplay, obj: dict[str, Any]) -> None:
-        """Record one replayed session (its call rows stream to the calls table)."""
+    def add(self, result: Any) -> None:
+        """Record one session's `readbench.replay.run.SessionResult`."""
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        self.sessions.append(obj)
-        for m in rep.summaries:
-            self.summaries.append({k: (json.dumps(_clean(v)) if isinstance(v, (dict, list)) else v) for k, v in m.items()})
-        if not rep.calls:
-            return
-        if self._writer is None:
-            self._schema = pa.schema([(k, pa.type_for_alias(t)) for k, t in CALL_COLUMNS.items()])
-            self._writer = pq.ParquetWriter(self.tmp / "calls.parquet", self._schema)
-        self._writer.write_table(pa.Table.from_pylist(rep.calls, schema=self._schema))
-        if len(self.curves) < 12:
-            self.curves[f"{Path(rep.session.source).name} [{rep.session.session_id[:8]}]"] = [
-                {k: r[k] for k in ("call", "mode", "billed_cost_usd", "sim_cost_usd", "expected_break_cost_usd")}
-                for r in rep.calls if r["cache_model"] == rep.summaries[0]["cache_model"]
-            ]
+        self.sessions.append(result.json)
+        for name, rows in result.tables.items():
+            if not rows:
+                continue
+            rows = [{k: (json.dumps(_clean(v)) if isinstance(v, (dict, list)) else v) for k, v in r.items()} for r in rows]
+            if name not in self._writers:
+                cols = TABLE_COLUMNS.get(name)
+                table = (pa.Table.from_pylist(rows, schema=pa.schema([(k, pa.type_for_alias(t)) for k, t in cols.items()]))
+                         if cols else pa.Table.from_pylist(rows))
+                self._schemas[name] = table.schema
+                self._writers[name] = pq.ParquetWriter(self.tmp / f"{name}.parquet", table.schema)
+            else:
+                table = pa.Table.from_pylist(rows, schema=self._schemas[name])
+            self._writers[name].write_table(table)
+        if result.curve is not None and len(self.curves) < 12:
+            self.curves[result.curve[0]] = result.curve[1]
 
     def fail(self, path: str, reason: str) -> None:
         """Record a file that could not be imported."""
         self.failures.append((path, reason))
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
-        if self._writer is not None:
-            self._writer.close()
+        for w in self._writers.values():
+            w.close()
         if exc_type is not None:
             shutil.rmtree(self.tmp, ignore_errors=True)
             return
-        import pandas as pd
+        from readbench.analysis._document import to_html, to_markdown
 
-        pd.DataFrame(self.summaries).to_parquet(self.tmp / "sessions.parquet", index=False)
-        figure = _figure(self.curves, self.tmp / "cost.png") if self.curves else None
-        (self.tmp / "report.md").write_text(_markdown(self.sessions, self.summaries, self.failures, figure), encoding="utf-8")
+        blocks = [Heading(1, "Recorded sessions replayed")]
+        for section in SECTIONS:
+            blocks += section(self)
+        (self.tmp / "report.md").write_text(to_markdown(blocks), encoding="utf-8")
+        (self.tmp / "report.html").write_text(to_html(blocks, self.tmp, "readbench replay"), encoding="utf-8")
         self.out_dir.mkdir(parents=True, exist_ok=True)
         for f in self.tmp.iterdir():
             os.replace(f, self.out_dir / f.name)
         self.tmp.rmdir()
+
+    def table(self, name: str, columns: list[str] | None = None) -> Any:
+        """A streamed table read back as a pandas DataFrame (empty when nothing was written)."""
+        import pandas as pd
+
+        path = self.tmp / f"{name}.parquet"
+        return pd.read_parquet(path, columns=columns) if path.exists() else pd.DataFrame(columns=columns or [])
 
 
 def _fmt(v: Any, spec: str = ".2f") -> str:
     return "–" if v is None or (isinstance(v, float) and math.isnan(v)) else format(v, spec)
 
 
-def _markdown(sessions: list[dict[str, Any]], summaries: list[dict[str, Any]], failures: list[tuple[str, str]],
-              figure: Path | None) -> str:
-    lines = ["# Recorded sessions: billed vs simulated", "",
-             "Each priced call's cache read, write, uncached input and cost as billed and as readbench's cache "
-             "simulator gives them: **raw** (recorded content, no calibration), **in-sample** (calibrated on the "
-             "session's own bill: token fit, unrecorded head, TTL tier, cold start, exogenous breaks) and "
-             "**out-of-sample** (calibrated on the first half of the calls, scored on the second; the expected cost "
-             "of exogenous breaks at the first half's rate included). Misses on either side carry a reason "
-             "(`calls.parquet`: `billed_reason`, `sim_reason`, `sim_why`).", ""]
-    lines += ["| session | format | calls | priced | billed $ | raw $ | in-sample $ | 2nd half billed $ | out-of-sample $ "
-              "| read ±5 % raw / in / out | unexplained misses | breaks |",
-              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for s in sessions:
-        name = f"`{Path(s['file']).name}`" + (f" ({s['session_id'][:8]})" if s.get("session_id") else "")
-        lines.append(
-            f"| {name} | {s['format']} | {s['calls']} | {s.get('priced_calls', 0)} | {_fmt(s.get('billed_cost_usd'))} "
-            f"| {_fmt(s.get('simulated_cost_usd_raw'))} | {_fmt(s.get('simulated_cost_usd'))} "
-            f"| {_fmt(s.get('billed_cost_usd_out_of_sample'))} | {_fmt(s.get('simulated_cost_usd_out_of_sample'))} "
-            f"| {_fmt(s.get('calls_read_within_5pct_raw'), '.0%')} / {_fmt(s.get('calls_read_within_5pct'), '.0%')} / "
-            f"{_fmt(s.get('calls_read_within_5pct_out_of_sample'), '.0%')} | {s.get('unexplained_misses', '–')} "
-            f"| {s.get('exogenous_breaks', '–')} |")
+def bill_section(w: ReplayWriter) -> list[Any]:
+    """Billed vs simulated per session, the billed misses by reason, calibration notes, files
+    not imported and the cumulative-cost figure."""
+    blocks: list[Any] = [
+        Heading(2, "Billed vs simulated"),
+        Paragraph("Each priced call's cache read, write, uncached input and cost as billed and as readbench's cache "
+                  "simulator gives them: raw (recorded content, no calibration), in-sample (calibrated on the session's "
+                  "own bill: token fit, unrecorded head, TTL tier, cold start, exogenous breaks) and out-of-sample "
+                  "(calibrated on the first half of the calls, scored on the second; the expected cost of exogenous "
+                  "breaks at the first half's rate included). Every miss, billed or simulated, has a reason in "
+                  "calls.parquet (billed_reason, sim_reason, sim_why)."),
+    ]
+    rows = []
+    for s in w.sessions:
+        name = Path(s["file"]).name + (f" ({s['session_id'][:8]})" if s.get("session_id") else "")
+        rows.append((name, s["format"], str(s["calls"]), str(s.get("priced_calls", 0)), _fmt(s.get("billed_cost_usd")),
+                     _fmt(s.get("simulated_cost_usd_raw")), _fmt(s.get("simulated_cost_usd")),
+                     _fmt(s.get("billed_cost_usd_out_of_sample")), _fmt(s.get("simulated_cost_usd_out_of_sample")),
+                     f"{_fmt(s.get('calls_read_within_5pct_raw'), '.0%')} / {_fmt(s.get('calls_read_within_5pct'), '.0%')} / "
+                     f"{_fmt(s.get('calls_read_within_5pct_out_of_sample'), '.0%')}",
+                     str(s.get("unexplained_misses", "–")), str(s.get("exogenous_breaks", "–"))))
+    blocks.append(Table(("session", "format", "calls", "priced", "billed $", "raw $", "in-sample $", "2nd half billed $",
+                         "out-of-sample $", "read ±5 % raw / in / out", "unexplained misses", "breaks"), tuple(rows)))
     reasons: dict[str, int] = {}
-    for m in summaries:
-        if m["mode"] == "raw":
-            for k, v in json.loads(m["billed_miss_reasons"]).items():
-                reasons[k] = reasons.get(k, 0) + v
+    for s in w.sessions:
+        for k, v in (s.get("billed_miss_reasons") or {}).items():
+            reasons[k] = reasons.get(k, 0) + v
     if reasons:
-        lines += ["", "## Billed misses by reason (raw replay)", "", "| reason | calls |", "|---|---|"]
-        lines += [f"| `{k}` | {v} |" for k, v in sorted(reasons.items(), key=lambda kv: -kv[1])]
-        lines += ["", "`unexplained`: the bill shows a miss the recorded content does not explain (e.g. a restart that "
-                  "re-rendered the system prompt); the in-sample and out-of-sample replays turn these into exogenous "
-                  "breaks at the billed read's position."]
-    lines += ["", "## Calibration and notes", ""]
-    for s in sessions:
-        lines.append(f"- `{Path(s['file']).name}`: " + "; ".join(s.get("notes") or ["–"]))
-    if failures:
-        lines += ["", "## Files not imported", ""] + [f"- `{p}`: {r}" for p, r in failures]
-    if figure is not None:
-        lines += ["", f"![cumulative cost per session: billed vs simulated]({figure.name})"]
-    return "\n".join(lines) + "\n"
+        blocks += [Heading(3, "Billed misses by reason (raw replay)"),
+                   Table(("reason", "calls"), tuple((k, str(v)) for k, v in sorted(reasons.items(), key=lambda kv: -kv[1]))),
+                   Paragraph("unexplained: the bill shows a miss the recorded content does not explain (e.g. a restart that "
+                             "re-rendered the system prompt); the calibrated replays turn these into exogenous breaks at the "
+                             "billed read's position.")]
+    blocks += [Heading(3, "Calibration and notes"),
+               Bullets(tuple(f"{Path(s['file']).name}: " + "; ".join(s.get("notes") or ["–"]) for s in w.sessions))]
+    if w.failures:
+        blocks += [Heading(3, "Files not imported"), Bullets(tuple(f"{p}: {r}" for p, r in w.failures))]
+    if w.curves:
+        _figure(w.curves, w.tmp / "cost.png")
+        blocks.append(Image("cost.png", "cumulative cost per session: billed vs simulated (raw, in-sample, out-of-sample)"))
+    return blocks
 
 
 def _figure(curves: dict[str, list[dict[str, Any]]], path: Path) -> Path:
@@ -215,3 +235,14 @@ def _figure(curves: dict[str, list[dict[str, Any]]], path: Path) -> Path:
             ax.legend(fontsize=7)
     fig.savefig(path, dpi=110)
     return path
+
+
+def _sections() -> list[Any]:
+    from readbench.replay.dcp_report import dcp_section
+
+    return [bill_section, dcp_section]
+
+
+#: The report's sections, in order: each takes the writer (its tables, sessions, failures) and
+#: returns document blocks (readbench.analysis._document). A new replay adds one function here.
+SECTIONS: list[Any] = _sections()

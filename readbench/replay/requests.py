@@ -24,9 +24,14 @@ the simulator's prefix chaining stays O(new blocks) per call.
 
 from __future__ import annotations
 
+import bisect
+import functools
 import hashlib
 import itertools
+import operator
 from dataclasses import dataclass, field
+
+from inspect_ai.model import ChatMessage
 
 from readbench.cache.adapter import CallRecord, RequestBuilder
 from readbench.cache.blocks import Block, Request
@@ -121,18 +126,24 @@ class RequestSet:
         session: the imported session.
         family: tokenizer family of the priced model (models.csv `tokenizer`).
         models: canonical priced model per call (same length as `session.calls`).
+        requests: the message list each call sends, in place of the recorded ones (e.g. a DCP
+            projection of each recorded request); default `session.request(i)`.
+        builder: a RequestBuilder to share with other RequestSets of the same session (its memo
+            renders each message object once, whatever set it appears in).
     """
 
-    def __init__(self, session: Session, family: str, models: list[str]) -> None:
+    def __init__(self, session: Session, family: str, models: list[str], *,
+                 requests: list[list[ChatMessage]] | None = None, builder: RequestBuilder | None = None) -> None:
         self.session = session
         self.family = family
         self.models = models
-        builder = RequestBuilder()
+        builder = builder if builder is not None else RequestBuilder()
         self.base: list[tuple[Block, ...]] = []
         self.times: list[tuple[float, float]] = []
         prev = float("-inf")
         for i, call in enumerate(session.calls):
-            record = CallRecord(session.request(i), list(call.tools or ()), 0, 0.0, 0.0, call.params)
+            msgs = requests[i] if requests is not None else session.request(i)
+            record = CallRecord(msgs, list(call.tools or ()), 0, 0.0, 0.0, call.params)
             self.base.append(builder.build(record, family).blocks)
             start = call.ts_start_seconds
             if start is None:
@@ -143,6 +154,8 @@ class RequestSet:
             prev = start
         self._memo: dict[tuple[int, int, int], Block] = {}
         self._fit_ids: dict[tuple[float, float, int], int] = {}
+        self._starts: dict[tuple, tuple[Calibration, tuple[Block, ...]]] = {}
+        self._last: tuple | None = None  # (key, recorded blocks, calibrated blocks, positions, call, calib)
 
     def call_kind(self, i: int) -> str:
         """`prompt` when call i sends a new user prompt (its last message is user text), else `tool`."""
@@ -157,40 +170,59 @@ class RequestSet:
         """readbench's token count of each recorded block of call i (no calibration)."""
         return tuple(b.tokens for b in self.base[i])
 
-    def _head(self, calib: Calibration, model: str, salt_at: list[tuple[int, int]]) -> list[Block]:
+    def _start_blocks(self, calib: Calibration, model: str, ctx: int, salt_at: tuple[tuple[int, int], ...]) -> tuple[Block, ...]:
+        """The head segments and the context's unrecorded start (memoised: the same objects on
+        every call that shares them, so the simulator finds the shared prefix by identity)."""
+        key = (id(calib), model, ctx, salt_at)
+        hit = self._starts.get(key)
+        if hit is not None and hit[0] is calib:
+            return hit[1]
         size = calib.head(model)
-        if size <= 0:
-            return []
-        cuts = [c for c in sorted(set(calib.head_cuts)) if 0 < c < size]
         out = []
-        for k, (lo, hi) in enumerate(itertools.pairwise([0, *cuts, size])):
-            salt = _salt(salt_at, lo)
-            h = hashlib.blake2b(f"head:{self.session.session_id}:{model}:{lo}:{hi}:{salt}".encode(), digest_size=16).digest()
-            out.append(Block("system", "system", hi - lo, h, True))
-        return out
+        if size > 0:
+            cuts = [c for c in sorted(set(calib.head_cuts)) if 0 < c < size]
+            for lo, hi in itertools.pairwise([0, *cuts, size]):
+                salt = _salt(salt_at, lo)
+                h = hashlib.blake2b(f"head:{self.session.session_id}:{model}:{lo}:{hi}:{salt}".encode(), digest_size=16).digest()
+                out.append(Block("system", "system", hi - lo, h, True))
+        extra = calib.context_extra.get((model, ctx), 0)
+        if extra > 0:
+            salt = _salt(salt_at, max(size, 0))
+            h = hashlib.blake2b(f"context:{self.session.session_id}:{ctx}:{salt}".encode(), digest_size=16).digest()
+            out.append(Block("text", "user", extra, h, False))
+        blocks = tuple(out)
+        self._starts[key] = (calib, blocks)
+        return blocks
 
     def request(self, i: int, calib: Calibration, output_tokens: int) -> Request:
         """Call i as the provider received it under `calib` (module docstring).
 
+        Consecutive calls share most blocks: the calibrated blocks of the previous call are
+        reused over the identical prefix of recorded blocks, so a call costs O(new blocks).
+
         Raises:
             IndexError: no call i.
         """
-        fit = calib.tokens.get(self.models[i], TokenFit())
-        key = (fit.a, fit.b, fit.n)
-        fid = self._fit_ids.setdefault(key, len(self._fit_ids))
-        salt_at = [(b.token_position, k + 1) for k, b in enumerate(calib.breaks) if b.call_index <= i]
         model = self.models[i]
-        blocks = self._head(calib, model, salt_at)
-        pos = calib.head(model)
-        ctx = self.session.calls[i].context
-        extra = calib.context_extra.get((model, ctx), 0)
-        if extra > 0:
-            salt = _salt(salt_at, pos)
-            h = hashlib.blake2b(f"context:{self.session.session_id}:{ctx}:{salt}".encode(), digest_size=16).digest()
-            blocks.append(Block("text", "user", extra, h, False))
-            pos += extra
+        fit = calib.tokens.get(model, TokenFit())
+        fid = self._fit_ids.setdefault((fit.a, fit.b, fit.n), len(self._fit_ids))
+        salt_at = tuple((b.token_position, k + 1) for k, b in enumerate(calib.breaks) if b.call_index <= i)
+        start_blocks = self._start_blocks(calib, model, self.session.calls[i].context, salt_at)
+        base = self.base[i]
+        key = (id(calib), fid, salt_at, start_blocks)
+        last = self._last
+        if last is not None and last[0] == key and last[5] is calib:
+            prev_base, prev_out, prev_pos = last[1], last[2], last[3]
+            k = _identical_prefix(base, prev_base)
+            blocks = list(prev_out[: len(start_blocks) + k])
+            positions = prev_pos[: k + 1]
+        else:
+            k = 0
+            blocks = list(start_blocks)
+            positions = [sum(b.tokens for b in start_blocks)]
         memo = self._memo
-        for b in self.base[i]:
+        pos = positions[-1]
+        for b in base[k:]:
             salt = _salt(salt_at, pos) if salt_at else 0
             mk = (id(b), fid, salt)
             out = memo.get(mk)
@@ -200,14 +232,34 @@ class RequestSet:
                 memo[mk] = out
             blocks.append(out)
             pos += out.tokens
+            positions.append(pos)
+        result = tuple(blocks)
+        self._last = (key, base, result, positions, i, calib)
         start, first = self.times[i]
-        return Request(tuple(blocks), start, first, output_tokens)
+        return Request(result, start, first, output_tokens)
 
 
-def _salt(salt_at: list[tuple[int, int]], position: int) -> int:
-    """The salt of a block starting at token `position`: the latest break at or before it."""
-    salt = 0
-    for p, s in salt_at:  # in break order: a later break overrides an earlier one
-        if p <= position:
-            salt = s
-    return salt
+def _identical_prefix(a: tuple, b: tuple) -> int:
+    """Length of the longest prefix of identical objects, at C speed."""
+    n = min(len(a), len(b))
+    return next(itertools.compress(itertools.count(), map(operator.is_not, a, b)), n)
+
+
+def _salt(salt_at: tuple[tuple[int, int], ...], position: int) -> int:
+    """The salt of a block starting at token `position`: the latest break (highest epoch) whose
+    position is at or before it; 0 when none is."""
+    positions, best = _salt_index(salt_at)
+    k = bisect.bisect_right(positions, position)
+    return best[k - 1] if k else 0
+
+
+@functools.lru_cache(maxsize=256)
+def _salt_index(salt_at: tuple[tuple[int, int], ...]) -> tuple[list[int], list[int]]:
+    """Break positions sorted, with the highest epoch among the breaks at or before each."""
+    ordered = sorted(salt_at)
+    positions = [p for p, _ in ordered]
+    best, top = [], 0
+    for _, epoch in ordered:
+        top = max(top, epoch)
+        best.append(top)
+    return positions, best

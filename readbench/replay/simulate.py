@@ -129,13 +129,20 @@ class SessionSimulator:
             sim.store.put(best[0], best[1], now_seconds=ts_seconds, expires_at_seconds=ts_seconds + ttl_seconds,
                           readable_from_seconds=float("-inf"))
 
-    def step(self, model: str, request: Request, *, compaction: bool = False) -> tuple[RequestUsage, Diagnosis]:
-        """Bill `request` for `model`; returns its usage and the diagnosis of its read.
+    def step(self, model: str, request: Request, *, compaction: bool = False,
+             diagnose: bool = True) -> tuple[RequestUsage, Diagnosis | None]:
+        """Bill `request` for `model`; returns its usage and the diagnosis of its read (None
+        when `diagnose` is False: the store is then not inspected, which is faster).
 
         Raises:
             ValueError: as `CacheSimulator.step`.
         """
         sim = self._sim(model)
+        if not diagnose:
+            usage = sim.step(request)
+            self.last_model = model
+            self._prev[model] = (sim.last_prepared, request.ts_start_seconds, len(sim.requests) - 1)
+            return usage, None
         now = request.ts_start_seconds
         prev = self._prev.get(model)
         switched = self.last_model is not None and self.last_model != model

@@ -27,6 +27,7 @@ __all__ = [
     "iter_session_files",
     "load_file",
     "load_messages",
+    "load_path",
     "load_sessions",
 ]
 
@@ -147,24 +148,30 @@ def load_sessions(paths: Iterable[str | Path]) -> Iterator[Session | ImportFailu
     """
     files = list(iter_session_files(paths))
     for path, explicit in files:
-        if not path.is_file():
-            yield ImportFailure(str(path), "not a regular file")
-            continue
-        try:
-            fmt = detect_format(path)
-        except ValueError as exc:
-            if explicit or _looks_like_json(path):
-                yield ImportFailure(str(path), str(exc).removeprefix(f"{path}: "))
-            continue
-        except OSError as exc:
-            yield ImportFailure(str(path), f"cannot read: {exc.strerror or exc}")
-            continue
-        try:
-            sessions = fmt.load(path)
-        except (ValueError, OSError) as exc:
+        yield from load_path(path, explicit)
+
+
+def load_path(path: Path, explicit: bool = True) -> Iterator[Session | ImportFailure]:
+    """The sessions of one file, or one ImportFailure; a file that is not JSON at all and was
+    found in a directory walk (not `explicit`) is skipped silently."""
+    if not path.is_file():
+        yield ImportFailure(str(path), "not a regular file")
+        return
+    try:
+        fmt = detect_format(path)
+    except ValueError as exc:
+        if explicit or _looks_like_json(path):
             yield ImportFailure(str(path), str(exc).removeprefix(f"{path}: "))
-            continue
-        yield from sessions
+        return
+    except OSError as exc:
+        yield ImportFailure(str(path), f"cannot read: {exc.strerror or exc}")
+        return
+    try:
+        sessions = fmt.load(path)
+    except (ValueError, OSError) as exc:
+        yield ImportFailure(str(path), str(exc).removeprefix(f"{path}: "))
+        return
+    yield from sessions
 
 
 def _looks_like_json(path: Path) -> bool:

@@ -51,13 +51,14 @@ def test_replay_walks_mixed_formats_and_prints_one_object_per_session(tmp_path):
     assert (legacy["priced_calls"], legacy["billed_cost_usd"]) == (0, None)
     assert "notes.json: not a recorded session of any known format" in res.stderr  # JSON, so reported; README skipped
     assert "README" not in res.stderr
-    assert sorted(p.name for p in out.iterdir()) == ["calls.parquet", "cost.png", "report.md", "sessions.parquet"]
+    assert sorted(p.name for p in out.iterdir()) == ["calls.parquet", "cost.png", "report.html", "report.md", "sessions.parquet"]
     import pandas as pd
 
     calls = pd.read_parquet(out / "calls.parquet")
     assert set(calls["mode"]) == {"raw", "in_sample", "out_of_sample"}
     assert len(calls[(calls.session_id == "s1") & (calls["mode"] == "raw")]) == 4
-    assert "| `s1.jsonl` (s1) | claude-code | 4 | 4 |" in (out / "report.md").read_text()
+    assert "| s1.jsonl (s1) | claude-code | 4 | 4 |" in (out / "report.md").read_text()
+    assert 'src="data:image/png;base64,' in (out / "report.html").read_text()
 
 
 def test_a_named_file_of_no_known_format_exits_2_naming_the_formats_tried(tmp_path):
