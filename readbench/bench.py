@@ -142,10 +142,10 @@ def bench_docker(samples: int = 8) -> dict[str, Any]:
 def run_bench(out_dir: Path = Path("results/bench")) -> dict[str, Any]:
     """Run both benchmarks, write ``bench.json`` and return the results."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    from readbench.replay.bench import bench_replay
+    from readbench.replay.bench import bench_replay, bench_replay_scale
 
     result = {"per_call": [bench_per_call(d) for d in ("pi-dcp", "dcp-gated")], "docker": bench_docker(),
-              "replay": bench_replay(out_dir)}
+              "replay": bench_replay(out_dir), "replay_scale": bench_replay_scale(out_dir)}
     (out_dir / "bench.json").write_text(json.dumps(result, indent=2))
     return result
 
@@ -171,5 +171,11 @@ def format_table(result: dict[str, Any]) -> str:
                     f"{rp['replay_seconds_per_1000_calls']:.2f} | |")
         rows.append(f"| import of a {rp['big_session_mb']:.0f} MB session | peak RSS MB | "
                     f"{rp['big_session_import_peak_rss_mb']:.0f} | bounded (linear in the file) |")
+    sc = result.get("replay_scale")
+    if sc:
+        rows.append(f"| replay --dcp all x 5 cache models ({sc['sessions']} x 450 calls, {sc['jobs']} jobs) | s per session | "
+                    f"{sc['seconds_per_session']:.1f} | |")
+        rows.append(f"| the same, extrapolated to 1,000 sessions | s | {sc['extrapolated_seconds_for_goal']:.0f} | "
+                    f"<= {sc['goal_seconds']:.0f} s |")
     return "\n".join(rows)
 

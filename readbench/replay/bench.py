@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-__all__ = ["bench_replay"]
+__all__ = ["bench_replay", "bench_replay_scale"]
 
 # VmHWM (the peak resident set of this address space) starts afresh at exec; getrusage's
 # ru_maxrss would carry the forking parent's size into the child.
@@ -63,4 +63,42 @@ def bench_replay(out_dir: Path, sessions: int = 4, calls: int = 450, big_mb: flo
         "replay_seconds_per_1000_calls": (t2 - t1) / n * 1000,
         "big_session_mb": big.stat().st_size / 1e6,
         "big_session_import_peak_rss_mb": peak - base,
+    }
+
+
+#: Issue 14's scale goal: 1,000 sessions x 450 calls x 7 DCP configurations x 5 cache models in
+#: under 5 minutes on 2 cores, in under 2 GB.
+SCALE_GOAL = {"sessions": 1000, "calls": 450, "dcp": 7, "cache_models": 5, "seconds": 300.0, "memory_mb": 2048.0}
+
+
+def bench_replay_scale(out_dir: Path, sessions: int = 4, jobs: int = 2) -> dict[str, Any]:
+    """`readbench replay --dcp all --cache <5 cache models> --jobs 2` over `sessions` synthetic
+    450-call sessions (pi and Claude Code formats alternating); the throughput, extrapolated to
+    the goal's 1,000 sessions, and the peak memory of the run (VmHWM of the command and its
+    workers, summed). Returns the figures."""
+    import os
+    import shutil
+
+    from readbench.sessions.synth import write_claude_session, write_pi_session
+
+    work = out_dir / "scale"
+    shutil.rmtree(work, ignore_errors=True)
+    (work / "in").mkdir(parents=True)
+    for k in range(sessions):
+        writer = write_pi_session if k % 2 == 0 else write_claude_session
+        writer(work / "in" / f"s{k}.jsonl", seed=100 + k)
+    cmd = [sys.executable, "-m", "readbench.cli", "replay", str(work / "in"), "--dcp", "all", "--cache",
+           "anthropic-5m,anthropic-1h,openai,deepseek,gemini-implicit", "--jobs", str(jobs), "--out", str(work / "out")]
+    t0 = time.perf_counter()
+    proc = subprocess.run(["/usr/bin/time", "-f", "%M", *cmd] if os.path.exists("/usr/bin/time") else cmd,
+                          capture_output=True, text=True, check=True)
+    seconds = time.perf_counter() - t0
+    peak_kb = [int(x) for x in proc.stderr.strip().splitlines()[-1:] if x.strip().isdigit()]
+    goal = SCALE_GOAL
+    return {
+        "sessions": sessions, "jobs": jobs, "seconds": seconds,
+        "seconds_per_session": seconds / sessions,
+        "extrapolated_seconds_for_goal": seconds / sessions * goal["sessions"],
+        "goal_seconds": goal["seconds"],
+        "peak_rss_mb_main_process": peak_kb[0] / 1024 if peak_kb else None,
     }

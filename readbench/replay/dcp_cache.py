@@ -33,12 +33,25 @@ from readbench.dcp import ContextUsage, DcpState, ProjectionCache, get_config, p
 from readbench.replay.bill import billed_cost, session_date
 from readbench.replay.calibrate import billed, calibrate, infer_tier
 from readbench.replay.dcp_replay import pi_estimate_tokens
-from readbench.replay.requests import Calibration, RequestSet
+from readbench.replay.requests import Calibration, RequestSet, call_records
 from readbench.replay.simulate import SessionSimulator
 from readbench.sessions import Session
 
-__all__ = ["DEFAULT_CONTEXT_WINDOW", "DcpReplay", "replay_dcp"]
+__all__ = ["DCP_CALL_COLUMNS", "DCP_COLUMNS", "DEFAULT_CONTEXT_WINDOW", "DcpReplay", "replay_dcp"]
 
+#: Columns of dcp.parquet: one row per session x configuration x cache model.
+DCP_COLUMNS: dict[str, str] = {
+    "file": "string", "session_id": "string", "format": "string", "config": "string", "cache_model": "string",
+    "priced_as_recorded": "bool", "calls": "int64", "sim_cost_usd": "float64", "cost_delta_usd": "float64",
+    "billed_cost_usd": "float64", "cost_delta_vs_billed_usd": "float64", "cache_read_ratio": "float64",
+    "input_tokens": "int64", "footer_tokens_saved": "int64", "pruned_items": "int64", "prefix_breaks": "int64",
+}
+#: Columns of dcp_calls.parquet: one row per session x configuration x call (prefix_break: the
+#: first rewritten message index, null when the call only appended).
+DCP_CALL_COLUMNS: dict[str, str] = {
+    "file": "string", "session_id": "string", "config": "string", "call": "int64", "prefix_break": "int64",
+    "pruned_items": "int64", "footer_tokens_saved": "int64",
+}
 #: Context window (tokens) for pi-dcp's pressure bands when the caller gives none.
 DEFAULT_CONTEXT_WINDOW = 200_000
 _TTL = {"5m": 300.0, "1h": 3600.0}
@@ -162,6 +175,7 @@ def replay_dcp(
     billed_cost = _billed_cost(session)
     calib: Calibration | None = None  # the bill's calibration, fitted once under the recorded provider's rules
     sets: dict[tuple[str, tuple[str, ...]], RequestSet] = {}
+    records = {c: call_records(session, None if c == "off" else projections[c][0]) for c in names}
     for cm in cache_models:
         if cm not in CACHE_MODELS:
             raise ValueError(f"unknown cache model {cm!r}; known: {', '.join(CACHE_MODELS)}")
@@ -172,8 +186,7 @@ def replay_dcp(
         def request_set(config: str) -> RequestSet:
             key = (f"{family}:{config}", tuple(models))
             if key not in sets:
-                reqs = None if config == "off" else projections[config][0]
-                sets[key] = RequestSet(session, family, models, requests=reqs, builder=builder)
+                sets[key] = RequestSet(session, family, models, builder=builder, records=records[config])
             return sets[key]
 
         if calib is None:

@@ -28,7 +28,7 @@ from typing import Any
 from readbench.analysis._document import Bullets, Heading, Image, Paragraph, Table
 from readbench.replay.bill import SessionReplay
 
-__all__ = ["CALL_COLUMNS", "SECTIONS", "TABLE_COLUMNS", "ReplayWriter", "bill_section", "session_json"]
+__all__ = ["CALL_COLUMNS", "SECTIONS", "SESSION_COLUMNS", "TABLE_COLUMNS", "ReplayWriter", "bill_section", "session_json"]
 
 #: Columns of calls.parquet (one row per call x cache model x mode; see readbench.replay.bill).
 CALL_COLUMNS: dict[str, str] = {
@@ -82,9 +82,29 @@ def session_json(rep: SessionReplay, read_calls: int, blind_reads: int) -> dict[
     return _clean(out)
 
 
-#: Column types of the tables the writer streams to `<name>.parquet` (tables not listed here get
-#: the types pyarrow infers from their first rows).
-TABLE_COLUMNS: dict[str, dict[str, str]] = {"calls": CALL_COLUMNS}
+#: Columns of sessions.parquet (one row per session x cache model x mode; dict and list values
+#: are stored as JSON text).
+SESSION_COLUMNS: dict[str, str] = {
+    "file": "string", "session_id": "string", "format": "string", "harness": "string", "cache_model": "string",
+    "mode": "string", "calls": "int64", "scored_calls": "int64", "priced_calls": "int64",
+    "billed_cost_usd": "float64", "simulated_cost_usd": "float64", "cost_error": "float64",
+    "simulated_cost_with_expected_breaks_usd": "float64", "cost_error_with_expected_breaks": "float64",
+    "billed_cache_read_ratio": "float64", "simulated_cache_read_ratio": "float64",
+    "calls_read_within_5pct": "float64", "billed_misses": "int64", "unexplained_misses": "int64",
+    "billed_miss_reasons": "string", "exogenous_breaks": "int64", "break_rates": "string", "head_tokens": "string",
+    "tier": "string", "token_fit": "string", "notes": "string",
+}
+
+
+def _table_columns() -> dict[str, dict[str, str]]:
+    from readbench.replay.dcp_cache import DCP_CALL_COLUMNS, DCP_COLUMNS
+
+    return {"calls": CALL_COLUMNS, "sessions": SESSION_COLUMNS, "dcp": DCP_COLUMNS, "dcp_calls": DCP_CALL_COLUMNS}
+
+
+#: Column types of the tables the writer streams to `<name>.parquet`. A table not listed here is
+#: kept in memory and written at the end with the types pandas infers from all its rows.
+TABLE_COLUMNS: dict[str, dict[str, str]] = _table_columns()
 
 
 class ReplayWriter:
@@ -101,6 +121,7 @@ class ReplayWriter:
         self.tmp = self.out_dir.with_name(f".{self.out_dir.name}.partial-{os.getpid()}")
         self._writers: dict[str, Any] = {}
         self._schemas: dict[str, Any] = {}
+        self._buffered: dict[str, list[dict[str, Any]]] = {}
         self.sessions: list[dict[str, Any]] = []
         self.failures: list[tuple[str, str]] = []
         self.curves: dict[str, list[dict[str, Any]]] = {}
@@ -120,15 +141,14 @@ class ReplayWriter:
             if not rows:
                 continue
             rows = [{k: (json.dumps(_clean(v)) if isinstance(v, (dict, list)) else v) for k, v in r.items()} for r in rows]
+            cols = TABLE_COLUMNS.get(name)
+            if cols is None:
+                self._buffered.setdefault(name, []).extend(rows)
+                continue
             if name not in self._writers:
-                cols = TABLE_COLUMNS.get(name)
-                table = (pa.Table.from_pylist(rows, schema=pa.schema([(k, pa.type_for_alias(t)) for k, t in cols.items()]))
-                         if cols else pa.Table.from_pylist(rows))
-                self._schemas[name] = table.schema
-                self._writers[name] = pq.ParquetWriter(self.tmp / f"{name}.parquet", table.schema)
-            else:
-                table = pa.Table.from_pylist(rows, schema=self._schemas[name])
-            self._writers[name].write_table(table)
+                self._schemas[name] = pa.schema([(k, pa.type_for_alias(t)) for k, t in cols.items()])
+                self._writers[name] = pq.ParquetWriter(self.tmp / f"{name}.parquet", self._schemas[name])
+            self._writers[name].write_table(pa.Table.from_pylist(rows, schema=self._schemas[name]))
         if result.curve is not None and len(self.curves) < 12:
             self.curves[result.curve[0]] = result.curve[1]
 
@@ -142,6 +162,10 @@ class ReplayWriter:
         if exc_type is not None:
             shutil.rmtree(self.tmp, ignore_errors=True)
             return
+        import pandas as pd
+
+        for name, rows in self._buffered.items():
+            pd.DataFrame(rows).to_parquet(self.tmp / f"{name}.parquet", index=False)
         from readbench.analysis._document import to_html, to_markdown
 
         blocks = [Heading(1, "Recorded sessions replayed")]

@@ -37,7 +37,7 @@ from readbench.cache.adapter import CallRecord, RequestBuilder
 from readbench.cache.blocks import Block, Request
 from readbench.sessions import Session
 
-__all__ = ["Break", "Calibration", "RequestSet", "TokenFit"]
+__all__ = ["Break", "Calibration", "RequestSet", "TokenFit", "call_records"]
 
 #: Seconds between calls of a transcript that records no times (e.g. Codex's Sept-2025 format).
 UNTIMED_STEP_SECONDS = 10.0
@@ -119,6 +119,13 @@ def _salted(h: bytes, salt: int) -> bytes:
     return h if salt == 0 else hashlib.blake2b(h + salt.to_bytes(4, "big"), digest_size=16).digest()
 
 
+def call_records(session: Session, requests: list[list[ChatMessage]] | None = None) -> list[CallRecord]:
+    """Each call of `session` as a CallRecord (messages: `requests[i]` or the recorded request;
+    tools and request settings as recorded; times and output are not used by RequestSet)."""
+    return [CallRecord(requests[i] if requests is not None else session.request(i), list(call.tools or ()),
+                       0, 0.0, 0.0, call.params) for i, call in enumerate(session.calls)]
+
+
 class RequestSet:
     """The calls of one session rendered once, calibrated on demand.
 
@@ -130,10 +137,13 @@ class RequestSet:
             projection of each recorded request); default `session.request(i)`.
         builder: a RequestBuilder to share with other RequestSets of the same session (its memo
             renders each message object once, whatever set it appears in).
+        records: the calls as CallRecords (`call_records`), to share between sets of other
+            tokenizer families: the builder then renders each call once for all families.
     """
 
     def __init__(self, session: Session, family: str, models: list[str], *,
-                 requests: list[list[ChatMessage]] | None = None, builder: RequestBuilder | None = None) -> None:
+                 requests: list[list[ChatMessage]] | None = None, builder: RequestBuilder | None = None,
+                 records: list[CallRecord] | None = None) -> None:
         self.session = session
         self.family = family
         self.models = models
@@ -141,10 +151,9 @@ class RequestSet:
         self.base: list[tuple[Block, ...]] = []
         self.times: list[tuple[float, float]] = []
         prev = float("-inf")
+        records = records if records is not None else call_records(session, requests)
         for i, call in enumerate(session.calls):
-            msgs = requests[i] if requests is not None else session.request(i)
-            record = CallRecord(msgs, list(call.tools or ()), 0, 0.0, 0.0, call.params)
-            self.base.append(builder.build(record, family).blocks)
+            self.base.append(builder.build(records[i], family).blocks)
             start = call.ts_start_seconds
             if start is None:
                 start = (prev + UNTIMED_STEP_SECONDS) if prev > float("-inf") else 0.0

@@ -1,64 +1,90 @@
 """Valid synthetic recorded sessions, for benchmarks and tests (issue 14).
 
-`write_pi_session` writes a pi session JSONL (the legacy format real pi sessions of late 2025
-use, sessions.md §1) shaped like the sessions seen in the field: ~450 calls in ~12 user prompts,
-tool results carrying most of the context with reads first and bash second (the public 756-session
-pi audit: 84 % of context tokens were tool results, 52 % of them reads, 25 % bash; sessions.md §6),
-blind reads of big files capped at pi's 2,000 lines with its continuation notice, paging, and
-re-reads. Its bill is made by a simple, stated rule, not by readbench's simulator: every call
-reads the previous call's whole prompt from cache when it starts less than `ttl_seconds` after it
-and no restart happened, writes the rest but `UNCACHED` tokens, and restarts (a full miss) happen
-on a fraction `p_restart` of user prompts; prompt tokens are ceil(chars / 4) per block plus a
-head. Everything is drawn from one `random.Random(seed)`: the same arguments give the same file.
+One script (`session_script`) is rendered in two formats: pi's session JSONL (the legacy format
+real pi sessions of late 2025 use, sessions.md §1: `write_pi_session`) and a Claude Code
+transcript (sessions.md §2: `write_claude_session`). The script is shaped like the sessions seen
+in the field: ~450 calls in ~12 user prompts; tool results carry most of the context, reads first
+and bash second (the public 756-session pi audit: 84 % of context tokens were tool results,
+52 % of them reads, 25 % bash; sessions.md §6); blind reads of big files capped at 2,000 lines
+with pi's continuation notice, paging, ranged reads and re-reads; a compaction whenever the
+prompt passes `compact_at` tokens (the summary plus the last `keep_calls` round trips remain).
+The bill follows a simple, stated rule, not readbench's simulator: a call reads the previous
+call's prompt from cache when it starts less than `ttl_seconds` after it, no restart happened and
+no compaction came between; it writes the rest but `UNCACHED` tokens; a restart (a full miss)
+happens on a fraction `p_restart` of user prompts. Prompt tokens are ceil(chars / 4) per message
+plus a head. Everything is drawn from one `random.Random(seed)`: the same arguments give the
+same file.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import math
 import random
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["write_pi_session"]
+__all__ = ["Step", "session_script", "write_claude_session", "write_pi_session"]
 
 UNCACHED = 3
-_T0_MS = 1763683200000  # 2025-11-21T00:00:00Z
+_T0 = 1763683200.0  # 2025-11-21T00:00:00Z
 
 
 def _tokens(text: str) -> int:
     return math.ceil(len(text) / 4)
 
 
-def _file_lines(name: str, n: int, rng: random.Random) -> list[str]:
+@dataclass
+class Step:
+    """One event of a session script.
+
+    `kind` is `prompt` (user text), `call` (one model call: its reply `text`, an optional tool call
+    `tool`/`args` and the tool's `result`, billed `usage` = (uncached, read, write, output)), or
+    `compaction` (`text` = the summary, `keep` = round trips kept). `at` is seconds after the start.
+    """
+
+    kind: str
+    at: float
+    text: str = ""
+    tool: str | None = None
+    args: dict[str, Any] | None = None
+    result: str = ""
+    usage: tuple[int, int, int, int] = (0, 0, 0, 0)
+    keep: int = 0
+
+
+def _file_lines(name: str, n: int) -> list[str]:
+    rng = random.Random(name)
     words = ("value", "compute", "offset", "result", "config", "render", "buffer", "parse", "token", "session")
     return [f"    {rng.choice(words)}_{k} = {rng.choice(words)}({name!r}, {k})  # line {k}" for k in range(1, n + 1)]
 
 
-def write_pi_session(
-    path: str | Path,
-    *,
-    seed: int = 0,
-    calls: int = 450,
-    prompts: int = 12,
-    files: int = 24,
-    ttl_seconds: float = 300.0,
-    p_restart: float = 0.3,
-    head_tokens: int = 2000,
-    model: str = "claude-sonnet-4-5",
-) -> Path:
-    """Write one synthetic pi session (module docstring) to `path`; returns the path.
+def _result(tool: str, args: dict[str, Any], sizes: dict[str, int], paging: dict[str, int], rng: random.Random) -> str:
+    if tool == "read":
+        path = args["path"]
+        total = sizes[path]
+        start = args.get("offset", 1)
+        limit = args.get("limit")
+        end = min(total, start - 1 + (limit or 2000))
+        text = "\n".join(_file_lines(path, total)[start - 1:end])
+        if limit is None and end < total:  # pi's line cap (pi-tools.md §1.3)
+            paging[path] = end + 1
+            return f"{text}\n\n[Showing lines {start}-{end} of {total}. Use offset={end + 1} to continue.]"
+        if limit is not None and end < total:
+            return f"{text}\n\n[{total - end} more lines in file. Use offset={end + 1} to continue.]"
+        return text
+    if tool == "bash":
+        return "\n".join(f"tests/test_x.py::test_{j} PASSED" for j in range(rng.randint(10, 380)))
+    return f"Successfully replaced 1 block(s) in {args['path']}."
 
-    Args:
-        path: where to write (overwritten).
-        seed: the random seed.
-        calls: model calls in all (>= prompts).
-        prompts: user prompts; each starts a tool loop of about calls / prompts calls.
-        files: source files the agent reads (100 to 6,000 lines each).
-        ttl_seconds: the cache lifetime of the billing rule.
-        p_restart: share of user prompts that start with a full cache miss.
-        head_tokens: unrecorded system prompt + tools, in billed tokens.
-        model: the model id written in the file.
+
+def session_script(
+    *, seed: int = 0, calls: int = 450, prompts: int = 12, files: int = 24, ttl_seconds: float = 300.0,
+    p_restart: float = 0.3, head_tokens: int = 2000, compact_at: int = 150_000, keep_calls: int = 6,
+) -> list[Step]:
+    """The events of one synthetic session (module docstring).
 
     Raises:
         ValueError: calls < prompts or prompts < 1.
@@ -67,92 +93,161 @@ def write_pi_session(
         raise ValueError(f"need 1 <= prompts <= calls, got prompts={prompts}, calls={calls}")
     rng = random.Random(seed)
     names = [f"src/mod_{k}.py" for k in range(files)]
-    sizes = {n: rng.choice([rng.randint(100, 900), rng.randint(1000, 2000), rng.randint(2000, 6000)]) for n in names}
-    lines: list[dict[str, Any]] = [{"type": "session", "id": f"synthetic-{seed}", "timestamp": "2025-11-21T00:00:00.000Z",
-                                    "cwd": "/repo", "provider": "anthropic", "modelId": model, "thinkingLevel": "off"}]
-    prompt_tokens = head_tokens
-    prev_start, prev_prompt = -1e9, 0
-    t = 0.0
-    paging: dict[str, int] = {}  # file -> next offset of a capped read
+    sizes = {n: rng.choice([rng.randint(50, 400), rng.randint(400, 1500), rng.randint(1500, 6000)]) for n in names}
+    steps: list[Step] = []
+    sent: list[int] = []  # tokens of each message now in the prompt (after the head)
+    prev_prompt, prev_start, t, call_no = 0, -1e9, 0.0, 0
+    compacted = False
+    paging: dict[str, int] = {}
     per_prompt = [calls // prompts + (1 if k < calls % prompts else 0) for k in range(prompts)]
-    call_no = 0
-
-    def add(message: dict[str, Any], ms: float) -> int:
-        lines.append({"type": "message", "timestamp": _iso(_T0_MS + int(ms * 1000)), "message": message})
-        return sum(_tokens(b["text"]) for b in message.get("content", []) if b.get("type") == "text")
-
     for p in range(prompts):
         t += rng.uniform(30, 400) if p else 0.0
         restart = p > 0 and rng.random() < p_restart
-        prompt_tokens += add({"role": "user", "content": [{"type": "text", "text": f"Task {p}: look into {rng.choice(names)}."}],
-                              "timestamp": _T0_MS}, t)
+        text = f"Task {p}: look into {rng.choice(names)}."
+        steps.append(Step("prompt", t, text))
+        sent.append(_tokens(text))
         for k in range(per_prompt[p]):
+            prompt = head_tokens + sum(sent)
+            if prompt > compact_at:
+                keep = keep_calls
+                summary = f"Summary of the work so far ({len(sent)} messages): " + "done; " * 200
+                kept = sent[-2 * keep:]
+                steps.append(Step("compaction", t, summary, keep=keep))
+                sent = [_tokens(summary)] + kept
+                compacted = True
+                prompt = head_tokens + sum(sent)
             name = rng.choice(names)
-            last = k == per_prompt[p] - 1
-            roll = rng.random()
-            if last:
-                call = None
-            elif roll < 0.55:
-                start = paging.pop(name, None) if name in paging and rng.random() < 0.6 else None
-                blind = start is None and rng.random() < 0.5
-                offset = start or (None if blind else rng.randint(1, max(1, sizes[name] - 200)))
-                limit = None if blind or start else rng.choice([80, 150, 300])
-                call = ("read", {"path": name, **({"offset": offset} if offset else {}), **({"limit": limit} if limit else {})})
-            elif roll < 0.8:
-                call = ("bash", {"command": f"python -m pytest tests/test_{rng.randint(0, 9)}.py -x"})
-            else:
-                call = ("edit", {"path": name, "edits": [{"oldText": "value_1 =", "newText": "value_1 :="}]})
-            out_tokens = rng.randint(40, 400)
-            text = "Let me check." if call else "Done: the change is in place."
-            content: list[dict[str, Any]] = [{"type": "text", "text": text}]
-            if call:
-                content.append({"type": "toolCall", "id": f"call_{call_no}", "name": call[0], "arguments": call[1]})
-            start = t
-            hit = call_no > 0 and start - prev_start < ttl_seconds and not (restart and k == 0)
-            read = prev_prompt - UNCACHED if hit else 0  # the previous prompt, cached up to its last block
-            write = prompt_tokens - read - UNCACHED
-            lines.append({"type": "message", "timestamp": _iso(_T0_MS + int((t + 2.0) * 1000)), "message": {
-                "role": "assistant", "content": content, "api": "anthropic-messages", "provider": "anthropic",
-                "model": model, "usage": {"input": UNCACHED, "output": out_tokens, "cacheRead": read, "cacheWrite": write,
-                                          "totalTokens": prompt_tokens + out_tokens},
-                "stopReason": "toolUse" if call else "stop", "timestamp": _T0_MS + int(start * 1000)}})
-            prev_prompt, prev_start = prompt_tokens, start
-            prompt_tokens += _tokens(text) + out_tokens // 4
-            if call:
-                result = _result(call, sizes, paging, rng)
-                prompt_tokens += add({"role": "toolResult", "toolCallId": f"call_{call_no}", "toolName": call[0],
-                                      "content": [{"type": "text", "text": result}], "isError": False,
-                                      "timestamp": _T0_MS}, t + 2.5)
+            tool, args = None, None
+            if k < per_prompt[p] - 1:
+                roll = rng.random()
+                if roll < 0.3:
+                    start = paging.pop(name, None) if name in paging and rng.random() < 0.6 else None
+                    blind = start is None and rng.random() < 0.15
+                    offset = start or (None if blind else rng.randint(1, max(1, sizes[name] - 200)))
+                    limit = None if blind or start else rng.choice([40, 80, 150])
+                    tool, args = "read", {"path": name, **({"offset": offset} if offset else {}),
+                                          **({"limit": limit} if limit else {})}
+                elif roll < 0.75:
+                    tool, args = "bash", {"command": f"python -m pytest tests/test_{rng.randint(0, 9)}.py -x"}
+                else:
+                    tool, args = "edit", {"path": name, "edits": [{"oldText": "value_1 =", "newText": "value_1 :="}]}
+            out = rng.randint(40, 400)
+            hit = call_no > 0 and t - prev_start < ttl_seconds and not (restart and k == 0) and not compacted
+            read = prev_prompt - UNCACHED if hit else 0
+            words = " ".join(rng.choice(("the", "test", "value", "fails", "because", "offset", "is", "wrong", "so", "I"))
+                             for _ in range(rng.randint(60, 500)))
+            reply = f"Let me check: {words}." if tool else f"Done: {words}."
+            result = _result(tool, args, sizes, paging, rng) if tool else ""
+            steps.append(Step("call", t, reply, tool, args, result, (UNCACHED, read, prompt - read - UNCACHED, out)))
+            prev_prompt, prev_start, compacted = prompt, t, False
+            sent.append(_tokens(reply) + out // 4)
+            if tool:
+                sent.append(_tokens(result))
             call_no += 1
             t += rng.uniform(3, 12)
-    out = Path(path)
-    out.write_text("".join(json.dumps(x, separators=(",", ":")) + "\n" for x in lines), encoding="utf-8")
-    return out
+    return steps
 
 
-def _result(call: tuple[str, dict[str, Any]], sizes: dict[str, int], paging: dict[str, int], rng: random.Random) -> str:
-    name, args = call
-    if name == "read":
-        path = args["path"]
-        total = sizes[path]
-        body = _file_lines(path, total, random.Random(path))
-        start = args.get("offset", 1)
-        limit = args.get("limit")
-        end = min(total, start - 1 + (limit or 2000))
-        text = "\n".join(body[start - 1:end])
-        if limit is None and end < total:  # pi's line cap (pi-tools.md §1.3)
-            paging[path] = end + 1
-            return f"{text}\n\n[Showing lines {start}-{end} of {total}. Use offset={end + 1} to continue.]"
-        if limit is not None and end < total:
-            return f"{text}\n\n[{total - end} more lines in file. Use offset={end + 1} to continue.]"
-        return text
-    if name == "bash":
-        n = rng.randint(5, 120)
-        return "\n".join(f"tests/test_x.py::test_{j} PASSED" for j in range(n))
-    return f"Successfully replaced 1 block(s) in {args['path']}."
+def _total_lines(result: str, last: int) -> int:
+    """The file's line count from pi's notice in `result`, else `last` (the read reached the end)."""
+    import re
+
+    if m := re.search(r"\[Showing lines \d+-\d+ of (\d+)", result):
+        return int(m.group(1))
+    if m := re.search(r"\[(\d+) more lines in file\. Use offset=(\d+)", result):
+        return int(m.group(2)) - 1 + int(m.group(1))
+    return last
 
 
-def _iso(ms: int) -> str:
-    import datetime as dt
+def _iso(seconds: float) -> str:
+    return dt.datetime.fromtimestamp(seconds, dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
-    return dt.datetime.fromtimestamp(ms / 1000, dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+def write_pi_session(path: str | Path, *, model: str = "claude-sonnet-4-5", **script: Any) -> Path:
+    """Write `session_script(**script)` as a pi legacy session JSONL at `path`; returns the path."""
+    steps = session_script(**script)
+    lines: list[dict[str, Any]] = [{"type": "session", "id": f"synthetic-{script.get('seed', 0)}", "timestamp": _iso(_T0),
+                                    "cwd": "/repo", "provider": "anthropic", "modelId": model, "thinkingLevel": "off"}]
+    message_lines: list[int] = []  # line index of each message entry, in order
+    for n, st in enumerate(steps):
+        if st.kind == "prompt":
+            message_lines.append(len(lines))
+            lines.append({"type": "message", "timestamp": _iso(_T0 + st.at), "message": {
+                "role": "user", "content": [{"type": "text", "text": st.text}], "timestamp": int((_T0 + st.at) * 1000)}})
+        elif st.kind == "compaction":
+            first = message_lines[-2 * st.keep] if len(message_lines) >= 2 * st.keep else message_lines[0]
+            lines.append({"type": "compaction", "timestamp": _iso(_T0 + st.at), "summary": st.text,
+                          "firstKeptEntryIndex": first, "tokensBefore": 0})
+        else:
+            inp, read, write, out = st.usage
+            content: list[dict[str, Any]] = [{"type": "text", "text": st.text}]
+            if st.tool:
+                content.append({"type": "toolCall", "id": f"call_{n}", "name": st.tool, "arguments": st.args})
+            message_lines.append(len(lines))
+            lines.append({"type": "message", "timestamp": _iso(_T0 + st.at + 2.0), "message": {
+                "role": "assistant", "content": content, "api": "anthropic-messages", "provider": "anthropic",
+                "model": model, "usage": {"input": inp, "output": out, "cacheRead": read, "cacheWrite": write,
+                                          "totalTokens": inp + read + write + out},
+                "stopReason": "toolUse" if st.tool else "stop", "timestamp": int((_T0 + st.at) * 1000)}})
+            if st.tool:
+                message_lines.append(len(lines))
+                lines.append({"type": "message", "timestamp": _iso(_T0 + st.at + 2.5), "message": {
+                    "role": "toolResult", "toolCallId": f"call_{n}", "toolName": st.tool,
+                    "content": [{"type": "text", "text": st.result}], "isError": False, "timestamp": 0}})
+    out_path = Path(path)
+    out_path.write_text("".join(json.dumps(x, separators=(",", ":")) + "\n" for x in lines), encoding="utf-8")
+    return out_path
+
+
+def write_claude_session(path: str | Path, *, model: str = "claude-opus-4-6", **script: Any) -> Path:
+    """Write `session_script(**script)` as a Claude Code transcript at `path` (tools named as
+    Claude Code names them: Read, Bash, Edit; usage on every block line, writes in the 5m tier);
+    returns the path."""
+    steps = session_script(**script)
+    sid = f"synthetic-{script.get('seed', 0)}"
+    base = {"isSidechain": False, "userType": "external", "cwd": "/repo", "sessionId": sid, "version": "2.1.39"}
+    lines: list[dict[str, Any]] = []
+    parent: str | None = None
+    names = {"read": "Read", "bash": "Bash", "edit": "Edit"}
+
+    def add(obj: dict[str, Any]) -> None:
+        nonlocal parent
+        uid = f"u{len(lines)}"
+        lines.append({**base, "parentUuid": parent, "uuid": uid, **obj})
+        parent = uid
+
+    for n, st in enumerate(steps):
+        if st.kind == "prompt":
+            add({"type": "user", "timestamp": _iso(_T0 + st.at), "message": {"role": "user", "content": st.text}})
+        elif st.kind == "compaction":
+            parent = None
+            add({"type": "system", "subtype": "compact_boundary", "timestamp": _iso(_T0 + st.at),
+                 "content": "Conversation compacted", "compactMetadata": {"trigger": "auto", "preTokens": 0}})
+            add({"type": "user", "isCompactSummary": True, "timestamp": _iso(_T0 + st.at),
+                 "message": {"role": "user", "content": st.text}})
+        else:
+            inp, read, write, out = st.usage
+            usage = {"input_tokens": inp, "cache_creation_input_tokens": write, "cache_read_input_tokens": read,
+                     "cache_creation": {"ephemeral_5m_input_tokens": write, "ephemeral_1h_input_tokens": 0},
+                     "output_tokens": out}
+            msg = {"model": model, "id": f"msg_{n}", "type": "message", "role": "assistant", "usage": usage}
+            add({"type": "assistant", "timestamp": _iso(_T0 + st.at + 1.0),
+                 "message": {**msg, "content": [{"type": "text", "text": st.text}], "stop_reason": None}})
+            if st.tool:
+                args = dict(st.args or {})
+                if st.tool == "read":
+                    args = {"file_path": args.pop("path"), **args}
+                add({"type": "assistant", "timestamp": _iso(_T0 + st.at + 2.0), "message": {
+                    **msg, "content": [{"type": "tool_use", "id": f"toolu_{n}", "name": names[st.tool], "input": args}],
+                    "stop_reason": "tool_use"}})
+                meta: dict[str, Any] = {"stdout": st.result} if st.tool == "bash" else {"type": "text"}
+                if st.tool == "read":
+                    first = args.get("offset", 1)
+                    shown = st.result.split("\n\n[")[0].count("\n") + 1
+                    meta["file"] = {"filePath": args["file_path"], "numLines": shown, "startLine": first,
+                                    "totalLines": _total_lines(st.result, first + shown - 1)}
+                add({"type": "user", "timestamp": _iso(_T0 + st.at + 2.5), "toolUseResult": meta, "message": {
+                    "role": "user", "content": [{"tool_use_id": f"toolu_{n}", "type": "tool_result", "content": st.result}]}})
+    out_path = Path(path)
+    out_path.write_text("".join(json.dumps(x, separators=(",", ":")) + "\n" for x in lines), encoding="utf-8")
+    return out_path
