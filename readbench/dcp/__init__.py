@@ -8,10 +8,13 @@ diegopetrucci's cache-aware sister extension (Part B) or SWE-agent observation m
 `project` is incremental on a growing history (the agent loop's case): per-history state lives
 in a `ProjectionCache` (pass one per sample as `cache=`, or rely on the bounded module default);
 its results equal `readbench.dcp._project.project_reference`, the from-scratch computation.
+`gate_candidates` runs the sister pipeline the same way and returns what its gate weighed
+(the sister's gate benchmark, dcp.md §7.5; `readbench.replay.gate_sweep`).
 """
 
 from readbench.dcp._cache import ProjectionCache
-from readbench.dcp._project import prefix_break_index, project
+from readbench.dcp._project import GateStep, gate_candidates, prefix_break_index, project
+from readbench.dcp._sister import GateCandidate
 from readbench.dcp._types import ContextUsage, DcpState, DecisionRecord, GateInfo, Projection, ProjectionStats
 from readbench.dcp.configs import CONFIG_NAMES, DcpConfig, get_config, list_configs
 
@@ -21,10 +24,13 @@ __all__ = [
     "DcpConfig",
     "DcpState",
     "DecisionRecord",
+    "GateCandidate",
     "GateInfo",
+    "GateStep",
     "Projection",
     "ProjectionCache",
     "ProjectionStats",
+    "gate_candidates",
     "get_config",
     "list_configs",
     "prefix_break_index",

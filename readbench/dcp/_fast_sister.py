@@ -32,7 +32,7 @@ from readbench.dcp._gate import accepts, cost_model
 from readbench.dcp._js import glob_to_regex, js_len, js_stringify
 from readbench.dcp._params import SisterParams
 from readbench.dcp._seq import SeqBase, copy_with_text
-from readbench.dcp._sister import STRATEGY_IDS
+from readbench.dcp._sister import STRATEGY_IDS, GateCandidate
 from readbench.dcp._sister_common import (
     Proposal,
     _arg_strings,
@@ -86,9 +86,9 @@ class SisterFastOutcome:
     """What one fast sister call did (fields as `_sister.SisterOutcome`, plus the output)."""
 
     def __init__(self, state: DcpState, pruned: dict[str, int], newly: dict[str, int], saved: int, gate: GateInfo,
-                 messages: list[ChatMessage], changed: tuple[int, ...]) -> None:
+                 messages: list[ChatMessage], changed: tuple[int, ...], candidates: tuple[GateCandidate, ...] = ()) -> None:
         self.state, self.pruned, self.newly_pruned, self.footer_tokens_saved, self.gate = state, pruned, newly, saved, gate
-        self.messages, self.changed = messages, changed
+        self.messages, self.changed, self.candidates = messages, changed, candidates
 
 
 class SisterSeq(SeqBase):
@@ -400,6 +400,10 @@ class SisterSeq(SeqBase):
             out[index[pos]] = results[pos]
             changed.append(index[pos])
         new_state = DcpState(tuple(new_decisions)) if len(new_decisions) != len(state.decisions) else state
-        return SisterFastOutcome(new_state, pruned, newly, saved, gate, out, tuple(changed))
+        measured = tuple(
+            GateCandidate(prop.strategy_id, prop.kind, prop.tool_call_id, index[pos], self.tok_prefix[n] - self.tok_prefix[pos], tokens)
+            for _, prop, pos, tokens in sorted(candidates, key=lambda c: c[0])
+        )
+        return SisterFastOutcome(new_state, pruned, newly, saved, gate, out, tuple(changed), measured)
 
 

@@ -16,13 +16,13 @@ from readbench.dcp._params import ObsMaskParams, PiDcpParams, SisterParams
 from readbench.dcp._pidcp import _ENABLED, run_pi_dcp
 from readbench.dcp._pidcp_run import STRATEGY_NAMES
 from readbench.dcp._pressure import MINIMUM_BAND, band_at_least, compute_band, effective_band, footer_text
-from readbench.dcp._sister import run_sister
+from readbench.dcp._sister import GateCandidate, run_sister
 from readbench.dcp._types import ContextUsage, DcpState, GateInfo, Projection, ProjectionStats
 from readbench.dcp._view import PiView, text_chars
 from readbench.dcp.configs import DcpConfig, get_config
 from readbench.dcp.strategies import obs_mask
 
-__all__ = ["project", "project_reference", "prefix_break_index"]
+__all__ = ["GateStep", "gate_candidates", "project", "project_reference", "prefix_break_index"]
 
 
 def project(
@@ -111,6 +111,49 @@ def project(
             cfg, out_o, changed_o, pruned={obs_mask.STRATEGY_ID: masked}, saved=saved, ratio=ratio, state=state,
         )
     return project_reference(messages, cfg, state=state, usage=usage)
+
+
+@dataclasses.dataclass(frozen=True)
+class GateStep:
+    """One call of the sister pipeline seen from its gate (`gate_candidates`)."""
+
+    candidates: tuple[GateCandidate, ...]
+    """Fresh automatic candidates that reached the gate, each measured on its own."""
+    state: DcpState
+    """Sticky state after the call (with `gate_mode="off"`: the old decisions plus every candidate)."""
+    gate: GateInfo
+    """The gate's numbers for the batch (`agent_state` is the runtime, turn-start label)."""
+
+
+def gate_candidates(
+    messages: list[ChatMessage],
+    config: DcpConfig | str | dict[str, Any],
+    *,
+    state: DcpState | None = None,
+    cwd: str | None = None,
+    cache: ProjectionCache | None = None,
+) -> GateStep:
+    """The candidates the sister's gate weighs before this call (shared/specs/dcp.md §7.1, §7.4),
+    for the sister's gate benchmark (§7.5): run it with `gate_mode="off"`, threading `state`,
+    and each candidate is reported once, at the first call where it is proposable.
+
+    Same arguments and the same computation as `project` (incremental through `cache`); only
+    the result differs. Raises ValueError for a bad `config` or one outside the sister family.
+    """
+    cfg = _resolve(config, cwd)
+    params = cfg.params
+    if not isinstance(params, SisterParams):
+        raise ValueError(f"gate candidates need a sister-family DCP configuration, got {cfg.name!r} ({cfg.family})")
+    state = state if state is not None else DcpState()
+    cache = cache if cache is not None else DEFAULT_CACHE
+    out = None
+    if messages:
+        seq = cache.sequence("sister", params, messages, lambda: SisterSeq(params))
+        if seq.ok:
+            out = seq.run(state)
+    if out is None:
+        out = run_sister(PiView(messages), params, state)
+    return GateStep(out.candidates, out.state, out.gate)
 
 
 def _resolve(config: DcpConfig | str | dict[str, Any], cwd: str | None) -> DcpConfig:

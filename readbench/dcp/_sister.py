@@ -29,9 +29,29 @@ from readbench.dcp._view import PiView, blocks, calls_of, is_error, text_chars
 from readbench.dcp.strategies import sister_dedupe, sister_error_purge, sister_file_ops
 from readbench.dcp.strategies.sister_error_purge import pruned_arguments
 
-__all__ = ["SisterOutcome", "run_sister", "STRATEGY_IDS", "agent_state"]
+__all__ = ["GateCandidate", "SisterOutcome", "run_sister", "STRATEGY_IDS", "agent_state"]
 
 STRATEGY_IDS = (sister_dedupe.STRATEGY_ID, sister_error_purge.STRATEGY_ID, sister_file_ops.STRATEGY_ID)
+
+
+@dataclass(frozen=True)
+class GateCandidate:
+    """One fresh automatic candidate that reached the gate, measured on its own (the sister's
+    benchmark, dcp.md §7.5: "per candidate (individually, not batched): tail from its own position").
+
+    Tokens are the extension's estimates (`ceil(chars/4)`, 1200 per image; §7.1).
+    """
+
+    strategy_id: str
+    kind: str
+    """`tool_result_content` or `tool_call_input`."""
+    tool_call_id: str
+    index: int
+    """Input-list index of the message it changes (the result, or the errored call's assistant message)."""
+    tail_tokens: int
+    """Estimated tokens of the messages `index..end`, before this call's replacements."""
+    removed_tokens: int
+    """Estimated tokens the replacement saves."""
 
 
 @dataclass(frozen=True)
@@ -43,6 +63,8 @@ class SisterOutcome:
     newly_pruned: dict[str, int]
     footer_tokens_saved: int
     gate: GateInfo
+    candidates: tuple[GateCandidate, ...] = ()
+    """The batch the gate saw, in decision order (also when it rejected it or was off)."""
 
 
 def agent_state(view: PiView) -> str:
@@ -173,4 +195,11 @@ def run_sister(view: PiView, params: SisterParams, state: DcpState) -> SisterOut
         if isinstance(d, Proposal):
             newly[d.strategy_id] += 1
             new_decisions.append(DecisionRecord(d.key, d.strategy_id, d.kind, d.tool_call_id, d.reason, d.placeholder))
-    return SisterOutcome(DcpState(tuple(new_decisions)), pruned, newly, saved, gate)
+    measured: tuple[GateCandidate, ...] = ()
+    if candidates:
+        suffix = [0] * (len(view) + 1)
+        for pos in range(len(view) - 1, -1, -1):
+            suffix[pos] = suffix[pos + 1] + estimate_message_tokens(view, pos)
+        measured = tuple(GateCandidate(p.strategy_id, p.kind, p.tool_call_id, view.index[pos], suffix[pos], tokens)
+                         for p, pos, tokens in candidates)
+    return SisterOutcome(DcpState(tuple(new_decisions)), pruned, newly, saved, gate, measured)

@@ -17,6 +17,7 @@ from readbench.bench import synthetic_session
 from readbench.dcp import ContextUsage, DcpState, project
 from readbench.dcp._cache import ProjectionCache
 from readbench.dcp._project import project_reference
+from readbench.dcp._sister_common import estimate_message_tokens
 from readbench.sessions import load_messages
 
 FIXTURE = Path(__file__).parents[1] / "sessions" / "data" / "pi_session_v3.jsonl"
@@ -128,3 +129,35 @@ def test_unchanged_replacements_are_reused_between_calls():
     b = project(history[:72], "pi-dcp-stable", cache=cache)
     assert a.stats.changed_indices[0] == 3
     assert b.messages[3] is a.messages[3] and b.messages[3] is not history[3]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 3])
+@pytest.mark.parametrize("config", ["dcp-gated", CUSTOM[2], CUSTOM[3]], ids=lambda c: c if isinstance(c, str) else c["name"])
+def test_gate_candidates_match_reference_at_every_call(seed, config):
+    from readbench.dcp import gate_candidates, get_config
+    from readbench.dcp._sister import run_sister
+    from readbench.dcp._view import PiView
+
+    history = random_history(seed, 80, ill_formed=0.05 if seed == 3 else 0.0)
+    params = get_config(config).params
+    cache = ProjectionCache()
+    state = DcpState()
+    seen = 0
+    for k in range(1, len(history) + 1):
+        fast = gate_candidates(history[:k], config, state=state, cache=cache)
+        view = PiView(history[:k])
+        ref = run_sister(view, params, state)
+        assert fast.candidates == ref.candidates and fast.state == ref.state, f"{config} differs at prefix {k}"
+        assert fast.gate.candidates == len(fast.candidates)
+        for c in fast.candidates:  # each measured on its own: tail from its own message to the end
+            first = view.index.index(c.index)
+            assert c.tail_tokens == sum(estimate_message_tokens(view, p) for p in range(first, len(view)))
+        state, seen = fast.state, seen + len(fast.candidates)
+    assert seen > 0
+
+
+def test_gate_candidates_need_a_sister_configuration():
+    from readbench.dcp import gate_candidates
+
+    with pytest.raises(ValueError, match="sister-family.*'pi-dcp'"):
+        gate_candidates(synthetic_session(n_calls=3), "pi-dcp")
