@@ -59,8 +59,12 @@ def _dcp_option(value: str | None) -> tuple[str, ...]:
 @click.option("--save-calibration", is_flag=True,
               help="Append the token fit pooled over these sessions (per model) to the calibration file "
                    "($READBENCH_CALIBRATION or readbench/cache/calibration.csv); the simulator then uses it everywhere.")
+@click.option("--gate-sweep", is_flag=True,
+              help="Also run the cache-aware gate's benchmark (shared/specs/dcp.md §7.5): every candidate of the "
+                   "sister DCP extension, the realized benefit of each break-even threshold T, and the best T per "
+                   "cached-price ratio r (gate_candidates.parquet, gate_sweep.parquet, gate_sweep.png, a report section).")
 def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_window: int, jobs: int,
-               out_dir: str | None, as_json: bool, save_calibration: bool) -> None:
+               out_dir: str | None, as_json: bool, save_calibration: bool, gate_sweep: bool) -> None:
     """Import recorded sessions (files or directories, any mix of pi, Claude Code, Codex and inspect
     logs: the format is read from each file's content) and check the cache simulator against what
     the provider billed, call by call: raw, calibrated in-sample, and out-of-sample (fitted on the
@@ -74,7 +78,8 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
 
     caches = _cache_option(cache)
     options = ReplayOptions(cache=caches if caches == "auto" else tuple(caches), dcp=_dcp_option(dcp),
-                            dcp_cache=() if caches == "auto" else tuple(caches), context_window=context_window)
+                            dcp_cache=() if caches == "auto" else tuple(caches), context_window=context_window,
+                            gate_sweep=gate_sweep)
     out = Path(out_dir) if out_dir else Path("results") / f"replay-{dt.datetime.now(dt.timezone.utc):%Y%m%d-%H%M%S}"
     imported = failed_named = 0
     levels: list[tuple[str, str, list]] = []

@@ -1,4 +1,5 @@
-"""`readbench replay --gate-sweep`: the sister extension's gate benchmark on recorded sessions.
+"""`readbench replay --gate-sweep`: the sister extension's gate benchmark on recorded sessions
+(the report section is `readbench.replay.gate_report`).
 
 The method of diegopetrucci's `scripts/benchmark.mjs` (shared/specs/dcp.md §7.5), which chose
 the shipped break-even threshold T = 22 of the cache-aware gate (§7.4):
@@ -34,7 +35,6 @@ basis `context`: the saving ends at the compaction). Both are swept.
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -46,7 +46,7 @@ from readbench.sessions import Session
 
 __all__ = [
     "BASES", "CANDIDATE_COLUMNS", "R_VALUES", "STATES", "SWEEP_COLUMNS", "T_CAP", "T_START",
-    "session_candidates", "sweep", "best_thresholds", "write_outputs",
+    "session_candidates", "sweep", "best_thresholds",
 ]
 
 R_VALUES: tuple[float, ...] = (0.1, 0.25, 0.5, 0.9)
@@ -221,84 +221,3 @@ def best_thresholds(curves: pd.DataFrame) -> pd.DataFrame:
     """The best-T rows of `sweep`'s result: one per (basis, r, state)."""
     return curves[curves["best"]].reset_index(drop=True)
 
-
-def _summary(df: pd.DataFrame) -> list[str]:
-    lines = ["| strategy | candidates | removed tokens |", "|---|---|---|"]
-    for strategy, g in df.groupby("strategy", sort=True):
-        lines.append(f"| `{strategy}` | {len(g):,} | {int(g['removed_tokens'].sum()):,} |")
-    q = lambda col, p: int(np.percentile(df[col], p))  # noqa: E731
-    lines += ["", f"Remaining calls after a candidate: p50 {q('remaining_calls', 50)}, p90 {q('remaining_calls', 90)} "
-              f"(to the session's end); p50 {q('remaining_calls_context', 50)}, p90 {q('remaining_calls_context', 90)} "
-              f"(while the request still carries the message). Agent state at the candidate's call: "
-              + ", ".join(f"{s} {int((df['agent_state'] == s).sum()):,}" for s in STATES[1:]) + "."]
-    return lines
-
-
-def _best_table(best: pd.DataFrame, basis: str) -> list[str]:
-    lines = ["| r | " + " | ".join(STATES) + " |", "|---|---|---|---|"]
-    for r, g in best[best["basis"] == basis].groupby("r", sort=True):
-        cells = []
-        for state in STATES:
-            row = g[g["state"] == state].iloc[0]
-            capped = " (cap)" if row["T"] == T_CAP and row["swept_to"] == T_CAP else ""
-            cells.append(f"T={row['T']}{capped}: {row['realized_benefit']:,.0f} ({row['accepted']}/{row['candidates']})")
-        lines.append(f"| {r:g} | " + " | ".join(cells) + " |")
-    return lines
-
-
-def write_outputs(out_dir: Path, rows: list[dict[str, Any]], sessions: int) -> list[str]:
-    """Write `gate_candidates.parquet`, `gate_sweep.parquet` and `gate_sweep.png` into `out_dir`
-    and return the report's markdown section (lines). `sessions`: sessions replayed."""
-    df = _frame(rows).astype(CANDIDATE_COLUMNS)
-    df.to_parquet(out_dir / "gate_candidates.parquet", index=False)
-    lines = ["", "## Cache-aware gate: best break-even threshold T per cached-price ratio r", "",
-             "The sister extension's gate benchmark (shared/specs/dcp.md §7.5, `readbench.replay.gate_sweep`): every "
-             "candidate its pipeline proposes (gate off, decisions sticky) is recorded at the first call where it is "
-             "proposable, with realized benefit `remaining_calls·r·removed − (1−r)·tail` in token-units (full-price "
-             "input-token equivalents); threshold T accepts the candidates whose break-even `(1−r)·tail/(r·removed)` "
-             "is at most T calls. Agent states are the gate's runtime (turn-start) labels. Cells: best T: realized "
-             "benefit (accepted/candidates). The extension ships T = 22 for both states.", ""]
-    if df.empty:
-        return lines + [f"No gate candidates in {sessions} session(s): nothing to sweep (the pipeline proposes only "
-                        "outside the last 4 user turns, so sessions with few user prompts have none)."]
-    curves = sweep(df)
-    curves.to_parquet(out_dir / "gate_sweep.parquet", index=False)
-    best = best_thresholds(curves)
-    lines += [f"{len(df):,} candidate(s) in {df['file'].nunique()} file(s), {df['session_id'].nunique()} session(s) "
-              f"of {sessions} replayed.", ""] + _summary(df)
-    lines += ["", "**Remaining calls to the session's end** (the sister's count):", ""] + _best_table(best, "session")
-    lines += ["", "**Remaining calls while the request still carries the message** (a compaction ends the saving):", ""]
-    lines += _best_table(best, "context")
-    figure = _figure(curves, out_dir / "gate_sweep.png")
-    return lines + ["", f"![realized benefit of the gate's threshold T per r]({figure.name})"]
-
-
-def _figure(curves: pd.DataFrame, path: Path) -> Path:
-    """Realized benefit (token-units) against T, one panel per r; solid: to the session's end,
-    dashed: while the message is still sent; dots: best T; grey line: the shipped T = 22."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    rs = sorted(curves["r"].unique())
-    cols = min(len(rs), 2)
-    rows = -(-len(rs) // cols)
-    fig = Figure(figsize=(5.0 * cols, 3.4 * rows), layout="constrained")
-    FigureCanvasAgg(fig)
-    colors = {"overall": "black", "mid_loop": "tab:blue", "idle": "tab:orange"}
-    for k, r in enumerate(rs):
-        ax = fig.add_subplot(rows, cols, k + 1)
-        for (basis, state), g in curves[curves["r"] == r].groupby(["basis", "state"], sort=False):
-            style = "-" if basis == "session" else "--"
-            ax.plot(g["T"], g["realized_benefit"], style, color=colors[state],
-                    label=state if basis == "session" else None, linewidth=1.2)
-            b = g[g["best"]]
-            ax.plot(b["T"], b["realized_benefit"], "o", color=colors[state], markersize=4)
-        ax.axvline(22, color="grey", linestyle=":", linewidth=0.8, label="shipped T = 22")
-        ax.axhline(0, color="grey", linewidth=0.5)
-        ax.set_title(f"r = {r:g}", fontsize=9)
-        ax.set_xlabel("break-even threshold T (calls)")
-        ax.set_ylabel("realized benefit (token-units)")
-        if k == 0:
-            ax.legend(fontsize=7, title="solid: to session end\ndashed: while sent", title_fontsize=6)
-    fig.savefig(path, dpi=110)
-    return path

@@ -1,6 +1,6 @@
 """`readbench replay` outputs: `calls.parquet`, `sessions.parquet` (and a table per further replay:
-`dcp.parquet`, ...), `report.md` + `report.html` with figures, and one JSON object per session
-(the interface scripts read).
+`dcp.parquet`, `gate_candidates.parquet` + `gate_sweep.parquet`, ...), `report.md` + `report.html`
+with figures, and one JSON object per session (the interface scripts read).
 
 Files are written into a temporary directory beside the output directory and moved into place
 when every session is done, so an interrupted or failed replay never leaves half-written
@@ -13,7 +13,7 @@ The per-session JSON object (`session_json`) is a stable interface: `file`, `for
 calls, predicted from a calibration fitted on the first half, with the expected cost of the
 exogenous breaks at the first half's rate), `calls_read_within_5pct` (in-sample) and its `_raw`
 and `_out_of_sample` variants, `read_calls`, `blind_reads`, `unexplained_misses`,
-`exogenous_breaks`, `notes`.
+`exogenous_breaks`, `notes`; with `--gate-sweep` also `gate_candidates` (how many the session has).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from typing import Any
 
 from readbench.analysis._document import Bullets, Heading, Image, Paragraph, Table
 from readbench.replay.bill import SessionReplay
+from readbench.replay.gate_sweep import CANDIDATE_COLUMNS
 
 __all__ = ["CALL_COLUMNS", "SECTIONS", "SESSION_COLUMNS", "TABLE_COLUMNS", "ReplayWriter", "bill_section", "session_json"]
 
@@ -99,7 +100,8 @@ SESSION_COLUMNS: dict[str, str] = {
 def _table_columns() -> dict[str, dict[str, str]]:
     from readbench.replay.dcp_cache import DCP_CALL_COLUMNS, DCP_COLUMNS
 
-    return {"calls": CALL_COLUMNS, "sessions": SESSION_COLUMNS, "dcp": DCP_COLUMNS, "dcp_calls": DCP_CALL_COLUMNS}
+    return {"calls": CALL_COLUMNS, "sessions": SESSION_COLUMNS, "dcp": DCP_COLUMNS, "dcp_calls": DCP_CALL_COLUMNS,
+            "gate_candidates": CANDIDATE_COLUMNS}
 
 
 #: Column types of the tables the writer streams to `<name>.parquet`. A table not listed here is
@@ -263,8 +265,9 @@ def _figure(curves: dict[str, list[dict[str, Any]]], path: Path) -> Path:
 
 def _sections() -> list[Any]:
     from readbench.replay.dcp_report import dcp_section
+    from readbench.replay.gate_report import gate_section
 
-    return [bill_section, dcp_section]
+    return [bill_section, dcp_section, gate_section]
 
 
 #: The report's sections, in order: each takes the writer (its tables, sessions, failures) and

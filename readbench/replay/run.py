@@ -32,12 +32,14 @@ class ReplayOptions:
         dcp_cache: cache models of the DCP replay; empty = the bill check's (the session's own
             cache model under `auto`).
         context_window: tokens, for pi-dcp's pressure bands.
+        gate_sweep: also record the cache-aware gate's candidates (`readbench.replay.gate_sweep`).
     """
 
     cache: str | tuple[str, ...] = "auto"
     dcp: tuple[str, ...] = ()
     dcp_cache: tuple[str, ...] = ()
     context_window: int = 200_000
+    gate_sweep: bool = False
 
 
 @dataclass
@@ -102,6 +104,11 @@ def replay_file(path: str, options: ReplayOptions, explicit: bool = True) -> tup
             dcp = replay_dcp(item, list(options.dcp), caches, context_window=options.context_window)
             res.tables["dcp"] = dcp.rows
             res.tables["dcp_calls"] = dcp.calls
+        if options.gate_sweep:
+            from readbench.replay.gate_sweep import session_candidates
+
+            res.tables["gate_candidates"] = session_candidates(item)
+            res.json["gate_candidates"] = len(res.tables["gate_candidates"])
         results.append(res)
     return results, failures
 

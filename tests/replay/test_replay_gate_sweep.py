@@ -3,11 +3,15 @@ hand-built session whose candidates, realized benefits and best T are computed b
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 import pytest
+from click.testing import CliRunner
 from inspect_ai.model import ChatMessageAssistant, ChatMessageTool, ChatMessageUser
 from inspect_ai.tool import ToolCall
 
+from readbench.replay._cli import replay_cmd
 from readbench.replay.gate_sweep import best_thresholds, session_candidates, sweep
 from readbench.sessions import Call, Session
 
@@ -176,3 +180,40 @@ def test_bad_inputs_are_named():
     empty = sweep([])
     assert set(empty["realized_benefit"]) == {0.0} and set(empty[empty.best]["T"]) == {1}
 
+
+def test_cli_writes_the_sweep_tables_figure_and_report_section(tmp_path, pi_session):
+    b = pi_session().user("go")
+    b.assistant("", 0, (10, 0, 10, 5), calls=(("g1", "grep", {"pattern": "x"}),)).result("g1", "a" * 8000, "grep")
+    b.assistant("", 10, (10, 0, 10, 5), calls=(("g2", "grep", {"pattern": "x"}),)).result("g2", "a" * 400, "grep")
+    for k, at in enumerate((20, 30, 40, 50), start=1):
+        b.user(f"u{k}").assistant("ok", at, (10, 0, 10, 5))
+    path = b.write(tmp_path / "s.jsonl")
+    out = tmp_path / "out"
+    res = CliRunner().invoke(replay_cmd, [str(path), "--out", str(out), "--gate-sweep"])
+    assert res.exit_code == 0, res.output
+    assert sorted(p.name for p in out.iterdir()) == ["calls.parquet", "cost.png", "gate_candidates.parquet", "gate_sweep.parquet",
+                                                     "gate_sweep.png", "report.html", "report.md", "sessions.parquet"]
+    cands = pd.read_parquet(out / "gate_candidates.parquet")
+    # the 6th and last call sends ...u4: g1's result leaves the recency window (as call 5 of hand_session)
+    assert cands[["call", "tool_call_id", "removed_tokens", "tail_tokens", "agent_state", "remaining_calls"]].values.tolist() == [
+        [5, "g1", 1976, 2111, "idle", 1]]
+    report = (out / "report.md").read_text()
+    # one remaining call: r = 0.9 accepts it at T = 1 (1·1778.4 - 211.1 = 1567.3); r = 0.5 would lose
+    # 988 - 1055.5, so T = 1 (break-even 1.07) accepts nothing
+    assert "| 0.9 | T=1: 1,567 (1/1) | T=1: 0 (0/0) | T=1: 1,567 (1/1) |" in report
+    assert "| 0.5 | T=1: 0 (0/1) | T=1: 0 (0/0) | T=1: 0 (0/1) |" in report
+    assert "1 candidate(s) in 1 file(s), 1 session(s) of 1 replayed." in report and "![realized benefit" in report
+    curves = pd.read_parquet(out / "gate_sweep.parquet")
+    assert len(curves) == 2 * 4 * 3 * 30 and curves["best"].sum() == 24
+
+
+def test_cli_reports_a_corpus_without_candidates(tmp_path, pi_session):
+    path = pi_session().user("go").assistant("hi", 0, (10, 0, 10, 5)).write(tmp_path / "s.jsonl")
+    out = tmp_path / "out"
+    res = CliRunner().invoke(replay_cmd, [str(path), "--out", str(out), "--gate-sweep", "--json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["gate_candidates"] == 0
+    assert "No gate candidates in 1 session(s)" in (out / "report.md").read_text()
+    assert not (out / "gate_candidates.parquet").exists() and not (out / "gate_sweep.parquet").exists()
+    res = CliRunner().invoke(replay_cmd, [str(path), "--out", str(tmp_path / "plain"), "--json"])
+    assert "gate_candidates" not in json.loads(res.stdout) and "Cache-aware gate" not in (tmp_path / "plain" / "report.md").read_text()
