@@ -169,6 +169,9 @@ def format_table(result: dict[str, Any]) -> str:
         rows.append(f"| recorded sessions ({rp['calls']} calls) | import s per 1,000 calls | {rp['import_seconds_per_1000_calls']:.2f} | |")
         rows.append(f"| recorded sessions ({rp['calls']} calls) | replay s per 1,000 calls (3 modes) | "
                     f"{rp['replay_seconds_per_1000_calls']:.2f} | |")
+        if "gate_sweep_seconds_per_1000_calls" in rp:
+            rows.append(f"| recorded sessions ({rp['calls']} calls, {rp['gate_sweep_candidates']} gate candidates) | "
+                        f"gate-sweep candidates s per 1,000 calls | {rp['gate_sweep_seconds_per_1000_calls']:.2f} | |")
         rows.append(f"| import of a {rp['big_session_mb']:.0f} MB session | peak RSS MB | "
                     f"{rp['big_session_import_peak_rss_mb']:.0f} | bounded (linear in the file) |")
     sc = result.get("replay_scale")

@@ -35,7 +35,8 @@ def _peak_rss_mb(path: str) -> float:
 
 
 def bench_replay(out_dir: Path, sessions: int = 4, calls: int = 450, big_mb: float = 100.0) -> dict[str, Any]:
-    """Time import and replay (all three modes, `--cache auto`) over synthetic sessions and
+    """Time import, replay (all three modes, `--cache auto`) and the gate sweep's candidate
+    search (`--gate-sweep`) over synthetic sessions, and
     measure the import's peak memory on a ~`big_mb` MB session. Returns the figures."""
     from readbench.replay.bill import replay_session
     from readbench.sessions import load_file
@@ -50,6 +51,10 @@ def bench_replay(out_dir: Path, sessions: int = 4, calls: int = 450, big_mb: flo
     for s in loaded:
         replay_session(s)
     t2 = time.perf_counter()
+    from readbench.replay.gate_sweep import session_candidates
+
+    candidates = sum(len(session_candidates(s)) for s in loaded)
+    t3 = time.perf_counter()
     n = sum(len(s.calls) for s in loaded)
     big = work / "big.jsonl"
     if not big.exists():
@@ -61,6 +66,8 @@ def bench_replay(out_dir: Path, sessions: int = 4, calls: int = 450, big_mb: flo
         "calls": n,
         "import_seconds_per_1000_calls": (t1 - t0) / n * 1000,
         "replay_seconds_per_1000_calls": (t2 - t1) / n * 1000,
+        "gate_sweep_seconds_per_1000_calls": (t3 - t2) / n * 1000,
+        "gate_sweep_candidates": candidates,
         "big_session_mb": big.stat().st_size / 1e6,
         "big_session_import_peak_rss_mb": peak - base,
     }
