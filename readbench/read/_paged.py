@@ -205,7 +205,7 @@ class PagedRead(ReadVariant):
         self, sel: Selection, trunc: Truncation, path: str, facts: CallFacts
     ) -> ReadResult:
         if trunc.first_line_exceeds:
-            msg = self._first_line_message(sel)(sel.start_display, path)
+            msg = self._line_too_long_message(sel, path, facts)
             label = "first_line_too_long"
         else:
             suggest = min(self.p.suggest_limit, trunc.output_lines)
@@ -216,6 +216,45 @@ class PagedRead(ReadVariant):
             )
             label = "over_cap"
         return ReadResult(msg, self.p.as_error, make_details(facts, blocked=True, error=label))
+
+    def _line_too_long_message(self, sel: Selection, path: str, facts: CallFacts) -> str:
+        """B's refusal when the first requested line alone is over the size cap.
+
+        Like B's over-cap message it names the file's line count and size and a concrete
+        range (variants.md "B": the numbers are real), here the lines after the long one
+        (before it when it is the last line), with the largest `limit` up to
+        `suggest_limit` whose portion fits the caps; it keeps pi's sed hint for the line
+        itself. No range is suggested when the neighbouring line is over the cap too or the
+        file is that one line.
+        """
+        s = sel.start_display
+        cap, measure, unit = self._size_cap()
+        line_size = measure(sel.all_lines[s - 1])
+        size = f"{line_size} chars" if unit == "chars" else format_size(line_size)
+        limit_label = self._size_limit_label().removesuffix(" limit")
+        n = facts.total_lines
+        head = (
+            f"File has {n} line{'s' if n != 1 else ''} ({format_size(facts.file_bytes)}); line {s} alone is "
+            f"{size}, over the {limit_label} read limit."
+        )
+        sed = f"sed -n '{s}p' {path} | head -c {cap}"
+        span = self._fitting_range(sel, s + 1, n) if s < n else self._fitting_range(sel, 1, s - 1)
+        if span is None:
+            return f"{head} Use bash: {sed}"
+        offset, limit = span
+        return f"{head} Read other lines in ranges, e.g. offset={offset} limit={limit}, or this line with bash: {sed}"
+
+    def _fitting_range(self, sel: Selection, first: int, last: int) -> tuple[int, int] | None:
+        """(offset, limit) from line `first`: at most `suggest_limit` lines, none after
+        `last`, as many as fit the caps; None when line `first` alone does not fit."""
+        if first < 1 or first > last:
+            return None
+        cap, measure, unit = self._size_cap()
+        want = min(self.p.suggest_limit, last - first + 1)
+        window = "\n".join(sel.all_lines[first - 1 : first - 1 + want])
+        trunc = truncate_head(window, self.p.max_lines, cap, measure, unit)
+        kept = want if not trunc.truncated else trunc.output_lines
+        return (first, kept) if kept > 0 else None
 
     # -- the tool call ----------------------------------------------------------------------
     def read(

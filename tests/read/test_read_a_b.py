@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from read_helpers import BIG, HUNDRED_BYTE_LINES, LONGLINE, run
+from read_helpers import BIG, HUNDRED_BYTE_LINES, LONGLINE, numbered, run
 
 from readbench.read import get_variant
 
@@ -101,13 +101,31 @@ def test_b_within_the_cap_is_exactly_stock():
     assert run("B", b"a\nb\nc\n", offset=5).text == "Offset 5 is beyond end of file (4 lines total)"
 
 
-def test_b_first_line_too_long_is_refused_with_pis_bash_hint():
+def test_b_first_line_too_long_names_line_count_and_a_range_and_keeps_the_bash_hint():
+    # issue 13, defect 10: B's other refusals carry the size and a range; this one did not.
     r = run("B", LONGLINE, offset=2, path="longline.txt")
-    assert (
-        r.text
-        == "[Line 2 is 58.6KB, exceeds 50.0KB limit. Use bash: sed -n '2p' longline.txt | head -c 51200]"
+    assert r.text == (
+        "File has 3 lines (58.6KB); line 2 alone is 58.6KB, over the 50.0KB read limit. "
+        "Read other lines in ranges, e.g. offset=3 limit=1, or this line with bash: "
+        "sed -n '2p' longline.txt | head -c 51200"
     )
     assert (r.is_error, r.details.blocked, r.details.error) == (True, True, "first_line_too_long")
+
+
+def test_b_long_last_line_suggests_the_lines_before_it_and_a_lone_line_only_bash():
+    before = numbered(3) + b"x" * 60000
+    assert run("B", before, offset=4, path="f.txt").text == (
+        "File has 4 lines (58.6KB); line 4 alone is 58.6KB, over the 50.0KB read limit. "
+        "Read other lines in ranges, e.g. offset=1 limit=3, or this line with bash: "
+        "sed -n '4p' f.txt | head -c 51200"
+    )
+    assert run("B", b"x" * 60000, path="f.txt").text == (
+        "File has 1 line (58.6KB); line 1 alone is 58.6KB, over the 50.0KB read limit. "
+        "Use bash: sed -n '1p' f.txt | head -c 51200"
+    )
+    # the suggested limit is what fits the byte cap from the next line (here 512 lines of 100 bytes)
+    text = run("B", b"x" * 60000 + b"\n" + HUNDRED_BYTE_LINES, path="f.txt").text
+    assert "e.g. offset=2 limit=512, or this line" in text
 
 
 def test_b_soft_returns_the_same_text_as_a_normal_result():
