@@ -22,12 +22,14 @@ One JSON object per line, one request per line, in start-time order:
   format only); without them the cache model places its own (pi's placement for Anthropic).
   Only `anthropic-5m`/`anthropic-1h` and GPT-5.6+ models under `openai` use them; the
   automatic cache models (openai <= 5.5, gemini-implicit, deepseek) and `none` ignore them.
-Blank lines are skipped.
+Blank lines are skipped; a file with no request is an error. Times must be finite; a block's
+`tokens`, `output_tokens` and a request's total input are bounded by `MAX_REQUEST_TOKENS`.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +37,12 @@ from readbench.cache.adapter import CallRecord, RequestBuilder
 from readbench.cache.blocks import BLOCK_KINDS, Block, Request, content_hash
 from readbench.cache.tokenizer import count_tokens
 
-__all__ = ["load_requests", "parse_request"]
+__all__ = ["MAX_REQUEST_TOKENS", "load_requests", "parse_request"]
+
+#: Upper bound on the tokens of one block, of one request's input and of its output: five times
+#: the largest context window any priced provider offers (2M, caching.md), so a typo such as
+#: 1e23 is named instead of priced at 10^17 USD.
+MAX_REQUEST_TOKENS = 10_000_000
 
 _DEFAULT_ROLE = {
     "tool_def": "tools",
@@ -64,6 +71,8 @@ def _block(obj: Any, where: str, family: str) -> Block:
             tokens = count_tokens(text, family)
     if not isinstance(tokens, int) or isinstance(tokens, bool):
         raise ValueError(f"{where}: give an integer 'tokens' or a 'text', got tokens={tokens!r}")
+    if tokens > MAX_REQUEST_TOKENS:
+        raise ValueError(f"{where}: tokens {tokens} is over the {MAX_REQUEST_TOKENS}-token bound of one request")
     ident = obj.get("id")
     if ident is None and text is None:
         raise ValueError(f"{where}: give an 'id' or a 'text' to identify the content")
@@ -74,6 +83,13 @@ def _block(obj: Any, where: str, family: str) -> Block:
         raise ValueError(f"{where}: {exc}") from None
 
 
+def _seconds(value: Any, key: str, where: str) -> float:
+    """A JSON time in seconds: a finite number (bools are not numbers here)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"{where}: {key} must be a finite number of seconds, got {value!r}")
+    return float(value)
+
+
 def parse_request(obj: Any, where: str, family: str, builder: RequestBuilder) -> Request:
     """One request from one decoded JSONL object (format in the module docstring).
 
@@ -82,22 +98,30 @@ def parse_request(obj: Any, where: str, family: str, builder: RequestBuilder) ->
     """
     if not isinstance(obj, dict):
         raise ValueError(f"{where}: expected a JSON object")
-    try:
-        ts_start = float(obj["ts_start"])
-        ts_first = float(obj["ts_first_token"])
-        output = obj["output_tokens"]
-    except KeyError as exc:
-        raise ValueError(f"{where}: missing field {exc.args[0]!r}") from None
-    except (TypeError, ValueError):
-        raise ValueError(f"{where}: ts_start and ts_first_token must be numbers") from None
+    missing = [k for k in ("ts_start", "ts_first_token", "output_tokens") if k not in obj]
+    if missing:
+        raise ValueError(f"{where}: missing field {missing[0]!r}")
+    ts_start, ts_first = (_seconds(obj[k], k, where) for k in ("ts_start", "ts_first_token"))
+    output = obj["output_tokens"]
     if not isinstance(output, int) or isinstance(output, bool):
         raise ValueError(f"{where}: output_tokens must be an integer, got {output!r}")
+    if output > MAX_REQUEST_TOKENS:
+        raise ValueError(f"{where}: output_tokens {output} is over the {MAX_REQUEST_TOKENS}-token bound of one request")
     try:
         if "blocks" in obj:
             if "messages" in obj:
                 raise ValueError("give either 'blocks' or 'messages', not both")
+            if not isinstance(obj["blocks"], list):
+                raise ValueError(f"blocks must be a list of block objects, got {obj['blocks']!r}")
             blocks = tuple(_block(b, f"block {j}", family) for j, b in enumerate(obj["blocks"]))
+            total = sum(b.tokens for b in blocks)
+            if total > MAX_REQUEST_TOKENS:
+                raise ValueError(f"the blocks add up to {total} tokens, over the {MAX_REQUEST_TOKENS}-token bound")
             bps = obj.get("breakpoints")
+            if bps is not None and not (
+                isinstance(bps, list) and all(isinstance(b, int) and not isinstance(b, bool) for b in bps)
+            ):
+                raise ValueError(f"breakpoints must be a list of block indices (integers), got {bps!r}")
             return Request(blocks, ts_start, ts_first, output, tuple(bps) if bps is not None else None)
         if "messages" not in obj:
             raise ValueError("missing field 'blocks' or 'messages'")
@@ -121,7 +145,8 @@ def load_requests(path: str | Path, family: str) -> list[Request]:
     """Requests from a JSONL file, token counts in tokenizer `family` where text is given.
 
     Raises:
-        ValueError: unreadable JSON or a bad request; the message names the file and line.
+        ValueError: unreadable JSON or a bad request (the message names the file and line), or
+            no request at all.
         OSError: the file cannot be read.
     """
     builder = RequestBuilder()
@@ -136,4 +161,6 @@ def load_requests(path: str | Path, family: str) -> list[Request]:
             except json.JSONDecodeError as exc:
                 raise ValueError(f"{where}: invalid JSON ({exc.msg})") from None
             out.append(parse_request(obj, where, family, builder))
+    if not out:
+        raise ValueError(f"{path}: no requests (the file is empty)")
     return out

@@ -87,3 +87,49 @@ def test_models_lists_cache_models_and_dated_prices():
     assert "  anthropic-5m     family=anthropic  default=claude-sonnet-5.5" in lines
     assert any(line.startswith("  claude-sonnet-5 ") and line.endswith("2026-11-29") for line in lines)
     assert any(line.startswith("  gpt-5.5 ") and line.endswith("(unpriced)") for line in lines)
+
+
+def _simulate(tmp_path, lines):
+    return CliRunner().invoke(cache_group, ["simulate", _write(tmp_path, lines), "--model", "claude-sonnet-5"])
+
+
+def _req(**fields):
+    return {"ts_start": 0, "ts_first_token": 1, "output_tokens": 0, "blocks": HEAD, **fields}
+
+
+def test_malformed_shapes_are_named_errors_not_tracebacks(tmp_path):
+    # issue 13, defect 9: each of these raised a TypeError traceback
+    cases = [
+        (_req(blocks=5), "requests.jsonl:1: blocks must be a list of block objects, got 5"),
+        (_req(breakpoints=0), "requests.jsonl:1: breakpoints must be a list of block indices (integers), got 0"),
+        (_req(breakpoints=["a"]), "requests.jsonl:1: breakpoints must be a list of block indices (integers), got ['a']"),
+        (_req(breakpoints=[True]), "requests.jsonl:1: breakpoints must be a list of block indices (integers), got [True]"),
+    ]
+    for line, message in cases:
+        r = _simulate(tmp_path, [line])
+        assert r.exit_code == 2 and message in r.output, r.output
+
+
+def test_non_finite_times_and_absurd_token_counts_are_refused(tmp_path):
+    r = _simulate(tmp_path, ['{"ts_start": NaN, "ts_first_token": 1, "output_tokens": 0, "blocks": []}'])
+    assert r.exit_code == 2 and "requests.jsonl:1: ts_start must be a finite number of seconds, got nan" in r.output
+    r = _simulate(tmp_path, [_req(ts_first_token=float("inf"))])
+    assert r.exit_code == 2 and "ts_first_token must be a finite number of seconds, got inf" in r.output
+    r = _simulate(tmp_path, [_req(ts_start=True)])
+    assert r.exit_code == 2 and "ts_start must be a finite number of seconds, got True" in r.output
+    big = 10**23
+    r = _simulate(tmp_path, [_req(blocks=[{"kind": "system", "id": "s", "tokens": big}])])
+    assert r.exit_code == 2 and (
+        f"requests.jsonl:1: block 0: tokens {big} is over the 10000000-token bound of one request" in r.output)
+    r = _simulate(tmp_path, [_req(output_tokens=big)])
+    assert r.exit_code == 2 and f"output_tokens {big} is over the 10000000-token bound" in r.output
+    r = _simulate(tmp_path, [_req(blocks=[{"kind": "system", "id": str(i), "tokens": 4_000_000} for i in range(3)])])
+    assert r.exit_code == 2 and "requests.jsonl:1: the blocks add up to 12000000 tokens, over the 10000000-token bound" in r.output
+
+
+def test_an_empty_requests_file_is_an_error_not_a_table_of_zeros(tmp_path):
+    p = tmp_path / "requests.jsonl"
+    for content in ("", "\n\n  \n"):
+        p.write_text(content)
+        r = CliRunner().invoke(cache_group, ["simulate", str(p), "--model", "claude-sonnet-5"])
+        assert r.exit_code == 2 and f"{p}: no requests (the file is empty)" in r.output, r.output
