@@ -9,6 +9,10 @@
 2. Per sample, Docker start/stop overhead of inspect's docker sandbox: a trivial sample
    (one bash call) sequentially and 4 in parallel. Goal: <= 1.5 s per sample
    (inspect's default measured 2.7-3.2 s sequential here, inspect-notes.md §4).
+4. One whole-file read of a 100 MB generated Python module (dense small functions and
+   classes) by `readbench read` under stock, C and swe-agent, each in its own process: wall
+   seconds and peak RSS. Goal: C and swe-agent within 1.5x of stock (their maps are bounded
+   by file size, GitHub issue 13; before the bound C took 113 s and 7.2 GB, stock 7 s and 1.3 GB).
 
 Results go to ``results/bench/bench.json`` and are printed as a table. Timings are wall
 clock on whatever else the machine is doing; run on an idle machine.
@@ -139,13 +143,48 @@ def bench_docker(samples: int = 8) -> dict[str, Any]:
     return results
 
 
+def big_module(path: Path, size_bytes: int) -> Path:
+    """Write a generated Python module of at least `size_bytes` bytes (a function and a class
+    with a method per 110 bytes: the densest map a real module would need) and return `path`."""
+    with open(path, "w") as fh:
+        written = i = 0
+        while written < size_bytes:
+            chunk = (f'def helper_{i}(a, b):\n    """Helper number {i}."""\n    x = a * {i}\n    return x + b\n\n\n'
+                     f"class K{i}:\n    def m(self):\n        return {i}\n\n\n")
+            written += fh.write(chunk)
+            i += 1
+    return path
+
+
+def bench_big_read(size_bytes: int = 100_000_000, variants: tuple[str, ...] = ("stock", "C", "swe-agent")) -> dict[str, Any]:
+    """Wall seconds and peak RSS (MB) of one `readbench read` of a `size_bytes` module per variant."""
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    out: dict[str, Any] = {"file_bytes": size_bytes, "goal_ratio_to_stock": 1.5}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = big_module(Path(tmp) / "big.py", size_bytes)
+        for variant in variants:
+            start = time.perf_counter()
+            proc = subprocess.Popen([sys.executable, "-m", "readbench.cli", "read", str(path), "--variant", variant],
+                                    stdout=subprocess.DEVNULL)
+            _, status, usage = os.wait4(proc.pid, 0)
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            if proc.returncode != 0:
+                raise RuntimeError(f"readbench read --variant {variant} exited {proc.returncode}")
+            out[variant] = {"seconds": time.perf_counter() - start, "peak_rss_mb": usage.ru_maxrss / 1024}
+    return out
+
+
 def run_bench(out_dir: Path = Path("results/bench")) -> dict[str, Any]:
-    """Run both benchmarks, write ``bench.json`` and return the results."""
+    """Run the benchmarks, write ``bench.json`` and return the results."""
     out_dir.mkdir(parents=True, exist_ok=True)
     from readbench.replay.bench import bench_replay, bench_replay_scale
 
     result = {"per_call": [bench_per_call(d) for d in ("pi-dcp", "dcp-gated")], "docker": bench_docker(),
-              "replay": bench_replay(out_dir), "replay_scale": bench_replay_scale(out_dir)}
+              "replay": bench_replay(out_dir), "replay_scale": bench_replay_scale(out_dir), "big_read": bench_big_read()}
     (out_dir / "bench.json").write_text(json.dumps(result, indent=2))
     return result
 
@@ -180,5 +219,15 @@ def format_table(result: dict[str, Any]) -> str:
                     f"{sc['seconds_per_session']:.1f} | |")
         rows.append(f"| the same, extrapolated to 1,000 sessions | s | {sc['extrapolated_seconds_for_goal']:.0f} | "
                     f"<= {sc['goal_seconds']:.0f} s |")
+    big = result.get("big_read")
+    if big:
+        stock = big["stock"]
+        mb = big["file_bytes"] / 1e6
+        for variant, m in big.items():
+            if isinstance(m, dict):
+                goal = "" if variant == "stock" else f"<= {big['goal_ratio_to_stock']}x stock"
+                rows.append(f"| read of a {mb:.0f} MB .py ({variant}) | seconds / peak RSS MB | "
+                            f"{m['seconds']:.1f} / {m['peak_rss_mb']:.0f} "
+                            f"({m['seconds'] / stock['seconds']:.2f}x / {m['peak_rss_mb'] / stock['peak_rss_mb']:.2f}x) | {goal} |")
     return "\n".join(rows)
 

@@ -65,7 +65,8 @@ commands = [eval_cmd, report, plan]
 
 @click.command("bench")
 def bench_cmd() -> None:
-    """Measure harness overhead per model call and Docker start/stop per sample (results/bench/)."""
+    """Measure harness overhead per model call, Docker start/stop per sample and a 100 MB read per
+    variant (results/bench/)."""
     from readbench.bench import format_table, run_bench
 
     click.echo(format_table(run_bench()))

@@ -3,7 +3,10 @@
 `readbench read PATH --variant B --offset 100 --limit 50` prints exactly the text the model
 would receive (no added newline); `--json` prints `{"text", "is_error", "details"}`. A tool
 error (e.g. offset past EOF, a missing file) still exits 0, since it is a valid result; bad
-arguments exit 2. Missing files and directories produce pi's texts (pi-tools.md §1.4).
+arguments exit 2. Missing files and directories produce pi's texts (pi-tools.md §1.4); anything
+else that is not a regular file (a FIFO, a device such as /dev/zero, a socket) is refused in
+the same `CODE: message, syscall` style before a byte is read, since reading it would block
+forever or never end.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import stat
 from typing import Any
 
 import click
@@ -19,7 +23,7 @@ from readbench.read._session import ReadSession
 from readbench.read._types import ReadVariant
 from readbench.read.registry import get_variant, list_presets, preset_names
 
-__all__ = ["commands", "read_cmd", "resolve_like_pi", "variants_cmd"]
+__all__ = ["commands", "read_cmd", "read_regular_file", "resolve_like_pi", "variants_cmd"]
 
 
 def resolve_like_pi(path: str) -> str:
@@ -38,6 +42,36 @@ def _os_error_text(exc: OSError, absolute: str) -> str:
     if exc.errno == errno.EACCES:
         return f"EACCES: permission denied, access '{absolute}'"
     return f"{errno.errorcode.get(exc.errno or 0, 'EIO')}: {exc.strerror}, read"
+
+
+_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+          (stat.S_ISSOCK, "a socket"))
+
+
+def read_regular_file(absolute: str) -> bytes | str:
+    """The bytes of the regular file at `absolute`, or pi's error text when it cannot be read.
+
+    The file is opened non-blocking (opening a FIFO does not wait for a writer) and checked
+    with fstat before reading, so a FIFO or a device is refused instead of blocking or
+    reading forever: `EINVAL: not a regular file (a FIFO), read '<absolute>'`.
+    """
+    try:
+        fd = os.open(absolute, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        return _os_error_text(exc, absolute)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            return _os_error_text(IsADirectoryError(errno.EISDIR, "Is a directory"), absolute)
+        if not stat.S_ISREG(mode):
+            kind = next((name for test, name in _KINDS if test(mode)), "not a file")
+            return f"EINVAL: not a regular file ({kind}), read '{absolute}'"
+        with os.fdopen(os.dup(fd), "rb") as fh:
+            return fh.read()
+    except OSError as exc:
+        return _os_error_text(exc, absolute)
+    finally:
+        os.close(fd)
 
 
 def _parse_variant(value: str) -> ReadVariant:
@@ -78,13 +112,9 @@ def read_cmd(
     """Print what the model would receive from `read PATH` under a read variant."""
     variant = _parse_variant(variant_spec)
     absolute = resolve_like_pi(path)
-    try:
-        if os.path.isdir(absolute):
-            raise IsADirectoryError(errno.EISDIR, "Is a directory", absolute)
-        with open(absolute, "rb") as fh:
-            data = fh.read()
-    except OSError as exc:
-        text = _os_error_text(exc, absolute)
+    data = read_regular_file(absolute)
+    if isinstance(data, str):
+        text = data
         if as_json:
             _emit(
                 json.dumps({"text": text, "is_error": True, "details": {}}, ensure_ascii=False)

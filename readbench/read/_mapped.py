@@ -5,7 +5,9 @@ is numbered `{n:>6}\\t{line}`, and a notice follows:
 `[Showing lines S-E of T. Use offset/limit to read other parts; the file map is below.]`
 then, on the first cut of each file state, a map: one line per class / function / method
 (Markdown: heading) with its line range, from tree-sitter. Later cuts of the same content
-say `…; the file map was shown in call X.]`; files with no grammar get the notice only.
+say `…; the file map was shown in call X.]`; files with no grammar get the notice only, and so
+do files over `map_max_file_bytes` (4 MiB), whose notice says why: tree-sitter's tree of a
+100 MB module took 113 s and 7.2 GB to build for a map of which 300 entries are shown.
 Where C says nothing it is stock: pi's byte cap (51,200) and first-line message, the
 beyond-EOF error and the "[R more lines in file…]" notice. No model calls.
 Spec: shared/specs/variants.md "C".
@@ -45,6 +47,8 @@ class MappedParams:
         map_reshow_if_pruned: in "lazy" mode, show the map again when the call that showed
             it is not in `visible_call_ids` (pruned from the model's last view); the spec's
             C never does (False).
+        map_max_file_bytes: files larger than this (UTF-8 bytes) get no map; the notice says
+            `no file map: the file is {size}, over the {cap} map limit`. None = no bound.
     """
 
     max_lines: int = 400
@@ -53,6 +57,7 @@ class MappedParams:
     map: str = "lazy"
     map_max_entries: int = 300
     map_reshow_if_pruned: bool = False
+    map_max_file_bytes: int | None = 4 * 1024 * 1024
 
     def __post_init__(self) -> None:
         check_int("max_lines", self.max_lines, minimum=1)
@@ -61,6 +66,7 @@ class MappedParams:
         check_choice("map", self.map, ("lazy", "always", "off"))
         check_int("map_max_entries", self.map_max_entries, minimum=1)
         check_bool("map_reshow_if_pruned", self.map_reshow_if_pruned)
+        check_int("map_max_file_bytes", self.map_max_file_bytes, minimum=1, optional=True)
 
 
 def number_lines(lines: list[str], first: int) -> str:
@@ -132,6 +138,15 @@ class MappedRead(ReadVariant):
             and visible_call_ids is not None
             and call not in visible_call_ids
         )
+        bound = self.p.map_max_file_bytes
+        if bound is not None and facts.file_bytes > bound:
+            return (
+                f"Use offset/limit to read other parts; no file map: the file is "
+                f"{format_size(facts.file_bytes)}, over the {format_size(bound)} map limit.",
+                "",
+                False,
+                None,
+            )
         if self.p.map == "lazy" and session.map_shown(key, facts.content_sha256) and not pruned:
             return (
                 f"Use offset/limit to read other parts; the file map was shown in call {call}.",

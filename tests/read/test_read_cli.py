@@ -98,3 +98,20 @@ def test_variants_lists_every_preset():
     text = invoke(variants_cmd, []).stdout
     assert text.splitlines()[0].startswith("stock          [paged]  pi 0.84.1 read tool")
     assert "max_lines=400" in text
+
+
+def test_read_refuses_a_fifo_and_a_device_instead_of_hanging(tmp_path):
+    # issue 13, defect 8: a FIFO blocked forever and /dev/zero grew to 3.8 GB
+    import os
+    import subprocess
+    import sys
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    for path, kind in ((str(fifo), "a FIFO"), ("/dev/zero", "a character device")):
+        # a subprocess with a timeout, so a regression fails instead of hanging the suite
+        r = subprocess.run([sys.executable, "-m", "readbench.cli", "read", path], capture_output=True, timeout=60)
+        assert (r.returncode, r.stdout.decode()) == (0, f"EINVAL: not a regular file ({kind}), read '{path}'")
+    r = invoke(read_cmd, ["/dev/null", "--json"])
+    assert json.loads(r.stdout) == {
+        "text": "EINVAL: not a regular file (a character device), read '/dev/null'", "is_error": True, "details": {}}

@@ -308,3 +308,23 @@ def test_map_reshow_if_pruned_shows_the_map_again_only_when_its_call_left_the_vi
     s = ReadSession()
     run("C", src, path="a.py", call_id="c1", session=s)
     assert run("C", src, path="a.py", call_id="c2", session=s, visible=frozenset()).details.mapped is False
+
+
+def test_a_file_over_the_map_size_bound_gets_a_stated_fallback_and_is_never_parsed(monkeypatch):
+    # issue 13, defect 8: C on a 100 MB .py parsed it all (113 s, 7.2 GB) for a 16 KB answer
+    import readbench.read._mapped as mapped
+
+    def boom(*args):
+        raise AssertionError("the outline must not be built for a file over the bound")
+
+    monkeypatch.setattr(mapped, "outline", boom)
+    src = realistic_module()
+    preset = {"base": "C", "name": "C-tiny-map", "map_max_file_bytes": 1024}
+    r = run(preset, src.encode(), path="m.py")
+    size = f"{len(src.encode()) / 1024:.1f}KB"
+    assert r.text.endswith(
+        f"[Showing lines 1-400 of {src.count(chr(10)) + 1}. Use offset/limit to read other parts; "
+        f"no file map: the file is {size}, over the 1.0KB map limit.]"
+    )
+    assert (r.details.capped, r.details.mapped) == (True, False)
+    assert get_variant("C").params["map_max_file_bytes"] == 4 * 1024 * 1024

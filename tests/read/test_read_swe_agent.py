@@ -143,3 +143,22 @@ def test_description_names_the_numbers():
         "characters read without offset/limit is shown abbreviated, with long function bodies "
         "elided. Use offset (1-indexed) and limit to view specific lines."
     )
+
+
+def test_python_file_over_the_filemap_size_bound_is_shown_clipped_without_parsing(monkeypatch):
+    # issue 13, defect 8: swe-agent on a 100 MB .py parsed it all (70 s, 4.6 GB) for 16 KB
+    import readbench.read._swe_agent as swe
+
+    def boom(*args):
+        raise AssertionError("the file map must not be built for a file over the bound")
+
+    monkeypatch.setattr(swe, "python_function_bodies", boom)
+    preset = {"base": "swe-agent", "name": "swe-250-small-map", "max_response_chars": 250,
+              "filemap_max_file_bytes": 100}
+    r = run(preset, SRC.encode(), path="k.py")
+    plain = run({"base": "swe-agent", "name": "swe-250-nomap", "max_response_chars": 250, "filemap": False},
+                SRC.encode(), path="k.py")
+    assert r.text == plain.text and r.text.startswith("Here's the result of running `cat -n` on k.py:\n")
+    assert TRUNCATED_MESSAGE in r.text
+    assert (r.details.mapped, r.details.capped) == (False, True)
+    assert get_variant("swe-agent").params["filemap_max_file_bytes"] == 4 * 1024 * 1024
