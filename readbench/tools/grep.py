@@ -9,6 +9,7 @@ from inspect_ai.tool import Tool, ToolDef, ToolError
 from inspect_ai.util import sandbox
 
 from readbench.agent import context
+from readbench.tools._env import isolated
 from readbench.tools._paths import absolute
 from readbench.tools.pi.grep import format_grep, path_not_found_text, rg_argv
 
@@ -41,14 +42,14 @@ def grep_tool() -> Tool:
         call_id = _ctx.claim_call_id("grep", args)
         ws = _ctx.workspace()
         search = absolute(ws["cwd"], path or ".")
-        probe = await sandbox().exec(
-            ["bash", "-c", 'if [ -d "$1" ]; then echo d; elif [ -e "$1" ]; then echo f; fi', "_", search]
-        )
+        probe = await sandbox().exec(isolated(
+            ["bash", "-c", 'if [ -d "$1" ]; then echo d; elif [ -e "$1" ]; then echo f; fi', "_", search], ws["env"]
+        ))
         kind = probe.stdout.strip()
         if not kind:
             raise ToolError(path_not_found_text(search))
         argv = rg_argv(pattern, search, glob=glob, ignore_case=bool(ignoreCase), literal=bool(literal), rg=ws["rg"])
-        res = await sandbox().exec(argv, env=ws["env"], timeout=120)
+        res = await sandbox().exec(isolated(argv, ws["env"]), timeout=120)
         files = await _files_for_context(res.stdout) if (context or 0) > 0 or '"bytes"' in res.stdout else {}
         out = format_grep(res.stdout, search_path=search, is_dir=(kind == "d"), limit=limit, context=context,
                           rg_exit_code=res.returncode, rg_stderr=res.stderr, read_file=files.get)

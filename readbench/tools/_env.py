@@ -1,0 +1,44 @@
+"""The allow-listed environment of every command run for a tool or the checker in a sandbox.
+
+inspect's ``exec(env=...)`` *adds* variables: the local sandbox passes the whole host
+environment through (``{**os.environ, **env}``), so a bash tool printing ``env`` put the
+host's API keys into the log (GitHub issue 13). Every such command therefore runs under
+``env -i`` with exactly `ALLOWED` taken from the sandbox, ``LANG`` and the task's own
+variables; this is one mechanism for the local, docker and k8s kinds alike (coreutils
+``env`` is in every image readbench builds).
+"""
+
+from __future__ import annotations
+
+__all__ = ["ALLOWED", "LANG", "PROBE", "isolated", "workspace_env"]
+
+ALLOWED = ("PATH", "HOME")
+"""Variables taken from the sandbox's own environment (probed once per sample with `PROBE`)."""
+LANG = "C.UTF-8"
+"""``LANG`` of every tool command (fixed, so output does not depend on the host's locale)."""
+PROBE = ["sh", "-c", 'printf "%s\\0%s" "$PATH" "$HOME"']
+"""Command whose stdout is the sandbox's PATH and HOME, NUL-separated (see `workspace_env`)."""
+
+
+def workspace_env(probe_stdout: str, task_env: dict[str, str]) -> dict[str, str]:
+    """The allow-listed environment: PATH and HOME from `PROBE`'s output, `LANG`, then the
+    task's own variables (e.g. ``PYTHONPATH`` of the deps dir), which win on a clash.
+
+    Raises:
+        ValueError: the probe output is not two NUL-separated fields, or a task variable name
+            is empty or contains ``=`` (it could not be passed to ``env``).
+    """
+    fields = probe_stdout.split("\0")
+    if len(fields) != len(ALLOWED):
+        raise ValueError(f"environment probe printed {probe_stdout!r}, not PATH and HOME separated by NUL")
+    env = {name: value for name, value in zip(ALLOWED, fields) if value}
+    env["LANG"] = LANG
+    for name in task_env:
+        if not name or "=" in name:
+            raise ValueError(f"task environment variable name {name!r} is empty or contains '='")
+    return {**env, **task_env}
+
+
+def isolated(argv: list[str], env: dict[str, str]) -> list[str]:
+    """`argv` run by ``env -i`` with exactly `env` (names must not contain ``=``)."""
+    return ["env", "-i", *(f"{k}={v}" for k, v in env.items()), *argv]
