@@ -6,7 +6,7 @@ A matrix file (YAML, e.g. evals/smoke.yaml)::
     name: smoke                  # default run id: results/<name>/
     models: [readbench/sim-mixed]
     epochs: 1
-    variants: [stock, A, B]      # preset names, or names defined under `presets`
+    variants: [stock, A, B]      # preset names, names defined under `presets`, or inline {base: B, name: B-x, ...}
     dcp: ["off"]                 # configuration names, or names defined under `dcp_presets`
     arms:                        # optional extra (variant, dcp) pairs beyond variants x dcp
       - [stock, pi-dcp]
@@ -15,26 +15,44 @@ A matrix file (YAML, e.g. evals/smoke.yaml)::
     presets:                     # user-defined read presets, no code needed
       B-1500: {base: B, max_lines: 1500}
     dcp_presets:
-      pi-dcp-t4: {base: pi-dcp, turn_protection_turns: 4}
+      pi-dcp-t4: {base: pi-dcp, turns: 4}   # a file preset may not take a built-in name
 
 Outputs under ``results/<run-id>/``: ``logs/`` (inspect .eval logs, one per arm; open them
 with ``inspect view --log-dir results/<run-id>/logs``), ``run.json`` (the resolved matrix),
-``table.parquet`` and ``report/`` (readbench.analysis).
+``table.parquet`` and ``report/`` (readbench.analysis). Running a matrix: readbench.run.
+
+Rules checked here, before anything runs (GitHub issue 13): every name is a preset or defined in
+the file, a file's own preset may not take a built-in name (`B`, `pi-dcp`), one name means one
+definition, `name` is a valid run id, and `epochs`, `max_samples`, `max_sandboxes` and the
+task arguments (readbench.task_args) are within their bounds.
 """
 
 from __future__ import annotations
 
 import itertools
-import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+__all__ = ["MATRIX_KEYS", "MAX_EPOCHS", "MAX_PARALLEL", "Matrix", "load_matrix", "spec_label"]
+
 #: keys a matrix file may contain
 MATRIX_KEYS = {"name", "models", "epochs", "variants", "dcp", "arms", "cache_models", "task_args", "presets",
                "dcp_presets", "max_samples", "max_sandboxes"}
+#: most epochs per sample: inspect builds every sample x epoch up front (10^9 epochs took 23 GB
+#: before the kernel killed it); the nightly matrix uses 2-3
+MAX_EPOCHS = 100
+#: most samples or sandboxes at once (`max_samples`, `max_sandboxes`)
+MAX_PARALLEL = 1_000
+
+Spec = str | dict[str, Any]
+
+
+def spec_label(spec: Spec) -> str:
+    """The name of a variant or DCP spec: the string itself or the dict's ``name``."""
+    return spec if isinstance(spec, str) else str(spec.get("name", spec))
 
 
 @dataclass(frozen=True)
@@ -48,21 +66,23 @@ class Matrix:
         variants: read presets as specs accepted by readbench.read.get_variant.
         dcp: DCP configurations as specs accepted by readbench.dcp.get_config.
         cache_models: cache models priced per sample.
-        task_args: further task arguments.
+        task_args: further task arguments (validated by readbench.task_args).
+        extra_arms: (variant, dcp) pairs beyond the product.
+        max_samples, max_sandboxes: inspect's parallelism limits (None = inspect's default).
     """
 
     name: str
     models: list[str]
     epochs: int
-    variants: list[str | dict[str, Any]]
-    dcp: list[str | dict[str, Any]]
+    variants: list[Spec]
+    dcp: list[Spec]
     cache_models: list[str]
     task_args: dict[str, Any] = field(default_factory=dict)
-    extra_arms: list[tuple[str | dict[str, Any], str | dict[str, Any]]] = field(default_factory=list)
+    extra_arms: list[tuple[Spec, Spec]] = field(default_factory=list)
     max_samples: int | None = None
     max_sandboxes: int | None = None
 
-    def arms(self) -> list[tuple[str | dict[str, Any], str | dict[str, Any]]]:
+    def arms(self) -> list[tuple[Spec, Spec]]:
         """(variant, dcp) pairs in a stable order: the product, then the extra arms (no duplicates)."""
         arms = list(itertools.product(self.variants, self.dcp))
         for arm in self.extra_arms:
@@ -70,18 +90,70 @@ class Matrix:
                 arms.append(arm)
         return arms
 
+    def with_task_args(self, overrides: dict[str, Any]) -> Matrix:
+        """This matrix with `overrides` (e.g. from ``-T``) over its task arguments.
+
+        Raises:
+            ValueError: as readbench.task_args.check_task_args (the same rules as the file's
+                `task_args`; per-arm keys such as `variant` are refused with where to set them).
+        """
+        from readbench.task_args import check_task_args
+
+        check_task_args(overrides)
+        return replace(self, task_args={**self.task_args, **overrides})
+
+
+def _positive(value: Any, key: str, high: int, path: Path) -> None:
+    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= high:
+        raise ValueError(f"{path}: {key} must be an integer from 1 to {high}, got {value!r}")
+
+
+def _resolve(item: Any, where: str, defined: dict[str, dict[str, Any]], builtin: list[str], what: str,
+             getter: Any) -> Spec:
+    """One variant/DCP entry: a name (built-in or defined in the file) or an inline mapping."""
+    if isinstance(item, str):
+        spec: Spec = defined.get(item, item)
+    elif isinstance(item, dict):
+        spec = dict(item)
+        name = spec.get("name")
+        if isinstance(name, str) and name in builtin:
+            raise ValueError(f"{where}: {name!r} is a built-in {what}; give the inline definition another name")
+    else:
+        raise ValueError(f"{where}: must be a {what} name or a {{base: ..., name: ...}} mapping, got {item!r}")
+    try:
+        getter(spec)
+    except (KeyError, ValueError, TypeError) as ex:
+        raise ValueError(f"{where}: {ex}") from None
+    return spec
+
+
+def _unique(specs: list[Spec], key: str, path: Path) -> None:
+    """One name, one definition; and no name listed twice."""
+    seen: dict[str, Spec] = {}
+    for spec in specs:
+        label = spec_label(spec)
+        if label in seen:
+            if seen[label] == spec:
+                raise ValueError(f"{path}: {key} must not repeat a name ({label!r})")
+            raise ValueError(f"{path}: {key}: the name {label!r} has two definitions: {seen[label]!r} and {spec!r}")
+        seen[label] = spec
+
 
 def load_matrix(path: str | Path) -> Matrix:
     """Read and validate a matrix YAML file.
 
     Raises:
         FileNotFoundError: the file does not exist.
-        ValueError: unknown keys, empty lists, or a name that is neither a preset nor defined
-            in the file (the message names the key and the offending value).
+        ValueError: unknown keys, empty lists, a name that is neither a preset nor defined in the
+            file, a file preset that takes a built-in name, one name with two definitions, a bad
+            `name` (run id), or a number out of bounds (the message names the key and the value).
     """
-    from readbench.dcp import get_config
+    from readbench.dcp import CONFIG_NAMES, get_config
     from readbench.read import get_variant
-    from readbench.task import check_cache_models, check_task_args, dcp_spec
+    from readbench.read.registry import preset_names
+    from readbench.run import check_run_id
+    from readbench.task import check_cache_models
+    from readbench.task_args import check_task_args
 
     path = Path(path)
     try:
@@ -99,45 +171,42 @@ def load_matrix(path: str | Path) -> Matrix:
     for key in ("models", "variants", "dcp", "cache_models", "arms"):
         if key in raw and not isinstance(raw[key], list):
             raise ValueError(f"{path}: `{key}` must be a list, got {raw[key]!r}")
+    builtin = {"presets": list(preset_names()), "dcp_presets": list(CONFIG_NAMES)}
+    what = {"presets": "read variant", "dcp_presets": "DCP configuration"}
     for key in ("presets", "dcp_presets"):
         for name, spec in (raw.get(key) or {}).items():
             if not isinstance(spec, dict):
                 raise ValueError(f"{path}: {key}.{name} must be a mapping like {{base: ..., ...}}, got {spec!r}")
-    presets = {name: {**spec, "name": name} for name, spec in (raw.get("presets") or {}).items()}
-    dcp_presets = {name: {**spec, "name": name} for name, spec in (raw.get("dcp_presets") or {}).items()}
-    variants = [presets.get(v, v) for v in raw.get("variants", ["stock"])]
-    dcps = [dcp_presets.get(str(dcp_spec(d)), dcp_spec(d)) for d in raw.get("dcp", ["off"])]
-    for key, values in (("variants", variants), ("dcp", dcps), ("models", raw.get("models", ["x"]))):
-        if not values:
+            if name in builtin[key]:
+                raise ValueError(f"{path}: {key}.{name} would redefine the built-in {what[key]} {name!r}; "
+                                 "choose another name")
+    presets = {str(name): {**spec, "name": str(name)} for name, spec in (raw.get("presets") or {}).items()}
+    dcp_presets = {str(name): {**spec, "name": str(name)} for name, spec in (raw.get("dcp_presets") or {}).items()}
+
+    def variant(item: Any, where: str) -> Spec:
+        return _resolve(item, where, presets, builtin["presets"], "read variant", get_variant)
+
+    def dcp(item: Any, where: str) -> Spec:
+        spec = "off" if item is False else item  # YAML 1.1 reads an unquoted `off` as False (task.dcp_spec)
+        return _resolve(spec, where, dcp_presets, builtin["dcp_presets"], "DCP configuration", get_config)
+
+    for key in ("variants", "dcp", "models"):
+        if key in raw and not raw[key]:
             raise ValueError(f"{path}: `{key}` must not be empty")
-    for v in variants:
-        try:
-            get_variant(v)
-        except (KeyError, ValueError) as ex:
-            raise ValueError(f"{path}: variants: {ex}") from ex
-    for d in dcps:
-        try:
-            get_config(d)
-        except (KeyError, ValueError) as ex:
-            raise ValueError(f"{path}: dcp: {ex}") from ex
+    variants = [variant(v, f"{path}: variants[{i}]") for i, v in enumerate(raw.get("variants", ["stock"]))]
+    dcps = [dcp(d, f"{path}: dcp[{i}]") for i, d in enumerate(raw.get("dcp", ["off"]))]
     extra = []
-    for item in raw.get("arms") or []:
+    for i, item in enumerate(raw.get("arms") or []):
         if not (isinstance(item, list) and len(item) == 2):
             raise ValueError(f"{path}: arms: each arm is [variant, dcp], got {item!r}")
-        extra.append((presets.get(item[0], item[0]), dcp_presets.get(str(dcp_spec(item[1])), dcp_spec(item[1]))))
-    for v, d in extra:
-        for spec, getter, key in ((v, get_variant, "arms/variant"), (d, get_config, "arms/dcp")):
-            try:
-                getter(spec)
-            except (KeyError, ValueError) as ex:
-                raise ValueError(f"{path}: {key}: {ex}") from ex
+        extra.append((variant(item[0], f"{path}: arms[{i}] variant"), dcp(item[1], f"{path}: arms[{i}] dcp")))
+    _unique(variants + [v for v, _ in extra if v not in variants], "variants", path)
+    _unique(dcps + [d for _, d in extra if d not in dcps], "dcp", path)
     epochs = raw.get("epochs", 1)
-    if not isinstance(epochs, int) or isinstance(epochs, bool) or epochs < 1:
-        raise ValueError(f"{path}: epochs must be an integer >= 1, got {epochs!r}")
+    _positive(epochs, "epochs", MAX_EPOCHS, path)
     for key in ("max_samples", "max_sandboxes"):
-        value = raw.get(key)
-        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
-            raise ValueError(f"{path}: {key} must be an integer >= 1, got {value!r}")
+        if raw.get(key) is not None:
+            _positive(raw[key], key, MAX_PARALLEL, path)
     models = raw.get("models", ["readbench/sim-mixed"])
     if not all(isinstance(m, str) and "/" in m for m in models):
         raise ValueError(f"{path}: models must be inspect model strings like provider/name, got {models!r}")
@@ -151,10 +220,13 @@ def load_matrix(path: str | Path) -> Matrix:
         check_task_args(task_args)
     except ValueError as ex:
         raise ValueError(f"{path}: task_args: {ex}") from ex
-    if len(set(map(repr, variants))) != len(variants) or len(set(map(repr, dcps))) != len(dcps):
-        raise ValueError(f"{path}: variants and dcp must not repeat a name")
+    name = raw.get("name", path.stem)
+    try:
+        check_run_id(name)
+    except ValueError as ex:
+        raise ValueError(f"{path}: name: {ex}") from None
     return Matrix(
-        name=str(raw.get("name", path.stem)),
+        name=name,
         models=list(models),
         epochs=epochs,
         variants=variants,
@@ -165,43 +237,3 @@ def load_matrix(path: str | Path) -> Matrix:
         max_samples=raw.get("max_samples"),
         max_sandboxes=raw.get("max_sandboxes"),
     )
-
-
-def _label(spec: str | dict[str, Any]) -> str:
-    return spec if isinstance(spec, str) else str(spec.get("name", spec))
-
-
-def run_matrix(matrix: Matrix, run_dir: Path, *, sandbox_kind: str = "auto", overrides: dict[str, Any] | None = None,
-               models: list[str] | None = None) -> tuple[bool, Path]:
-    """Run every arm through ``inspect_ai.eval_set`` into ``run_dir/logs``.
-
-    Re-running with the same ``run_dir`` resumes: finished samples are not redone
-    (eval_set's retry semantics, inspect-notes.md §6).
-
-    Returns:
-        (all arms complete, log directory).
-    """
-    from inspect_ai import eval_set
-
-    from readbench.task import read_strategies
-
-    task_args = {**matrix.task_args, **(overrides or {})}
-    run_dir.mkdir(parents=True, exist_ok=True)
-    log_dir = run_dir / "logs"
-    tasks = [
-        read_strategies(variant=v, dcp=d, cache_models=matrix.cache_models, sandbox_kind=sandbox_kind,
-                             **task_args)
-        for v, d in matrix.arms()
-    ]
-    (run_dir / "run.json").write_text(json.dumps({
-        "matrix": matrix.name, "models": models or matrix.models, "epochs": matrix.epochs,
-        "variants": matrix.variants, "dcp": matrix.dcp, "cache_models": matrix.cache_models,
-        "arms": [f"{_label(v)} × {_label(d)}" for v, d in matrix.arms()],
-        "task_args": task_args, "sandbox": sandbox_kind,
-    }, indent=2, default=str))
-    ok, _ = eval_set(
-        tasks, log_dir=str(log_dir), model=models or matrix.models, epochs=matrix.epochs,
-        retry_attempts=2, retry_wait=1, fail_on_error=False, max_samples=matrix.max_samples,
-        max_sandboxes=matrix.max_sandboxes, max_tasks=2, log_dir_allow_dirty=False,
-    )
-    return ok, log_dir

@@ -25,6 +25,8 @@ from readbench.agent.loop import pi_agent
 from readbench.agent.prompt import system_prompt
 from readbench.metrics.scorer import readbench_scorer
 from readbench.read import get_variant
+from readbench.task_args import check_task_args
+from readbench.task_args import names as names_of
 from readbench.tools._env import PROBE, workspace_env
 
 #: where the local sandbox finds the venv's ripgrep (PyPI `ripgrep` ships bin/rg)
@@ -76,19 +78,6 @@ def resolve_sandbox(kind: str) -> str:
     return "docker" if ok else "local"
 
 
-#: task arguments a matrix file's `task_args` may set (the others are set per arm or by flags)
-TASK_ARGS = {"families", "sources", "limit", "per_family", "max_turns", "context_window_tokens",
-             "allow_local", "k8s_registry"}
-
-
-def _names(value: list[str] | str | None) -> list[str] | None:
-    """A comma string or a list of names; None stays None."""
-    if value is None:
-        return None
-    names = value.split(",") if isinstance(value, str) else list(value)
-    return [str(n).strip() for n in names if str(n).strip()]
-
-
 def check_cache_models(names: list[str] | str) -> list[str]:
     """Validate cache-model names before any sample runs (they are used after each trajectory).
 
@@ -97,28 +86,13 @@ def check_cache_models(names: list[str] | str) -> list[str]:
     """
     from readbench.cache import CACHE_MODELS
 
-    listed = _names(names)
+    listed = names_of(names)
     if not listed:
         raise ValueError(f"cache models must be a non-empty list or comma string, got {names!r}")
     unknown = [n for n in listed if n not in CACHE_MODELS]
     if unknown:
         raise ValueError(f"unknown cache model(s) {unknown}; known: {sorted(CACHE_MODELS)}")
     return listed
-
-
-def check_task_args(args: dict[str, Any]) -> None:
-    """Validate a matrix file's task_args (names and ranges) before any sample runs.
-
-    Raises:
-        ValueError: an unknown key, or a number out of range (the message names the key).
-    """
-    unknown = sorted(set(args) - TASK_ARGS)
-    if unknown:
-        raise ValueError(f"unknown task argument(s) {unknown}; allowed: {sorted(TASK_ARGS)}")
-    for key in ("limit", "per_family", "max_turns", "context_window_tokens"):
-        value = args.get(key)
-        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
-            raise ValueError(f"{key} must be an integer >= 1, got {value!r}")
 
 
 def dcp_spec(value: Any) -> str | dict[str, Any]:
@@ -238,12 +212,26 @@ def read_strategies_task(
     allow_local: bool = False,
     k8s_registry: str | None = None,
 ) -> Task:
-    """Build the task for one arm. See evals/read_strategies.py for the `-T` arguments."""
+    """Build the task for one arm. See evals/read_strategies.py for the `-T` arguments.
+
+    Raises:
+        ValueError: an argument of the wrong type or out of bounds (readbench.task_args), an
+            unknown variant, DCP configuration or cache model, a family or source not in the
+            corpus, or an unusable sandbox kind; nothing has run yet.
+    """
+    check_task_args({"families": families, "sources": sources, "limit": limit, "per_family": per_family,
+                     "max_turns": max_turns, "context_window_tokens": context_window_tokens,
+                     "allow_local": allow_local, "k8s_registry": k8s_registry})
+    try:
+        get_variant(variant)
+    except TypeError as ex:
+        raise ValueError(f"variant: {ex}") from None
     dcp = dcp_spec(dcp)
+    from readbench.dcp import get_config
+
+    get_config(dcp)
     models = check_cache_models(cache_models if cache_models is not None else list(DEFAULT_CACHE_MODELS))
-    check_task_args({"limit": limit, "per_family": per_family, "max_turns": max_turns,
-                     "context_window_tokens": context_window_tokens})
-    fam, src = _names(families), _names(sources)
+    fam, src = names_of(families), names_of(sources)
     index = _index(corpus_path())
     for what, wanted, known in (("families", fam, {r.family for r in index.values()}),
                                 ("sources", src, {r.source for r in index.values()})):

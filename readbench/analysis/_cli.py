@@ -19,35 +19,43 @@ RESULTS = Path("results")
 @click.option("--sandbox", "sandbox_kind", type=click.Choice(["auto", "docker", "local", "k8s"]), default="auto",
               show_default=True, help="auto = docker when an engine >= 24.0.6 answers, else local; "
               "k8s needs -T k8s_registry=HOST.")
-@click.option("--run-id", default=None, help="results/<run-id>/ (default: the matrix name; re-running resumes).")
-@click.option("-T", "task_args", multiple=True, metavar="KEY=VALUE", help="Extra task argument (YAML value).")
+@click.option("--run-id", default=None, help="results/<run-id>/ (default: the matrix name; re-running resumes). "
+              "Letters, digits, '.', '_', '-'.")
+@click.option("-T", "task_args", multiple=True, metavar="KEY=VALUE",
+              help="Task argument (YAML value), checked like the matrix's task_args.")
 def eval_cmd(matrix_path: str, models: tuple[str, ...], sandbox_kind: str, run_id: str | None,
              task_args: tuple[str, ...]) -> None:
-    """Run a matrix of arms through inspect's eval_set, then write the table and the report."""
-    import yaml
+    """Run a matrix of arms through inspect's eval_set, then write the table and the report.
 
-    from readbench.matrix import load_matrix, run_matrix
+    Every input (matrix, -T, models, sandbox, run id) is checked before results/ is touched.
+    """
+    from readbench.matrix import load_matrix
+    from readbench.run import check_run_id, plan_run, run_plan
+    from readbench.task_args import parse_cli_task_args
 
     try:
         matrix = load_matrix(matrix_path)
     except ValueError as ex:
         raise click.BadParameter(str(ex), param_hint="--matrix")
-    overrides = {}
-    for item in task_args:
-        if "=" not in item:
-            raise click.BadParameter(f"{item!r} is not KEY=VALUE", param_hint="-T")
-        key, value = item.split("=", 1)
-        if key == "sandbox_kind":
-            raise click.BadParameter("use --sandbox, not -T sandbox_kind", param_hint="-T")
-        overrides[key] = yaml.safe_load(value)
-    run_dir = RESULTS / (run_id or matrix.name)
-    ok, log_dir = run_matrix(matrix, run_dir, sandbox_kind=sandbox_kind, overrides=overrides,
-                             models=list(models) or None)
+    try:
+        matrix = matrix.with_task_args(parse_cli_task_args(task_args))
+    except ValueError as ex:
+        raise click.BadParameter(str(ex), param_hint="-T")
+    try:
+        run_dir = RESULTS / check_run_id(run_id if run_id is not None else matrix.name)
+    except ValueError as ex:
+        raise click.BadParameter(str(ex), param_hint="--run-id")
+    try:
+        plan = plan_run(matrix, list(models) or None, sandbox_kind)
+    except ValueError as ex:
+        raise click.ClickException(str(ex))
+    log_dir = run_dir / "logs"
+    ok, interrupted = run_plan(plan, run_dir)
     try:
         report_path = build_report(run_dir)
     except ValueError as ex:  # e.g. no finished sample at all: nothing to report yet
         click.echo(f"logs: {log_dir}\nno report: {ex}", err=True)
-        sys.exit(1)
+        sys.exit(130 if interrupted else 1)
     latest = RESULTS / "latest"
     if latest.is_symlink() or not latest.exists():
         latest.unlink(missing_ok=True)

@@ -31,11 +31,11 @@ presets: {B-1500: {base: B, max_lines: 1500}}
 
 
 @pytest.mark.parametrize("text, message", [
-    ("variants: [nosuch]", "variants:"),
-    ("dcp: [nosuch]", "dcp:"),
+    ("variants: [nosuch]", "variants[0]: unknown read variant 'nosuch'"),
+    ("dcp: [nosuch]", "dcp[0]: unknown DCP configuration 'nosuch'"),
     ("arms: [[stock]]", "each arm is [variant, dcp]"),
-    ("epochs: 0", "epochs must be an integer >= 1, got 0"),
-    ("epochs: 1.7", "epochs must be an integer >= 1, got 1.7"),
+    ("epochs: 0", "epochs must be an integer from 1 to 100, got 0"),
+    ("epochs: 1.7", "epochs must be an integer from 1 to 100, got 1.7"),
     ("colour: red", "unknown matrix keys ['colour']"),
     ("name: [x", "not valid YAML"),
     ("presets: [a]", "`presets` must be a mapping"),
@@ -43,15 +43,62 @@ presets: {B-1500: {base: B, max_lines: 1500}}
     ("models: readbench/sim-mixed", "`models` must be a list"),
     ("models: [sim-mixed]", "models must be inspect model strings"),
     ("cache_models: [nosuch]", "cache_models: unknown cache model(s) ['nosuch']"),
-    ("max_samples: -3", "max_samples must be an integer >= 1, got -3"),
+    ("max_samples: -3", "max_samples must be an integer from 1 to 1000, got -3"),
     ("task_args: {bogus: 1}", "task_args: unknown task argument(s) ['bogus']"),
-    ("task_args: {limit: 0}", "task_args: limit must be an integer >= 1, got 0"),
+    ("task_args: {limit: 0}", "task_args: limit must be an integer from 1 to 100000 (tasks), got 0"),
+    # issue 13, defect 3: unbounded work is refused with the bound
+    ("epochs: 1000000000", "epochs must be an integer from 1 to 100, got 1000000000"),
+    ("max_sandboxes: 100000", "max_sandboxes must be an integer from 1 to 1000, got 100000"),
+    ("task_args: {max_turns: 10000000}", "task_args: max_turns must be an integer from 1 to 1000 (model calls per sample)"),
+    ("task_args: {context_window_tokens: 1.0e+12}", "context_window_tokens must be an integer from 1000 to 10000000"),
+    # issue 13, defect 4: only booleans for allow_local
+    ("task_args: {allow_local: maybe}", "task_args: allow_local must be true or false, got 'maybe'"),
+    # issue 13, defect 6: types are named errors, not TypeError tracebacks
+    ("variants: [1, 2]", "variants[0]: must be a read variant name or a {base: ..., name: ...} mapping, got 1"),
+    ("dcp: [[off]]", "dcp[0]: must be a DCP configuration name or a {base: ..., name: ...} mapping, got [False]"),
+    ("task_args: {families: 5}", "task_args: families must be a comma string or a list of names, got 5"),
+    ("task_args: {variant: B}", "task_args: variant is set per arm by the matrix's `variants` (or `arms`)"),
+    ("variants: [{base: B, max_lines: 10}]", "variants[0]: a user-defined read variant needs string keys 'base' and 'name'"),
+    # issue 13, defect 2: built-in names cannot be redefined; one name, one definition
+    ("presets: {B: {base: B, max_lines: 10}}", "presets.B would redefine the built-in read variant 'B'"),
+    ("dcp_presets: {pi-dcp: {base: pi-dcp}}", "dcp_presets.pi-dcp would redefine the built-in DCP configuration 'pi-dcp'"),
+    ("variants: [{base: B, name: C, max_lines: 10}]", "variants[0]: 'C' is a built-in read variant"),
+    ("variants: [{base: B, name: X, max_lines: 10}, {base: B, name: X, max_lines: 20}]",
+     "variants: the name 'X' has two definitions"),
+    ("variants: [stock]\narms: [[{base: B, name: stock2, max_lines: 9}, off], [{base: B, name: stock2, max_lines: 8}, off]]",
+     "variants: the name 'stock2' has two definitions"),
+    # issue 13, defect 5: the default run id must stay under results/
+    ("name: ../../x", "name: run id '../../x' must be one name"),
+    ("name: ''", "name: run id '' must be one name"),
+    ("name: /tmp/abs", "name: run id '/tmp/abs' must be one name"),
+    ("name: latest", "name: run id 'latest' must be one name"),
     ("variants: [stock, stock]", "must not repeat a name"),
 ])
 def test_bad_matrix_names_the_key(tmp_path, text, message):
     with pytest.raises(ValueError, match=re.escape(message)):
         load_matrix(write(tmp_path, text))
     # every one of these fails before any sample could start: load_matrix runs no eval
+
+
+def test_inline_variant_definitions_are_arms_keyed_by_their_definition(tmp_path):
+    m = load_matrix(write(tmp_path, """
+variants: [stock, {base: B, name: B-700, max_lines: 700}]
+dcp: [off, {base: pi-dcp, name: pi-dcp-t4, turns: 4}]
+"""))
+    b700 = {"base": "B", "name": "B-700", "max_lines": 700}
+    t4 = {"base": "pi-dcp", "name": "pi-dcp-t4", "turns": 4}
+    assert m.arms() == [("stock", "off"), ("stock", t4), (b700, "off"), (b700, t4)]
+
+
+def test_task_args_from_the_command_line_use_the_matrix_rules(tmp_path):
+    m = load_matrix(write(tmp_path, "task_args: {limit: 3}"))
+    assert m.with_task_args({"limit": 5, "allow_local": True}).task_args == {"limit": 5, "allow_local": True}
+    for bad, message in [({"limit": 0}, "limit must be an integer from 1 to 100000 (tasks), got 0"),
+                         ({"foo": 1}, "unknown task argument(s) ['foo']"),
+                         ({"dcp": "pi-dcp"}, "dcp is set per arm by the matrix's `dcp` (or `arms`)"),
+                         ({"allow_local": "maybe"}, "allow_local must be true or false, got 'maybe'")]:
+        with pytest.raises(ValueError, match=re.escape(message)):
+            m.with_task_args(bad)
 
 
 def test_yaml_false_is_the_off_configuration():
@@ -69,7 +116,7 @@ def test_first_per_family_keeps_corpus_order():
 
 
 def test_run_metadata_names_every_arm():
-    from readbench.matrix import _label
+    from readbench.matrix import spec_label as _label
 
     m = load_matrix("evals/smoke.yaml")
     labels = [f"{_label(v)} × {_label(d)}" for v, d in m.arms()]

@@ -1,0 +1,125 @@
+"""Running a matrix (`readbench eval`): check everything before the run directory exists, then
+run the arms through inspect's ``eval_set``.
+
+1. `check_run_id` -- the run id (``--run-id`` or the matrix ``name``) is one safe path
+   component under ``results/`` (GitHub issue 13);
+2. `plan_run` -- every model resolves (an unknown sim profile, a provider package that is not
+   installed), the sandbox kind is usable (``--sandbox docker`` without an engine) and every
+   arm's task builds (corpus filters, task arguments), all before the run directory exists;
+3. `run_plan` -- eval_set (re-running resumes: finished samples are kept).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from readbench.matrix import Matrix, spec_label
+
+__all__ = ["RUN_ID_PATTERN", "RunPlan", "check_models", "check_run_id", "plan_run", "run_plan"]
+
+RUN_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+"""A run id: one path component of letters, digits, ``.``, ``_`` and ``-``, not starting with ``.``."""
+_RESERVED = {"latest", "bench"}  # results/latest is the symlink to the last run; results/bench is `make bench`'s
+
+
+def check_run_id(run_id: Any) -> str:
+    """Return `run_id` if it names a directory directly under ``results/``.
+
+    Raises:
+        ValueError: not a string, empty, a path (``../../x``, ``/abs``, ``a/b``), a name that
+            starts with ``.``, has other characters than letters, digits, ``.``, ``_``, ``-``
+            or is over 100 characters, or a reserved name (``latest``, ``bench``).
+    """
+    if not isinstance(run_id, str) or not RUN_ID_PATTERN.fullmatch(run_id) or run_id in _RESERVED:
+        raise ValueError(f"run id {run_id!r} must be one name of letters, digits, '.', '_' and '-' (not "
+                         f"starting with '.', at most 100 characters, not {' or '.join(sorted(_RESERVED))}): "
+                         "it names the directory results/<run id>/")
+    return run_id
+
+
+def _plain(message: Any) -> str:
+    """inspect's rich-markup error text as one plain line."""
+    from rich.text import Text
+
+    text = Text.from_markup(message).plain if isinstance(message, str) else str(message)
+    return " ".join(part.strip() for part in text.splitlines() if part.strip()).removeprefix("ERROR: ")
+
+
+def check_models(models: list[str]) -> list[str]:
+    """Resolve every model with inspect's `get_model` before anything runs.
+
+    Raises:
+        ValueError: a model string inspect cannot use (an unknown sim profile, a provider whose
+            package or API key is missing); one line naming the model.
+    """
+    from inspect_ai.model import get_model
+
+    for model in models:
+        if not isinstance(model, str) or "/" not in model:
+            raise ValueError(f"model {model!r} is not an inspect model string like provider/name")
+        try:
+            get_model(model)
+        except Exception as ex:  # noqa: BLE001 - provider packages raise their own types; one line each
+            raise ValueError(f"model {model!r} cannot be used: {_plain(getattr(ex, 'message', ex))}") from None
+    return models
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """A checked run: what `run_plan` runs and records in ``run.json``."""
+
+    matrix: Matrix
+    models: list[str]
+    sandbox_kind: str
+    """The resolved kind: docker, local or k8s."""
+    tasks: list[Any]
+    """One inspect Task per arm, in `Matrix.arms` order."""
+
+    def metadata(self) -> dict[str, Any]:
+        """The ``run.json`` record: the resolved matrix with every arm's full definition."""
+        m = self.matrix
+        return {
+            "matrix": m.name, "models": self.models, "epochs": m.epochs, "variants": m.variants,
+            "dcp": m.dcp, "cache_models": m.cache_models,
+            "arms": [f"{spec_label(v)} × {spec_label(d)}" for v, d in m.arms()],
+            "task_args": m.task_args, "sandbox": self.sandbox_kind,
+        }
+
+
+def plan_run(matrix: Matrix, models: list[str] | None, sandbox_kind: str) -> RunPlan:
+    """Check the models and the sandbox kind and build every arm's task; nothing is written.
+
+    Raises:
+        ValueError: as `check_models`, `readbench.task.resolve_sandbox` and
+            `readbench.task.read_strategies_task` (task arguments, corpus filters).
+    """
+    from readbench.task import read_strategies, resolve_sandbox
+
+    models = check_models(list(models or matrix.models))
+    kind = resolve_sandbox(sandbox_kind)
+    tasks = [read_strategies(variant=v, dcp=d, cache_models=matrix.cache_models, sandbox_kind=kind,
+                             **matrix.task_args) for v, d in matrix.arms()]
+    return RunPlan(matrix, models, kind, tasks)
+
+
+def run_plan(plan: RunPlan, run_dir: Path) -> tuple[bool, bool]:
+    """Run the plan with eval_set into ``run_dir/logs`` (re-running resumes).
+
+    Returns:
+        (eval_set reported every task successful, the run was interrupted by Ctrl-C).
+    """
+    from inspect_ai import eval_set
+
+    m = plan.matrix
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "run.json").write_text(json.dumps(plan.metadata(), indent=2, default=str))
+    ok, _ = eval_set(
+        plan.tasks, log_dir=str(run_dir / "logs"), model=plan.models, epochs=m.epochs,
+        retry_attempts=2, retry_wait=1, fail_on_error=False, max_samples=m.max_samples,
+        max_sandboxes=m.max_sandboxes, max_tasks=2, log_dir_allow_dirty=False,
+    )
+    return ok, False
