@@ -6,20 +6,27 @@ run the arms through inspect's ``eval_set``.
 2. `plan_run` -- every model resolves (an unknown sim profile, a provider package that is not
    installed), the sandbox kind is usable (``--sandbox docker`` without an engine) and every
    arm's task builds (corpus filters, task arguments), all before the run directory exists;
-3. `run_plan` -- eval_set (re-running resumes: finished samples are kept).
+3. `RunLock` -- one ``readbench eval`` per run directory at a time (a second one is refused
+   with the other's process id, instead of both running every sample and leaving duplicate
+   logs);
+4. `run_plan` -- eval_set (re-running resumes: finished samples are kept).
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from readbench.matrix import Matrix, spec_label
 
-__all__ = ["RUN_ID_PATTERN", "RunPlan", "check_models", "check_run_id", "plan_run", "run_plan"]
+__all__ = ["RUN_ID_PATTERN", "RunLock", "RunLocked", "RunPlan", "check_models", "check_run_id", "plan_run",
+           "run_plan"]
 
 RUN_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 """A run id: one path component of letters, digits, ``.``, ``_`` and ``-``, not starting with ``.``."""
@@ -39,6 +46,45 @@ def check_run_id(run_id: Any) -> str:
                          f"starting with '.', at most 100 characters, not {' or '.join(sorted(_RESERVED))}): "
                          "it names the directory results/<run id>/")
     return run_id
+
+
+class RunLocked(RuntimeError):
+    """Another process holds the run directory's lock."""
+
+
+class RunLock:
+    """An exclusive lock on a run directory for one ``readbench eval`` process.
+
+    ``fcntl.flock`` on ``<run_dir>/.lock``: the kernel drops it when the process ends, even on
+    SIGKILL, so a killed run never leaves the directory locked. The file holds the holder's pid
+    and start time for the message a second process gets.
+    """
+
+    def __init__(self, run_dir: Path) -> None:
+        self.path = run_dir / ".lock"
+        self._fh: Any = None
+
+    def __enter__(self) -> RunLock:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fh = open(self.path, "a+")
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fh.seek(0)
+            holder = fh.read().strip() or "unknown process"
+            fh.close()
+            raise RunLocked(f"{self.path.parent} is in use by another readbench eval ({holder}); wait for it "
+                            "to finish or use another --run-id") from None
+        fh.seek(0)
+        fh.truncate()
+        fh.write(f"pid {os.getpid()}, started {time.strftime('%Y-%m-%d %H:%M:%S')}\n")
+        fh.flush()
+        self._fh = fh
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        fcntl.flock(self._fh, fcntl.LOCK_UN)
+        self._fh.close()
 
 
 def _plain(message: Any) -> str:

@@ -30,7 +30,7 @@ def eval_cmd(matrix_path: str, models: tuple[str, ...], sandbox_kind: str, run_i
     Every input (matrix, -T, models, sandbox, run id) is checked before results/ is touched.
     """
     from readbench.matrix import load_matrix
-    from readbench.run import check_run_id, plan_run, run_plan
+    from readbench.run import RunLock, RunLocked, check_run_id, plan_run, run_plan
     from readbench.task_args import parse_cli_task_args
 
     try:
@@ -50,7 +50,11 @@ def eval_cmd(matrix_path: str, models: tuple[str, ...], sandbox_kind: str, run_i
     except ValueError as ex:
         raise click.ClickException(str(ex))
     log_dir = run_dir / "logs"
-    ok, interrupted = run_plan(plan, run_dir)
+    try:
+        with RunLock(run_dir):
+            ok, interrupted = run_plan(plan, run_dir)
+    except RunLocked as ex:
+        raise click.ClickException(str(ex))
     try:
         report_path = build_report(run_dir)
     except ValueError as ex:  # e.g. no finished sample at all: nothing to report yet
