@@ -1,15 +1,21 @@
-"""Running a matrix (`readbench eval`): check everything before the run directory exists, then
-run the arms through inspect's ``eval_set``.
+"""Running a matrix (`readbench eval`): check everything, lock the run directory, run the arms
+through inspect's ``eval_set``, and record the run only once inspect has accepted it.
+
+Stages, each one failing with one clear line before the next starts (GitHub issue 13):
 
 1. `check_run_id` -- the run id (``--run-id`` or the matrix ``name``) is one safe path
-   component under ``results/`` (GitHub issue 13);
+   component under ``results/``;
 2. `plan_run` -- every model resolves (an unknown sim profile, a provider package that is not
    installed), the sandbox kind is usable (``--sandbox docker`` without an engine) and every
    arm's task builds (corpus filters, task arguments), all before the run directory exists;
 3. `RunLock` -- one ``readbench eval`` per run directory at a time (a second one is refused
    with the other's process id, instead of both running every sample and leaving duplicate
    logs);
-4. `run_plan` -- eval_set (re-running resumes: finished samples are kept).
+4. `prepare_log_dir` -- a log that cannot be read is set aside (``*.eval.unreadable``) so the
+   others resume, and logs of arms this matrix does not define (or defines differently) are
+   refused before eval_set starts;
+5. `run_plan` -- eval_set (re-running resumes: finished samples are kept; a sample error
+   fails its log after retries, so the next run retries it), then ``run.json``.
 """
 
 from __future__ import annotations
@@ -25,8 +31,8 @@ from typing import Any
 
 from readbench.matrix import Matrix, spec_label
 
-__all__ = ["RUN_ID_PATTERN", "RunLock", "RunLocked", "RunPlan", "check_models", "check_run_id", "plan_run",
-           "run_plan"]
+__all__ = ["RUN_ID_PATTERN", "RunLock", "RunLocked", "RunPlan", "check_models", "check_run_id",
+           "plan_run", "prepare_log_dir", "run_plan"]
 
 RUN_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 """A run id: one path component of letters, digits, ``.``, ``_`` and ``-``, not starting with ``.``."""
@@ -152,20 +158,80 @@ def plan_run(matrix: Matrix, models: list[str] | None, sandbox_kind: str) -> Run
     return RunPlan(matrix, models, kind, tasks)
 
 
+def prepare_log_dir(log_dir: Path, plan: RunPlan) -> list[str]:
+    """Set unreadable logs aside and refuse logs of arms the plan does not define.
+
+    Returns:
+        The names of the logs set aside (renamed ``<name>.unreadable``; the report lists them).
+
+    Raises:
+        ValueError: a readable log's arm (model, variant and DCP definition) is not one of the
+            plan's, e.g. the matrix was edited and re-run under the same run id.
+    """
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    from readbench.analysis.completeness import UNREADABLE_SUFFIX
+    from readbench.analysis.table import TASK_NAME, _spec_name
+
+    if not log_dir.is_dir():
+        return []
+    wanted = {(model, json.dumps(v, sort_keys=True), json.dumps(d, sort_keys=True))
+              for model in plan.models for v, d in plan.matrix.arms()}
+    set_aside = []
+    for info in list_eval_logs(str(log_dir)):
+        path = Path(info.name.removeprefix("file://"))
+        try:
+            header = read_eval_log(info.name, header_only=True)
+        except Exception:  # noqa: BLE001 - any reader failure: keep the file, let the others resume
+            path.rename(path.with_name(path.name + UNREADABLE_SUFFIX))
+            set_aside.append(path.name)
+            continue
+        if header.eval.task.split("/")[-1] != TASK_NAME:
+            continue
+        args = header.eval.task_args or {}
+        variant, dcp = args.get("variant"), "off" if args.get("dcp") is False else args.get("dcp")
+        key = (header.eval.model, json.dumps(variant, sort_keys=True), json.dumps(dcp, sort_keys=True))
+        if key not in wanted:
+            raise ValueError(
+                f"{path} holds arm {_spec_name(variant)} × {_spec_name(dcp)} @ {header.eval.model} as defined by "
+                f"variant={json.dumps(variant)} dcp={json.dumps(dcp)}, which this matrix does not define (or "
+                "defines differently): use another --run-id, or move that log away")
+    return set_aside
+
+
 def run_plan(plan: RunPlan, run_dir: Path) -> tuple[bool, bool]:
-    """Run the plan with eval_set into ``run_dir/logs`` (re-running resumes).
+    """Run the plan with eval_set into ``run_dir/logs``; write ``run_dir/run.json`` once
+    inspect has accepted the log directory (so a refused run never rewrites the header of
+    the logs already there).
 
     Returns:
         (eval_set reported every task successful, the run was interrupted by Ctrl-C).
+
+    Raises:
+        ValueError: inspect refused the run (its PrerequisiteError, as one line).
     """
     from inspect_ai import eval_set
+    from inspect_ai._util.error import PrerequisiteError
 
     m = plan.matrix
-    run_dir.mkdir(parents=True, exist_ok=True)
+    ok, interrupted = False, False
+    try:
+        # fail_on_error + continue_on_fail: every sample runs, and a sample that errored fails
+        # its log, so eval_set retries it and a later run resumes it (a log that tolerated the
+        # error would count as finished and never run it again)
+        ok, _ = eval_set(
+            plan.tasks, log_dir=str(run_dir / "logs"), model=plan.models, epochs=m.epochs,
+            retry_attempts=2, retry_wait=1, fail_on_error=True, continue_on_fail=True,
+            max_samples=m.max_samples, max_sandboxes=m.max_sandboxes, max_tasks=2, log_dir_allow_dirty=False,
+        )
+    except KeyboardInterrupt:
+        interrupted = True
+    except PrerequisiteError as ex:
+        message = _plain(ex.message)
+        stale = re.search(r"Existing log file '([^']+)' in log_dir is not associated", message)
+        if stale:  # inspect's hint names its own --log-dir-allow-dirty, which readbench eval does not offer
+            message = (f"{run_dir / 'logs' / stale.group(1)} is from a run of these arms with other task arguments, "
+                       "epochs or sandbox, and inspect does not mix them: use another --run-id, or move that log away")
+        raise ValueError(message) from None
     (run_dir / "run.json").write_text(json.dumps(plan.metadata(), indent=2, default=str))
-    ok, _ = eval_set(
-        plan.tasks, log_dir=str(run_dir / "logs"), model=plan.models, epochs=m.epochs,
-        retry_attempts=2, retry_wait=1, fail_on_error=False, max_samples=m.max_samples,
-        max_sandboxes=m.max_sandboxes, max_tasks=2, log_dir_allow_dirty=False,
-    )
-    return ok, False
+    return ok, interrupted

@@ -27,10 +27,13 @@ def eval_cmd(matrix_path: str, models: tuple[str, ...], sandbox_kind: str, run_i
              task_args: tuple[str, ...]) -> None:
     """Run a matrix of arms through inspect's eval_set, then write the table and the report.
 
-    Every input (matrix, -T, models, sandbox, run id) is checked before results/ is touched.
+    Exits 1 with one line when the run did not finish (Ctrl-C, a killed process, samples that
+    errored after retries, an unreadable log): the report flags the partial arms, and running
+    the same command again resumes, keeping every finished sample.
     """
+    from readbench.analysis.completeness import incomplete_line, scan_logs
     from readbench.matrix import load_matrix
-    from readbench.run import RunLock, RunLocked, check_run_id, plan_run, run_plan
+    from readbench.run import RunLock, RunLocked, check_run_id, plan_run, prepare_log_dir, run_plan
     from readbench.task_args import parse_cli_task_args
 
     try:
@@ -52,8 +55,11 @@ def eval_cmd(matrix_path: str, models: tuple[str, ...], sandbox_kind: str, run_i
     log_dir = run_dir / "logs"
     try:
         with RunLock(run_dir):
+            for name in prepare_log_dir(log_dir, plan):
+                click.echo(f"readbench: {name} could not be read; set aside as {name}.unreadable, its arm runs again",
+                           err=True)
             ok, interrupted = run_plan(plan, run_dir)
-    except RunLocked as ex:
+    except (RunLocked, ValueError) as ex:
         raise click.ClickException(str(ex))
     try:
         report_path = build_report(run_dir)
@@ -67,9 +73,12 @@ def eval_cmd(matrix_path: str, models: tuple[str, ...], sandbox_kind: str, run_i
     click.echo(f"logs:   {log_dir}   (inspect view --log-dir {log_dir})")
     click.echo(f"table:  {run_dir / 'table.parquet'}")
     click.echo(f"report: {report_path}")
-    if not ok:
-        click.echo("some arms did not complete; re-run the same command to resume", err=True)
-        sys.exit(1)
+    line = incomplete_line(scan_logs(log_dir))
+    if line is None and not ok:
+        line = "incomplete: eval_set did not complete every task; re-run the same command to resume"
+    if line is not None or interrupted:
+        click.echo(line or "incomplete: interrupted; re-run the same command to resume", err=True)
+        sys.exit(130 if interrupted else 1)
 
 
 commands = [eval_cmd, report, plan]

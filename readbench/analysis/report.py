@@ -22,6 +22,7 @@ from ._decision import ALPHA, decision_section, pareto_points
 from ._document import Block, Bullets, Heading, Image, Paragraph, to_html, to_markdown
 from .aggregate import arm_summaries, prepare
 from .compare import paired_comparisons
+from .completeness import LogScan, incomplete_section, mark_partial
 from .partition import partition_samples
 from .plan import plan_comparisons
 from .table import cache_models_in
@@ -123,6 +124,7 @@ def render_report(
     exclude: tuple[str, ...] = (),
     effect: float = DEFAULT_EFFECT,
     cost_ratio: float = DEFAULT_COST_RATIO,
+    completeness: LogScan | None = None,
 ) -> Path:
     """Write ``report.md``, ``report.html``, ``partition.json`` and figures into `out_dir`.
 
@@ -147,6 +149,10 @@ def render_report(
         non-significant comparison.
     cost_ratio : float, default `DEFAULT_COST_RATIO`
         Cost ratio whose required design is stated for every non-significant cost comparison.
+    completeness : completeness.LogScan, optional
+        The run's log statuses: partial arms and unreadable logs get a flagged section, partial
+        arms are marked ``[partial]`` in the tables and left out of the decision, the figures
+        and the paired comparisons. None means every arm finished.
 
     Returns
     -------
@@ -168,18 +174,28 @@ def render_report(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     multi = table["model"].nunique() > 1
-    partition = partition_samples(table, exclude, baseline)
-    summaries = arm_summaries(table, exclude=exclude, baseline=baseline)
-    families = arm_summaries(table, exclude=exclude, by_family=True, baseline=baseline)
-    comparisons, notes = paired_comparisons(table, baseline, exclude=exclude)
-    plans = plan_comparisons(table, comparisons, effect=effect, cost_ratio=cost_ratio, baseline=baseline,
-                             exclude=exclude)
+    partial = {a.arm for a in completeness.partial} if completeness else set()
+    finished = table[~table["arm"].isin(partial)]
+    shown = mark_partial(table, completeness) if completeness else table
+    partition = partition_samples(shown, exclude, baseline)
+    summaries = arm_summaries(shown, exclude=exclude, baseline=baseline)
+    families = arm_summaries(shown, exclude=exclude, by_family=True, baseline=baseline)
     models = cache_models_in(table)
-    kept = prepare(table, exclude, baseline)
 
     blocks: list[Block] = _header(table, run_meta)
-    blocks += decision_section(summaries, comparisons, plans, models, multi, baseline, effect, cost_ratio)
-    blocks += _figures_blocks(table, kept, summaries, comparisons, models, multi, baseline, out)
+    if completeness is not None:
+        blocks += incomplete_section(completeness, baseline)
+    if finished.empty:
+        comparisons, notes = (), ("No arm finished: no paired comparison.",)
+        blocks += [Heading(2, "Decision"), Paragraph("No arm finished: no decision.")]
+    else:
+        comparisons, notes = paired_comparisons(finished, baseline, exclude=exclude)
+        plans = plan_comparisons(finished, comparisons, effect=effect, cost_ratio=cost_ratio, baseline=baseline,
+                                 exclude=exclude)
+        done = summaries if not partial else arm_summaries(finished, exclude=exclude, baseline=baseline)
+        blocks += decision_section(done, comparisons, plans, models, multi, baseline, effect, cost_ratio)
+        kept = prepare(finished, exclude, baseline)
+        blocks += _figures_blocks(finished, kept, done, comparisons, models, multi, baseline, out)
     blocks += _sections.arms_section(summaries, multi)
     blocks += _sections.family_section(families, multi)
     if models:

@@ -22,17 +22,28 @@ def build_report(
     """Read ``run_dir/logs``, write ``run_dir/table.parquet`` and ``run_dir/report/``.
 
     ``run_dir/run.json`` (if present) is the run metadata shown in the report header.
-    Returns the path of ``report.md``. Raises FileNotFoundError when ``run_dir/logs`` is
-    missing and ValueError for logs without readbench samples (see `table.tidy_table`).
+    Every log's status is read first (`completeness.scan_logs`): unreadable logs are named and
+    skipped, partial arms are flagged and left out of the comparisons, and the table gets the
+    column ``arm_status``. Returns the path of ``report.md``. Raises FileNotFoundError when
+    ``run_dir/logs`` is missing and ValueError for logs without readbench samples (see
+    `table.tidy_table`) or one arm name with two definitions (see `completeness.scan_logs`).
     """
+    from .completeness import drop_unfinished, scan_logs
     from .report import render_report
     from .table import tidy_table, write_table
 
-    table = tidy_table(run_dir / "logs")
+    scan = scan_logs(run_dir / "logs")
+    try:
+        table = drop_unfinished(tidy_table(run_dir / "logs", logs=scan.logs), scan)
+    except ValueError as ex:
+        if scan.unreadable:
+            raise ValueError(f"{ex}; unreadable: {', '.join(u.path for u in scan.unreadable)}") from None
+        raise
     write_table(table, run_dir / "table.parquet")
     meta_path = run_dir / "run.json"
     meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
-    return render_report(table, run_dir / "report", baseline=baseline, run_meta=meta, exclude=exclude)
+    return render_report(table, run_dir / "report", baseline=baseline, run_meta=meta, exclude=exclude,
+                         completeness=scan)
 
 
 def load_table(run_dir: Path):
@@ -70,6 +81,11 @@ def report(run_dir: Path, baseline: tuple[str, str], exclude: tuple[str, ...]) -
     except (FileNotFoundError, ValueError) as ex:
         raise click.BadParameter(str(ex), param_hint="RUN_DIR")
     click.echo(str(path))
+    from .completeness import incomplete_line, scan_logs
+
+    line = incomplete_line(scan_logs(run_dir / "logs"), "re-run `readbench eval` with the same run id to resume")
+    if line:
+        click.echo(line, err=True)
 
 
 @click.command("plan")
@@ -95,6 +111,8 @@ def plan(run_dir: Path, effect: float, power: float, alpha: float, cost_ratio: f
             raise click.BadParameter(f"{v!r} must be in the open interval (0, 1)", param_hint=name)
     try:
         table = load_table(run_dir)
+        if "arm_status" in table:  # partial arms (completeness) are not compared
+            table = table[table["arm_status"] == ""]
         comparisons, notes = paired_comparisons(table, baseline, exclude=exclude)
         rows = plan_comparisons(table, comparisons, effect=effect, cost_ratio=cost_ratio, power=power, alpha=alpha,
                                 baseline=baseline, exclude=exclude)

@@ -151,7 +151,7 @@ def _limit_text(value: Any) -> str:
     return str(value)
 
 
-def tidy_table(log_dir: str | Path) -> pd.DataFrame:
+def tidy_table(log_dir: str | Path, logs: list[str] | None = None) -> pd.DataFrame:
     """Read every ``read_strategies`` log under `log_dir` into the tidy per-sample table.
 
     Parameters
@@ -159,6 +159,9 @@ def tidy_table(log_dir: str | Path) -> pd.DataFrame:
     log_dir : str or Path
         Directory holding inspect ``.eval`` (or ``.json``) logs, one per arm
         (``results/<run-id>/logs/``); searched recursively by inspect.
+    logs : list of str, optional
+        Read only these log files under `log_dir` (e.g. `completeness.LogScan.logs`: each
+        task's newest readable log); None reads every log.
 
     Returns
     -------
@@ -183,7 +186,9 @@ def tidy_table(log_dir: str | Path) -> pd.DataFrame:
     path = Path(log_dir)
     if not path.is_dir():
         raise FileNotFoundError(f"log_dir {str(path)!r} is not a directory")
-    raw = samples_df(str(path), columns=_columns(), quiet=True)
+    if logs is not None and not logs:
+        raise ValueError(f"no readable log of task {TASK_NAME!r} under {str(path)!r}")
+    raw = samples_df(str(path) if logs is None else logs, columns=_columns(), quiet=True)
     if "task_name" in raw:
         raw = raw[raw["task_name"].astype(str).str.split("/").str[-1] == TASK_NAME]
     if raw.empty:

@@ -67,6 +67,13 @@ def test_killed_eval_resumes_without_redoing_finished_samples(tmp_path):
     proc.wait()
     assert 1 <= len(first) < 3, "the run was killed with some, not all, samples finished"
     kept = {s.id: s.uuid for s in first}
+    # the killed run's report flags the arm (issue 13, defect 1: it showed n = 1 of 3 unflagged)
+    from readbench.analysis.report_cli import build_report
+
+    md = build_report(tmp_path / "results" / "r").read_text()
+    n = len(_finished(log_dir))
+    assert (f"- stock × off @ readbench/sim-diligent: partial: {n} of 3 samples, interrupted (its log was never "
+            "closed)") in md
 
     subprocess.run(cmd, cwd=tmp_path, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                    timeout=600)

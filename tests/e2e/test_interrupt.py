@@ -1,0 +1,51 @@
+"""Ctrl-C on `readbench eval` (issue 13, defect 1): the run exits non-zero with one line naming
+the partial arm, the report flags it instead of counting the cut samples as failures, and the
+same command then resumes to a complete run."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from readbench.analysis.table import read_table
+from test_resume import MATRIX, _corpus, _finished
+
+pytestmark = pytest.mark.slow
+
+
+def test_sigint_exits_nonzero_flags_the_partial_arm_and_the_rerun_completes(tmp_path):
+    env = {**os.environ, "READBENCH_TASKS": str(_corpus(tmp_path)), "READBENCH_CACHE": str(tmp_path / "cache")}
+    (tmp_path / "m.yaml").write_text(MATRIX)
+    cmd = [sys.executable, "-m", "readbench.cli", "eval", "--matrix", str(tmp_path / "m.yaml"),
+           "--sandbox", "local", "--run-id", "r"]
+    run_dir = tmp_path / "results" / "r"
+    # its own process group, which receives the SIGINT as a terminal's Ctrl-C does
+    proc = subprocess.Popen(cmd, cwd=tmp_path, env=env, start_new_session=True, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and not _finished(run_dir / "logs") and proc.poll() is None:
+        time.sleep(0.5)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=300)
+    done = len([s for s in _finished(run_dir / "logs") if not s.error])  # a cancelled sample has an error
+    assert 1 <= done < 3
+    assert proc.returncode != 0
+    assert err.splitlines()[-1] == (
+        f"incomplete: stock × off @ readbench/sim-diligent (partial: {done} of 3 samples, cancelled); "
+        "re-run the same command to resume (finished samples are kept)")
+    md = (run_dir / "report" / "report.md").read_text()
+    assert f"- stock × off @ readbench/sim-diligent: partial: {done} of 3 samples, cancelled" in md
+    # the cut sample is not a failure: every finished sample of the diligent agent succeeded
+    assert f"| stock × off [partial] | {done} ({done}×1) | {done} | 100.0% |" in md
+    assert set(read_table(run_dir / "table.parquet")["arm_status"]) == {f"partial: {done} of 3 samples, cancelled"}
+
+    rerun = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert rerun.returncode == 0, rerun.stderr
+    md = Path(run_dir / "report" / "report.md").read_text()
+    assert "Incomplete run" not in md and "| stock × off | 3 (3×1) | 3 | 100.0% |" in md
