@@ -1,16 +1,18 @@
 """inspect entry point: `inspect eval evals/read_strategies.py --model readbench/sim-mixed -T variant=B -T dcp=pi-dcp`.
 
-Task arguments (-T, values parsed as YAML):
+Task arguments (-T, values parsed as YAML; types and bounds checked by readbench.task_args before
+any sample runs, the same checks as a matrix file's task_args):
     variant: read preset name (`readbench variants`) or a spec dict {base, name, ...params}.
     dcp: DCP configuration name (`readbench dcp configs`) or a spec dict.
     cache_models: comma list of cache models priced per sample (`readbench cache models`).
     sandbox_kind: auto | docker | local | k8s (auto = docker when an engine >= 24.0.6 answers;
         k8s = inspect-k8s-sandbox with the per-source images pushed to k8s_registry).
-    families, sources: comma lists that filter the corpus; limit: first N tasks;
-    per_family: first N tasks of each family (applied before limit).
-    max_turns: model generations per sample (inspect turn_limit).
-    context_window_tokens: window for DCP pressure bands (tokens).
-    allow_local: let a real (non-simulated) model run in the unisolated local sandbox.
+    families, sources: comma lists that filter the corpus; limit: first N tasks (1-100000);
+    per_family: first N tasks of each family (applied before limit; 1-100000).
+    max_turns: model generations per sample (inspect turn_limit; 1-1000).
+    context_window_tokens: window for DCP pressure bands (tokens; 1000-10000000).
+    allow_local: true lets a real (non-simulated) model run in the unisolated local sandbox
+        (only true or false are accepted).
     k8s_registry: registry prefix the cluster pulls `readbench-src-*` images from (k8s only).
 """
 
