@@ -62,7 +62,7 @@ def project_cmd(
 
     cfg = _resolve_config(config_name)
     try:
-        messages = load_messages(file)
+        messages = load_messages(file, warn=lambda w: click.echo(f"warning: {w}", err=True))
     except FileNotFoundError:
         raise click.BadParameter(f"file {file!r} does not exist", param_hint="FILE") from None
     except (ValueError, UnicodeDecodeError) as exc:
@@ -115,7 +115,7 @@ def replay_cmd(file: str, config_name: str, context_window: int | None, cwd: str
 
     cfg = _resolve_config(config_name)
     try:
-        messages = load_messages(file)
+        messages = load_messages(file, warn=lambda w: click.echo(f"warning: {w}", err=True))
     except FileNotFoundError:
         raise click.BadParameter(f"file {file!r} does not exist", param_hint="FILE") from None
     except (ValueError, UnicodeDecodeError) as exc:

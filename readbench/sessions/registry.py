@@ -183,13 +183,14 @@ def _looks_like_json(path: Path) -> bool:
     return first in (b"{", b"[") or path.suffix in (".jsonl", ".json", ".eval")
 
 
-def load_messages(path: str | Path) -> list[ChatMessage]:
+def load_messages(path: str | Path, warn: Callable[[str], None] | None = None) -> list[ChatMessage]:
     """The transcript of one recorded session file, or a JSON list of inspect chat messages.
 
     A file whose first non-blank character is `[` is read as a JSON list of inspect messages;
     anything else is imported by its format (the first session of the file) and its final
     context is returned (what the harness would send next: after a compaction, the summary and
-    the kept messages; aborted replies left out).
+    the kept messages; aborted replies left out). `warn` receives each import warning
+    (`file:line: ...`) and a count of the rest, so a caller can show what was skipped.
 
     Raises:
         ValueError: malformed input, or a file of no known format (naming the file).
@@ -208,4 +209,12 @@ def load_messages(path: str | Path) -> list[ChatMessage]:
     sessions = load_file(p)
     if not sessions:
         raise ValueError(f"{p}: holds no session")
+    issues = sessions[0].issues
+    if warn is not None:
+        for w in issues.warnings:
+            warn(w)
+        if issues.malformed_lines > len(issues.warnings):
+            warn(f"{p}: {issues.malformed_lines} malformed lines or entries in all")
+        for kind, n in sorted(issues.unknown_types.items()):
+            warn(f"{p}: {n} entr{'y' if n == 1 else 'ies'} of unknown type {kind!r} skipped")
     return sessions[0].messages

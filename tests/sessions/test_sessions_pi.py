@@ -200,3 +200,17 @@ def test_unreadable_files_raise_errors_naming_the_file(tmp_path, rows, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")) as info:
         load_file(f)
     assert str(f) in str(info.value)
+
+
+def test_dcp_project_names_the_entries_it_could_not_take(tmp_path):
+    from click.testing import CliRunner
+
+    from readbench.dcp._cli import dcp_group
+
+    f = _write(tmp_path, [LEGACY_HEADER, {"type": "message", "message": {"role": "developer", "content": "x"}},
+                          {"type": "message", "message": "oops"}, _user("hi")])
+    res = CliRunner().invoke(dcp_group, ["project", str(f), "--config", "pi-dcp"])
+    assert res.exit_code == 0, res.output
+    assert f"warning: {f}:2: unknown message role 'developer'" in res.stderr
+    assert f"warning: {f}:3: message must be an object, got str" in res.stderr
+    assert "[0] user: hi" in res.stdout
