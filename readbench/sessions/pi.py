@@ -244,13 +244,15 @@ class _Walk:
 
 
 def _first_pass(path: Path) -> tuple[dict[str, Any], int, list[tuple[int, str, str | None]]]:
-    """Header, session version, and (line, id, parentId) of every entry (ids: line index for v1)."""
+    """Header, session version, and (entry ordinal, id, parentId) of every entry (ordinal: the
+    entry's position among the file's JSON objects, header = 0, which is pi's v1 index and stays
+    right when a line holds two entries; ids: that ordinal for v1)."""
     header: dict[str, Any] | None = None
     version = 1
     index: list[tuple[int, str, str | None]] = []
     throwaway = ImportIssues()  # warnings are recorded once, by the second pass
     position = 0  # pi's v1 index: every parsed line counts, the header is 0
-    for n, obj in iter_jsonl(path, throwaway):
+    for k, (n, obj) in enumerate(iter_jsonl(path, throwaway)):
         if header is None:
             if obj.get("type") != "session":
                 raise ValueError(f"{path}:{n}: the first entry of a pi session must be the 'session' header")
@@ -262,10 +264,10 @@ def _first_pass(path: Path) -> tuple[dict[str, Any], int, list[tuple[int, str, s
             position = 1
             continue
         if version == 1:
-            index.append((n, str(position), str(position - 1) if position > 1 else None))
+            index.append((k, str(position), str(position - 1) if position > 1 else None))
         elif isinstance(obj.get("id"), str):
             parent = obj.get("parentId")
-            index.append((n, obj["id"], parent if isinstance(parent, str) else None))
+            index.append((k, obj["id"], parent if isinstance(parent, str) else None))
         position += 1
     if header is None:
         raise ValueError(f"{path}: empty file, no pi session header")
@@ -273,7 +275,7 @@ def _first_pass(path: Path) -> tuple[dict[str, Any], int, list[tuple[int, str, s
 
 
 def _active_lines(path: Path, index: list[tuple[int, str, str | None]], issues: ImportIssues) -> set[int]:
-    """Lines of the entries on the active branch (from the last entry back to the root)."""
+    """Ordinals of the entries on the active branch (from the last entry back to the root)."""
     if not index:
         return set()
     parent_of = {eid: parent for _, eid, parent in index}
@@ -310,12 +312,12 @@ def load(path: Path) -> list[Session]:
     walk = _Walk(session, header)
     seen_header = False
     off_path_since_last = False
-    for n, obj in iter_jsonl(path, issues):
+    for k, (n, obj) in enumerate(iter_jsonl(path, issues)):
         if not seen_header:
             seen_header = True
             continue
-        if n not in on_path:
-            if n in ids:
+        if k not in on_path:
+            if k in ids:
                 off_path_since_last = True
                 if obj.get("type") == "message" and (obj.get("message") or {}).get("role") == "assistant":
                     issues.skipped["assistant:off_branch"] += 1
@@ -325,11 +327,11 @@ def load(path: Path) -> list[Session]:
                 issues.warn(f"{path}:{n}", "entry has no string 'id'")
             continue
         if off_path_since_last and session.calls:
-            walk.b.event("branch", iso_seconds(obj.get("timestamp")), entry=ids[n])
+            walk.b.event("branch", iso_seconds(obj.get("timestamp")), entry=ids[k])
         off_path_since_last = False
         if version == 2 and obj.get("type") == "message" and (obj.get("message") or {}).get("role") == "hookMessage":
             obj = {**obj, "message": {**obj["message"], "role": "custom"}}
-        walk.entry({**obj, "id": ids[n]} if version == 1 else obj, f"{path}:{n}")
+        walk.entry({**obj, "id": ids[k]} if version == 1 else obj, f"{path}:{n}")
     return [session]
 
 

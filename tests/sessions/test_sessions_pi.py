@@ -214,3 +214,20 @@ def test_dcp_project_names_the_entries_it_could_not_take(tmp_path):
     assert f"warning: {f}:2: unknown message role 'developer'" in res.stderr
     assert f"warning: {f}:3: message must be an object, got str" in res.stderr
     assert "[0] user: hi" in res.stdout
+
+
+def test_two_entries_on_one_line_are_both_read_and_the_line_is_named(tmp_path):
+    # Seen in two real pi sessions: an assistant message and the compaction after it written
+    # back to back with no newline. Both entries count, in order (the compaction's
+    # firstKeptEntryIndex counts entries, not lines).
+    rows = [LEGACY_HEADER, _user("one"), _asst("a1", 1000), _user("two")]
+    joined = json.dumps(_asst("a2", 2000)) + json.dumps(
+        {"type": "compaction", "timestamp": "2025-11-20T10:00:05.000Z", "summary": "S", "firstKeptEntryIndex": 3,
+         "tokensBefore": 99})
+    f = _write(tmp_path, [*rows, joined, _user("three"), _asst("a3", 6000)])
+    (s,) = load_file(f)
+    assert [c.output.text for c in s.calls] == ["a1", "a2", "a3"]
+    summary = COMPACTION_SUMMARY_PREFIX + "S" + COMPACTION_SUMMARY_SUFFIX
+    assert [m.text for m in s.request(2)] == [summary, "two", "a2", "three"]
+    assert s.issues.warnings == [f"{f}:5: 2 JSON objects on one line (a missing newline): each read as an entry"]
+    assert s.issues.malformed_lines == 1
