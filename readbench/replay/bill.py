@@ -30,7 +30,8 @@ from readbench.replay.requests import Calibration, RequestSet
 from readbench.replay.simulate import is_miss, price_date
 from readbench.sessions import Session
 
-__all__ = ["MODES", "PROVIDER_CACHE_MODELS", "SessionReplay", "auto_cache_model", "billed_cost", "replay_session", "session_date"]
+__all__ = ["MODES", "PROVIDER_CACHE_MODELS", "SessionReplay", "auto_cache_model", "billed_cost", "replay_session", "session_date",
+           "unpriced_note"]
 
 MODES = ("raw", "in_sample", "out_of_sample")
 #: The cache model of each recorded provider family (`--cache auto`).
@@ -92,6 +93,19 @@ def auto_cache_model(session: Session, tier: str | None) -> str | None:
     if fam == "anthropic" and tier == "1h":
         return "anthropic-1h"
     return PROVIDER_CACHE_MODELS[fam]
+
+
+def unpriced_note(session: Session) -> str:
+    """Why `--cache auto` found nothing to simulate: the recorded model ids readbench has no
+    cache parameters for, and the files to add them to (their billed tokens are still reported)."""
+    ids = sorted({c.model for c in session.calls if c.model})
+    if not ids:
+        what = "the file records no model id for its calls"
+    else:
+        what = "no cache parameters or price for " + ", ".join(repr(m) for m in ids)
+    return (f"{what}: add the model to readbench/cache/models.csv and readbench/cache/prices.csv (or its spelling "
+            "to readbench/cache/aliases.csv); its billed tokens are still reported; --cache NAME replays it "
+            "as a what-if under a cache model's default model")
 
 
 def _priced_models(session: Session, cache_model: str, notes: list[str]) -> tuple[list[str], list[bool]]:
@@ -171,7 +185,7 @@ def replay_session(session: Session, cache: str | list[str] = "auto") -> Session
         tier = infer_tier(session, [canonical_model(c.model) for c in session.calls], when)
         chosen = auto_cache_model(session, tier)
         if chosen is None:
-            out.notes.append("no call names a model readbench knows: nothing to simulate (use --cache NAME)")
+            out.notes.append(unpriced_note(session))
             return out
         names = [chosen]
     else:

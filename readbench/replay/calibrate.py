@@ -279,7 +279,8 @@ def calibrate(session: Session, rs: RequestSet, cache_model: str, when: dt.date,
     if unseen:
         notes.append(f"{len(unseen)} (model, context) pairs start outside the fitted calls: their unrecorded start "
                      "is taken as the model's head (or none)")
-    calib = Calibration(fits, heads, cuts, extra, tier, cold, (), tuple(notes))
+    calib = Calibration(tokens=fits, heads=heads, head_cuts=cuts, context_extra=extra, tier=tier,
+                        cold_start_tokens=cold, notes=tuple(notes))
     calib = infer_breaks(session, rs, calib, cache_model, when, window)
     n = len(calib.breaks)
     rates = break_rates(session, rs, calib.breaks, window)

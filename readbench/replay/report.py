@@ -13,7 +13,9 @@ The per-session JSON object (`session_json`) is a stable interface: `file`, `for
 calls, predicted from a calibration fitted on the first half, with the expected cost of the
 exogenous breaks at the first half's rate), `calls_read_within_5pct` (in-sample) and its `_raw`
 and `_out_of_sample` variants, `read_calls`, `blind_reads`, `unexplained_misses`,
-`exogenous_breaks`, `notes`; with `--gate-sweep` also `gate_candidates` (how many the session has).
+`exogenous_breaks`, `calls_with_usage` and `billed_tokens` (the recorded usage summed:
+`uncached_input`, `cache_read`, `cache_write`, `output`; reported for unpriced models too),
+`notes`; with `--gate-sweep` also `gate_candidates` (how many the session has).
 """
 
 from __future__ import annotations
@@ -59,8 +61,14 @@ def _clean(v: Any) -> Any:
 def session_json(rep: SessionReplay, read_calls: int, blind_reads: int) -> dict[str, Any]:
     """The stable per-session object (module docstring) for the first cache model replayed."""
     s = rep.session
+    used = [c.usage for c in s.calls if c.usage is not None]
     base: dict[str, Any] = {"file": s.source, "format": s.format, "session_id": s.session_id, "harness": s.harness,
                             "calls": len(s.calls), "read_calls": read_calls, "blind_reads": blind_reads,
+                            "calls_with_usage": len(used),
+                            "billed_tokens": {"uncached_input": sum(u.uncached_input_tokens for u in used),
+                                              "cache_read": sum(u.cache_read_tokens for u in used),
+                                              "cache_write": sum(u.cache_write_tokens for u in used),
+                                              "output": sum(u.output_tokens for u in used)},
                             "notes": list(rep.notes)}
     if not rep.summaries:
         return _clean({**base, "cache_model": None, "priced_calls": 0, "billed_cost_usd": None, "simulated_cost_usd": None})

@@ -92,6 +92,13 @@ def test_in_sample_head_from_the_first_bill_and_a_ttl_expiry_under_five_minutes(
     assert (r[1]["sim_reason"], r[1]["sim_cache_read_tokens"]) == ("ttl_expired", 0)
     # the bill read it (1h writes): a billed hit the 5m model misses
     assert r[1]["billed_miss"] is False
+    # the calibration is stated, never silent (issue 12 deliverable 5)
+    head = 20003 - _tok("Fix the bug in app.py")
+    assert cal.notes == (
+        "claude-opus-4.6: 4 priced calls (< 8): token counts uncalibrated",
+        f"unrecorded head: claude-opus-4.6 {head} tokens; TTL tier: 1h; cold start: 0 tokens",
+        "1 exogenous prefix break inferred from the bill (rate per call: prompt 0.333, tool 0.000)",
+    )
 
 
 def test_every_miss_gets_a_reason(tmp_path, pi_session):
@@ -124,3 +131,19 @@ def test_a_prefix_edit_names_the_changed_message(tmp_path, pi_session):
     (s,) = load_file(b.write(tmp_path / "s.jsonl"))
     r = _rows(replay_session(s))
     assert (r[2]["sim_reason"], r[2]["sim_why"], r[2]["sim_changed_message"]) == ("prefix_changed", "compaction", 0)
+
+
+def test_an_unpriced_model_is_named_with_the_files_to_add_it_to_and_its_tokens_still_reported(tmp_path, pi_session):
+    from readbench.replay.report import session_json
+
+    b = pi_session(model="mystery-9")
+    b.user("hi").assistant("a", 0.0, (3, 100, 2000, 5)).user("more").assistant("b", 10.0, (4, 2100, 50, 7))
+    (s,) = load_file(b.write(tmp_path / "s.jsonl"))
+    rep = replay_session(s)
+    assert rep.summaries == [] and rep.notes == [
+        "no cache parameters or price for 'mystery-9': add the model to readbench/cache/models.csv and "
+        "readbench/cache/prices.csv (or its spelling to readbench/cache/aliases.csv); its billed tokens are still "
+        "reported; --cache NAME replays it as a what-if under a cache model's default model"]
+    j = session_json(rep, 0, 0)
+    assert (j["calls"], j["calls_with_usage"], j["priced_calls"], j["billed_cost_usd"]) == (2, 2, 0, None)
+    assert j["billed_tokens"] == {"uncached_input": 7, "cache_read": 2200, "cache_write": 2050, "output": 12}
