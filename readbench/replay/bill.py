@@ -25,7 +25,7 @@ from readbench.cache.prices import canonical_model, get_model_spec, get_price
 from readbench.cache.registry import CACHE_MODELS, DEFAULT_PRICED_MODELS
 from readbench.cache.simulate import price_usage
 from readbench.cache.policies.base import Usage
-from readbench.replay.calibrate import billed, calibrate, infer_tier, levels, run
+from readbench.replay.calibrate import billed, cached_after, calibrate, infer_tier, levels, run
 from readbench.replay.requests import Calibration, RequestSet
 from readbench.replay.simulate import is_miss, price_date
 from readbench.sessions import Session
@@ -218,7 +218,14 @@ def _replay_one(out: SessionReplay, cache_model: str, when: dt.date) -> None:
         rows = _rows(session, rs, calib, cache_model, when, mode, models, comparable, tier,
                      unseen=range(half, n) if mode == "out_of_sample" else range(0))
         out.calls.extend(rows)
-        out.summaries.append(_summary(session, rows, scored, cache_model, mode, calib))
+        summary = _summary(session, rows, scored, cache_model, mode, calib)
+        if mode == "out_of_sample" and not any(comparable[i] for i in range(half)):
+            # nothing to fit on: the second half would be predicted from no bill at all
+            for k in ("billed_cost_usd", "simulated_cost_usd", "cost_error", "simulated_cost_with_expected_breaks_usd",
+                      "cost_error_with_expected_breaks", "calls_read_within_5pct"):
+                summary[k] = math.nan
+            summary["notes"] = summary["notes"] + ["out of sample: not scored, the first half of the calls has no priced call to fit on"]
+        out.summaries.append(summary)
 
 
 def _expected_break_usd(calib: Calibration, kind: str, model: str, read: int, prompt: int, tier: str, when: dt.date) -> float:
@@ -274,7 +281,7 @@ def _rows(session, rs, calib, cache_model, when, mode, models, comparable, tier,
                 "recorded_cost_usd": call.cost_usd, "billed_miss": billed_miss, "billed_reason": reason,
                 "read_within_5pct": abs(usage.cache_read_tokens - b.cache_read_tokens) <= WITHIN * b.cache_read_tokens,
             })
-            prev_billed, prev_model = b.cache_read_tokens + b.cache_write_tokens, models[i]
+            prev_billed, prev_model = cached_after(b, models[i]), models[i]
         else:
             row.update({"billed_input_tokens": None, "billed_cache_read_tokens": None, "billed_cache_write_tokens": None,
                         "billed_uncached_input_tokens": None, "billed_output_tokens": None, "billed_cost_usd": math.nan,

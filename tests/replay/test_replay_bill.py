@@ -147,3 +147,44 @@ def test_an_unpriced_model_is_named_with_the_files_to_add_it_to_and_its_tokens_s
     j = session_json(rep, 0, 0)
     assert (j["calls"], j["calls_with_usage"], j["priced_calls"], j["billed_cost_usd"]) == (2, 2, 0, None)
     assert j["billed_tokens"] == {"uncached_input": 7, "cache_read": 2200, "cache_write": 2050, "output": 12}
+
+
+def _codex(tmp_path, reads: list[int], prompts: list[int]):
+    """A gpt-5.1-codex rollout (items first, then token_count, as real ones are written): call k
+    sends one more tool result and is billed prompts[k] input tokens of which reads[k] cached."""
+    import json
+
+    rows = [{"timestamp": "2026-01-02T16:39:45.000Z", "type": "session_meta", "payload": {"id": "cx", "cli_version": "0.77.0"}},
+            {"timestamp": "2026-01-02T16:39:45.000Z", "type": "turn_context", "payload": {"model": "gpt-5.1-codex", "effort": "low"}},
+            {"timestamp": "2026-01-02T16:39:45.000Z", "type": "response_item",
+             "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]}}]
+    total = 0
+    for k, (read, prompt) in enumerate(zip(reads, prompts)):
+        t = f"2026-01-02T16:40:{10 + 5 * k:02d}.000Z"
+        total += prompt
+        rows.append({"timestamp": t, "type": "response_item", "payload": {
+            "type": "function_call", "name": "shell", "arguments": "{}", "call_id": f"c{k}"}})
+        last = {"input_tokens": prompt, "cached_input_tokens": read, "output_tokens": 10}
+        rows.append({"timestamp": t, "type": "event_msg", "payload": {"type": "token_count", "info": {
+            "total_token_usage": {"input_tokens": total}, "last_token_usage": last}}})
+        rows.append({"timestamp": t, "type": "response_item", "payload": {
+            "type": "function_call_output", "call_id": f"c{k}", "output": " ".join(f"w{j}" for j in range(600))}})
+    f = tmp_path / "rollout.jsonl"
+    f.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return f
+
+
+def test_a_provider_without_write_charges_leaves_the_whole_prompt_cached(tmp_path):
+    # OpenAI before GPT-5.6 caches every prompt automatically (caching.md §2.1): after call 1 its
+    # whole 3,300-token prompt (floored to 128: 3,200) is cached, so calls 2 and 3 reading 0 are
+    # both misses the recorded content does not explain (it only grew), not cold starts
+    f = _codex(tmp_path, reads=[0, 1920, 0, 0, 5888], prompts=[2000, 3300, 4600, 5900, 7200])
+    (s,) = load_file(f)
+    rep = replay_session(s)
+    assert rep.summaries[0]["cache_model"] == "openai"
+    raw = _rows(rep, "raw")
+    assert [r["billed_reason"] for r in raw] == ["cold_start", "", "unexplained", "unexplained", ""]
+    # in sample both misses become exogenous breaks (one inference pass each)
+    assert [b.call_index for b in rep.calibrations[("openai", "in_sample")].breaks] == [2, 3]
+    # gpt-5.1-codex: $1.25 uncached, $0.125 cached, $10 output per million
+    assert raw[1]["billed_cost_usd"] == pytest.approx((1380 * 1.25 + 1920 * 0.125 + 10 * 10) / 1e6, abs=1e-12)
