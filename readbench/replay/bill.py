@@ -30,7 +30,7 @@ from readbench.replay.requests import Calibration, RequestSet
 from readbench.replay.simulate import is_miss, price_date
 from readbench.sessions import Session
 
-__all__ = ["MODES", "PROVIDER_CACHE_MODELS", "SessionReplay", "auto_cache_model", "billed_cost", "replay_session", "session_date",
+__all__ = ["MODES", "PROVIDER_CACHE_MODELS", "SessionReplay", "auto_cache_model", "billed_cost", "break_interval", "replay_session", "session_date",
            "unpriced_note"]
 
 MODES = ("raw", "in_sample", "out_of_sample")
@@ -224,21 +224,50 @@ def _replay_one(out: SessionReplay, cache_model: str, when: dt.date) -> None:
             for k in ("billed_cost_usd", "simulated_cost_usd", "cost_error", "simulated_cost_with_expected_breaks_usd",
                       "cost_error_with_expected_breaks", "calls_read_within_5pct"):
                 summary[k] = math.nan
+            summary["simulated_cost_interval_usd"] = [math.nan, math.nan]
             summary["notes"] = summary["notes"] + ["out of sample: not scored, the first half of the calls has no priced call to fit on"]
         out.summaries.append(summary)
 
 
-def _expected_break_usd(calib: Calibration, kind: str, model: str, read: int, prompt: int, tier: str, when: dt.date) -> float:
-    """The expected extra cost of an exogenous break at a call the fit did not see: its kind's
-    break rate x (writing instead of reading the `read` tokens) (USD)."""
-    rate = calib.break_rates.get(kind, 0.0)
-    if rate == 0.0 or read == 0:
+def _break_usd(model: str, read: int, prompt: int, tier: str, when: dt.date) -> float:
+    """The extra cost of an exogenous break at a call: writing instead of reading its `read`
+    tokens (USD)."""
+    if read == 0:
         return 0.0
     row = get_price(model, prompt, as_of=price_date(model, when))
     write = row.cache_write_1h_usd_per_mtok if tier == "1h" else row.cache_write_5m_usd_per_mtok
     if write is None:  # providers without a write charge bill a miss as uncached input
         write = row.input_usd_per_mtok
-    return rate * read * (write - row.cache_read_usd_per_mtok) / 1e6
+    return read * (write - row.cache_read_usd_per_mtok) / 1e6
+
+
+#: Draws of `break_interval`'s Monte Carlo (fixed seed: the same interval on every run).
+INTERVAL_DRAWS = 4000
+
+
+def break_interval(rows: list[dict[str, Any]], calib: Calibration, base_cost: float,
+                   level: float = 0.90) -> tuple[float, float]:
+    """The central `level` interval of a second half's cost when its exogenous breaks are as
+    random as the first half's (USD): each kind's rate drawn from its Beta(k + 1/2, n - k + 1/2)
+    posterior (Jeffreys prior over the first half's k breaks in n priced calls), then each unseen
+    priced call breaks with its kind's rate, adding its `break_cost_usd`. `base_cost`: the
+    simulated cost without breaks. NaN bounds when no call can break."""
+    import numpy as np
+
+    calls = [(r["call_kind"], r["break_cost_usd"]) for r in rows if r.get("break_cost_usd")]
+    if not calls:
+        return math.nan, math.nan
+    rng = np.random.default_rng(0)
+    kinds = sorted({k for k, _ in calls})
+    total = np.full(INTERVAL_DRAWS, base_cost)
+    for kind in kinds:
+        k, n = calib.break_counts.get(kind, (0, 0))
+        p = rng.beta(k + 0.5, n - k + 0.5, INTERVAL_DRAWS)
+        costs = np.array([c for kk, c in calls if kk == kind])
+        hits = rng.random((INTERVAL_DRAWS, len(costs))) < p[:, None]
+        total = total + hits @ costs
+    lo, hi = np.quantile(total, [(1 - level) / 2, (1 + level) / 2])
+    return float(lo), float(hi)
 
 
 def _rows(session, rs, calib, cache_model, when, mode, models, comparable, tier, unseen: range) -> list[dict[str, Any]]:
@@ -259,10 +288,10 @@ def _rows(session, rs, calib, cache_model, when, mode, models, comparable, tier,
             "sim_expected_read_tokens": diag.expected_read_tokens, "sim_miss": diag.reason is not None,
             "sim_reason": diag.reason or "", "sim_why": diag.why, "sim_changed_message": diag.changed_message,
             "exogenous_break": i in breaks, "call_kind": rs.call_kind(i),
-            "expected_break_cost_usd": (_expected_break_usd(calib, rs.call_kind(i), models[i], usage.cache_read_tokens,
-                                                            usage.input_tokens, tier, when)
-                                        if i in unseen and comparable[i] else 0.0),
+            "break_cost_usd": (_break_usd(models[i], usage.cache_read_tokens, usage.input_tokens, tier, when)
+                               if i in unseen and comparable[i] else 0.0),
         }
+        row["expected_break_cost_usd"] = calib.break_rates.get(row["call_kind"], 0.0) * row["break_cost_usd"]
         if b is not None:
             expected = prev_billed if prev_model == models[i] and prev_billed is not None else 0
             billed_miss = is_miss(b.cache_read_tokens, expected) or (expected == 0 and b.cache_read_tokens == 0)
@@ -315,6 +344,8 @@ def _summary(session, rows, scored, cache_model, mode, calib) -> dict[str, Any]:
         "billed_cost_usd": billed_cost, "simulated_cost_usd": sim_cost,
         "cost_error": (sim_cost - billed_cost) / billed_cost if billed_cost else math.nan,
         "simulated_cost_with_expected_breaks_usd": sim_cost + (0.0 if math.isnan(expected) else expected),
+        "simulated_cost_interval_usd": (list(break_interval(priced, calib, sim_cost)) if mode == "out_of_sample"
+                                        and not math.isnan(sim_cost) else [math.nan, math.nan]),
         "cost_error_with_expected_breaks": ((sim_cost + (0.0 if math.isnan(expected) else expected)) - billed_cost) / billed_cost
         if billed_cost else math.nan,
         "billed_cache_read_ratio": total("billed_cache_read_tokens", priced) / billed_in if billed_in else math.nan,

@@ -34,7 +34,7 @@ from readbench.replay.requests import Break, Calibration, Insertion, RequestSet,
 from readbench.replay.simulate import MISS_MIN_TOKENS, SessionSimulator, is_miss, price_date
 from readbench.sessions import BilledUsage, Call, Session
 
-__all__ = ["MAX_BREAK_PASSES", "MIN_PAIRS", "billed", "cached_after", "break_rates", "calibrate", "levels", "pooled_fits", "fit_tokens", "infer_breaks", "infer_insertions", "infer_tier", "insertion_offsets", "insertion_threshold", "start_tokens"]
+__all__ = ["MAX_BREAK_PASSES", "MIN_PAIRS", "billed", "break_counts", "cached_after", "break_rates", "calibrate", "levels", "pooled_fits", "fit_tokens", "infer_breaks", "infer_insertions", "infer_tier", "insertion_offsets", "insertion_threshold", "start_tokens"]
 
 #: Priced calls a model needs before its token fit replaces the identity.
 MIN_PAIRS = 8
@@ -343,11 +343,12 @@ def calibrate(session: Session, rs: RequestSet, cache_model: str, when: dt.date,
                         cold_start_tokens=cold, insertions=tuple(found), notes=tuple(notes))
     calib = infer_breaks(session, rs, calib, cache_model, when, window)
     n = len(calib.breaks)
-    rates = break_rates(session, rs, calib.breaks, window)
+    counts = break_counts(session, rs, calib.breaks, window)
+    rates = {k: a / b for k, (a, b) in counts.items()}
     note = f"{n} exogenous prefix break{'s' if n != 1 else ''} inferred from the bill"
     if rates:
         note += " (rate per call: " + ", ".join(f"{k} {v:.3f}" for k, v in sorted(rates.items())) + ")"
-    return replace(calib, break_rates=rates, notes=calib.notes + (note,))
+    return replace(calib, break_rates=rates, break_counts=counts, notes=calib.notes + (note,))
 
 
 def infer_insertions(session: Session, rs: RequestSet, calib: Calibration, window: range) -> list[Insertion]:
@@ -402,12 +403,18 @@ def _non_system(session: Session, i: int) -> int:
     return sum(1 for m in session.request(i) if not isinstance(m, ChatMessageSystem))
 
 
-def break_rates(session: Session, rs: RequestSet, breaks: tuple[Break, ...], window: range) -> dict[str, float]:
-    """Per call kind (`prompt`, `tool`: `RequestSet.call_kind`), the share of priced calls in
-    `window` that were exogenous breaks; kinds with no priced call in the window are absent."""
+def break_counts(session: Session, rs: RequestSet, breaks: tuple[Break, ...], window: range) -> dict[str, tuple[int, int]]:
+    """Per call kind (`prompt`, `tool`: `RequestSet.call_kind`), (exogenous breaks, priced calls)
+    in `window`; kinds with no priced call in the window are absent."""
     at = {b.call_index for b in breaks}
     seen: dict[str, list[bool]] = {}
     for i in window:
         if billed(session.calls[i]) is not None:
             seen.setdefault(rs.call_kind(i), []).append(i in at)
-    return {k: sum(v) / len(v) for k, v in seen.items() if v}
+    return {k: (sum(v), len(v)) for k, v in seen.items() if v}
+
+
+def break_rates(session: Session, rs: RequestSet, breaks: tuple[Break, ...], window: range) -> dict[str, float]:
+    """Per call kind, the share of priced calls in `window` that were exogenous breaks (the
+    maximum-likelihood rate of `break_counts`)."""
+    return {k: n_break / n for k, (n_break, n) in break_counts(session, rs, breaks, window).items()}

@@ -120,6 +120,7 @@ class Calibration:
         break_rates: `prompt` / `tool` -> the share of priced calls of that kind (a call that
             sends a new user prompt, or one that sends tool results) in the fitted window that
             were exogenous breaks: the expected rate for calls the fit did not see.
+        break_counts: `prompt` / `tool` -> (breaks, priced calls) behind `break_rates`.
         insertions: unrecorded content entering a context mid-way, inferred from the bill.
         notes: what was fitted and what could not be, in words.
     """
@@ -132,6 +133,7 @@ class Calibration:
     cold_start_tokens: int = 0
     breaks: tuple[Break, ...] = ()
     break_rates: dict[str, float] = field(default_factory=dict)
+    break_counts: dict[str, tuple[int, int]] = field(default_factory=dict)
     insertions: tuple[Insertion, ...] = ()
     notes: tuple[str, ...] = ()
 

@@ -9,6 +9,7 @@ $15 output per million tokens; Opus 4.6 $5 / $6.25 / $10 / $0.50 / $25.
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -188,3 +189,20 @@ def test_a_provider_without_write_charges_leaves_the_whole_prompt_cached(tmp_pat
     assert [b.call_index for b in rep.calibrations[("openai", "in_sample")].breaks] == [2, 3]
     # gpt-5.1-codex: $1.25 uncached, $0.125 cached, $10 output per million
     assert raw[1]["billed_cost_usd"] == pytest.approx((1380 * 1.25 + 1920 * 0.125 + 10 * 10) / 1e6, abs=1e-12)
+
+
+def test_the_out_of_sample_interval_is_the_beta_binomial_of_the_first_halfs_breaks():
+    from readbench.replay.bill import break_interval
+    from readbench.replay.requests import Calibration
+
+    # 1 break in 2 prompt calls: p ~ Beta(1.5, 1.5) (Jeffreys). Two unseen prompt calls costing
+    # $1 each if they break: P(0) = E[(1-p)^2] = P(2) = E[p^2] = 1/16 + 1/4 = 0.3125, P(1) = 0.375,
+    # so the central 90 % interval of the cost is base + 0 .. base + 2
+    calib = Calibration(break_counts={"prompt": (1, 2)}, break_rates={"prompt": 0.5})
+    rows = [{"call_kind": "prompt", "break_cost_usd": 1.0}, {"call_kind": "prompt", "break_cost_usd": 1.0},
+            {"call_kind": "tool", "break_cost_usd": 5.0}]  # tool calls: 0 of 0 seen, Beta(0.5, 0.5)
+    lo, hi = break_interval(rows[:2], calib, 10.0)
+    assert (lo, hi) == (10.0, 12.0)
+    assert all(math.isnan(x) for x in break_interval([], calib, 10.0))  # no call can break: no interval
+    lo, hi = break_interval(rows, calib, 10.0)
+    assert lo == 10.0 and hi == 17.0  # Beta(0.5, 0.5) puts ~half its mass near 1: the tool call may well break
