@@ -26,7 +26,7 @@ from readbench.cache.registry import CACHE_MODELS, DEFAULT_PRICED_MODELS
 from readbench.cache.simulate import price_usage
 from readbench.cache.policies.base import Usage
 from readbench.replay.calibrate import billed, cached_after, calibrate, infer_tier, levels, run
-from readbench.replay.requests import Calibration, RequestSet
+from readbench.replay.requests import CALL_KINDS, Calibration, RequestSet, kind_rate
 from readbench.replay.simulate import is_miss, price_date
 from readbench.sessions import Session
 
@@ -249,7 +249,8 @@ def break_interval(rows: list[dict[str, Any]], calib: Calibration, base_cost: fl
                    level: float = 0.90) -> tuple[float, float]:
     """The central `level` interval of a second half's cost when its exogenous breaks are as
     random as the first half's (USD): each kind's rate drawn from its Beta(k + 1/2, n - k + 1/2)
-    posterior (Jeffreys prior over the first half's k breaks in n priced calls), then each unseen
+    posterior (Jeffreys prior over the first half's k breaks in n priced calls; a kind the first
+    half never saw takes its coarser kind's counts, `CALL_KINDS`), then each unseen
     priced call breaks with its kind's rate, adding its `break_cost_usd`. `base_cost`: the
     simulated cost without breaks. NaN bounds when no call can break."""
     import numpy as np
@@ -261,7 +262,10 @@ def break_interval(rows: list[dict[str, Any]], calib: Calibration, base_cost: fl
     kinds = sorted({k for k, _ in calls})
     total = np.full(INTERVAL_DRAWS, base_cost)
     for kind in kinds:
-        k, n = calib.break_counts.get(kind, (0, 0))
+        seen = kind
+        while seen is not None and seen not in calib.break_counts:
+            seen = CALL_KINDS.get(seen)  # a kind the fit never saw: its coarser kind's counts
+        k, n = calib.break_counts.get(seen, (0, 0)) if seen is not None else (0, 0)
         p = rng.beta(k + 0.5, n - k + 0.5, INTERVAL_DRAWS)
         costs = np.array([c for kk, c in calls if kk == kind])
         hits = rng.random((INTERVAL_DRAWS, len(costs))) < p[:, None]
@@ -291,7 +295,7 @@ def _rows(session, rs, calib, cache_model, when, mode, models, comparable, tier,
             "break_cost_usd": (_break_usd(models[i], usage.cache_read_tokens, usage.input_tokens, tier, when)
                                if i in unseen and comparable[i] else 0.0),
         }
-        row["expected_break_cost_usd"] = calib.break_rates.get(row["call_kind"], 0.0) * row["break_cost_usd"]
+        row["expected_break_cost_usd"] = kind_rate(calib.break_rates, row["call_kind"]) * row["break_cost_usd"]
         if b is not None:
             expected = prev_billed if prev_model == models[i] and prev_billed is not None else 0
             billed_miss = is_miss(b.cache_read_tokens, expected) or (expected == 0 and b.cache_read_tokens == 0)

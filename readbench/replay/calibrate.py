@@ -30,7 +30,7 @@ import math
 from dataclasses import replace
 
 from readbench.cache.prices import get_price
-from readbench.replay.requests import Break, Calibration, Insertion, RequestSet, TokenFit
+from readbench.replay.requests import CALL_KINDS, Break, Calibration, Insertion, RequestSet, TokenFit
 from readbench.replay.simulate import MISS_MIN_TOKENS, SessionSimulator, is_miss, price_date
 from readbench.sessions import BilledUsage, Call, Session
 
@@ -404,13 +404,17 @@ def _non_system(session: Session, i: int) -> int:
 
 
 def break_counts(session: Session, rs: RequestSet, breaks: tuple[Break, ...], window: range) -> dict[str, tuple[int, int]]:
-    """Per call kind (`prompt`, `tool`: `RequestSet.call_kind`), (exogenous breaks, priced calls)
-    in `window`; kinds with no priced call in the window are absent."""
+    """Per call kind (`RequestSet.call_kind`), (exogenous breaks, priced calls) in `window`, and
+    per coarser kind (`CALL_KINDS`: `user_turn` counts every user turn) the same summed; kinds with
+    no priced call in the window are absent."""
     at = {b.call_index for b in breaks}
     seen: dict[str, list[bool]] = {}
     for i in window:
         if billed(session.calls[i]) is not None:
-            seen.setdefault(rs.call_kind(i), []).append(i in at)
+            kind: str | None = rs.call_kind(i)
+            while kind is not None:
+                seen.setdefault(kind, []).append(i in at)
+                kind = CALL_KINDS.get(kind)
     return {k: (sum(v), len(v)) for k, v in seen.items() if v}
 
 

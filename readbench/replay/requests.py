@@ -40,7 +40,7 @@ from readbench.cache.adapter import CallRecord, RequestBuilder
 from readbench.cache.blocks import Block, Request
 from readbench.sessions import Session
 
-__all__ = ["Break", "Calibration", "Insertion", "RequestSet", "TokenFit", "call_records"]
+__all__ = ["CALL_KINDS", "Break", "Calibration", "Insertion", "RequestSet", "TokenFit", "call_records", "kind_rate"]
 
 #: Seconds between calls of a transcript that records no times (e.g. Codex's Sept-2025 format).
 UNTIMED_STEP_SECONDS = 10.0
@@ -117,10 +117,11 @@ class Calibration:
         tier: the write TTL tier (`5m` or `1h`), None when unknown.
         cold_start_tokens: tokens of the first request already cached by an earlier session.
         breaks: exogenous prefix changes, by call.
-        break_rates: `prompt` / `tool` -> the share of priced calls of that kind (a call that
-            sends a new user prompt, or one that sends tool results) in the fitted window that
-            were exogenous breaks: the expected rate for calls the fit did not see.
-        break_counts: `prompt` / `tool` -> (breaks, priced calls) behind `break_rates`.
+        break_rates: call kind (`CALL_KINDS`: a call that sends tool results, a new user prompt,
+            a prompt after an aborted call, ...) -> the share of priced calls of that kind in the
+            fitted window that were exogenous breaks: the expected rate for calls the fit did not
+            see (`kind_rate`: an unseen kind takes its coarser kind's rate).
+        break_counts: call kind -> (breaks, priced calls) behind `break_rates`.
         insertions: unrecorded content entering a context mid-way, inferred from the bill.
         notes: what was fitted and what could not be, in words.
     """
@@ -140,6 +141,23 @@ class Calibration:
     def head(self, model: str) -> int:
         """The unrecorded head of `model`'s requests (tokens)."""
         return self.heads.get(model, 0)
+
+
+#: Call kinds (`RequestSet.call_kind`) and the coarser kind whose break rate stands in for one
+#: the fitted calls never saw (`user_turn`: every kind of user turn together).
+CALL_KINDS: dict[str, str | None] = {
+    "tool": None, "user_turn": None, "prompt": "user_turn", "resume": "user_turn", "after_abort": "user_turn",
+    "notification": "user_turn", "command": "user_turn", "thinking_change": "user_turn", "model_change": "user_turn",
+}
+
+
+def kind_rate(rates: dict[str, float], kind: str) -> float:
+    """The break rate of `kind`, or of its coarser kind when `kind` was not seen (0 when neither)."""
+    while kind is not None:
+        if kind in rates:
+            return rates[kind]
+        kind = CALL_KINDS.get(kind)
+    return 0.0
 
 
 def _salted(h: bytes, salt: int) -> bytes:
@@ -196,13 +214,35 @@ class RequestSet:
         self._raw_ids: set[int] = set()
 
     def call_kind(self, i: int) -> str:
-        """`prompt` when call i sends a new user prompt (its last message is user text), else `tool`."""
-        from inspect_ai.model import ChatMessageUser
+        """What started call i, from recorded facts (`CALL_KINDS`): `tool` when it sends tool
+        results; a user turn is `prompt`, or more precisely (first match) `resume` (the harness
+        restarted before it), `after_abort` (the previous call was aborted or errored),
+        `notification` (Claude Code's background-task notification), `command` (the user's own
+        command output, e.g. Claude Code's `/mcp`), `thinking_change` or `model_change` (an event
+        at this call). Exogenous breaks are counted per kind (sessions.md §5: restarts and
+        notification turns break the prefix, tool calls do not)."""
+        from inspect_ai.model import ChatMessageTool, ChatMessageUser
 
         call = self.session.calls[i]
         ctx = self.session.contexts[call.context]
         last = ctx[call.n_messages - 1] if call.n_messages else None
-        return "prompt" if isinstance(last, ChatMessageUser) else "tool"
+        if isinstance(last, ChatMessageTool) or not isinstance(last, ChatMessageUser):
+            return "tool"
+        events = {e.kind for e in self.session.events if e.call_index == i}
+        if "resume" in events:
+            return "resume"
+        prev = self.session.calls[i - 1] if i > 0 else None
+        if prev is not None and (prev.stop_reason in ("aborted", "error") or (prev.usage is not None and prev.usage.input_tokens == 0)):
+            return "after_abort"
+        text = last.text.lstrip()
+        if text.startswith("<task-notification>"):
+            return "notification"
+        if text.startswith(("<local-command-stdout>", "<command-name>", "<local-command-caveat>")):
+            return "command"
+        for kind in ("thinking_change", "model_change"):
+            if kind in events:
+                return kind
+        return "prompt"
 
     def counted(self, i: int) -> tuple[int, ...]:
         """readbench's token count of each recorded block of call i (no calibration)."""

@@ -14,8 +14,9 @@ item before those outputs and its output the items since. A `token_count` writte
 output item (the other order) takes the items that follow as its output. The model
 and reasoning effort come from the latest `turn_context` (an effort change is a
 `thinking_change` event: `reasoning.effort` is part of the cached prefix, caching.md §2.2).
-`session_meta.base_instructions.text` is the system prompt when recorded; a `compacted` line
-replaces the history with its `replacement_history`.
+`session_meta.base_instructions.text` is the system prompt when recorded; a `session_meta` after
+calls were made is a `resume` event; a `compacted` line replaces the history with its
+`replacement_history`.
 
 Older format (Sept 2025): a first line `{id, timestamp, instructions}`, then bare items and
 `{"record_type": "state"}` lines, no timestamps and no token counts: imported as a transcript
@@ -184,6 +185,8 @@ def load(path: Path) -> list[Session]:
             issues.warn(where, f"{kind} line without an object payload")
             continue
         if kind == "session_meta":
+            if session.calls:  # written again when Codex resumes the rollout
+                b.event("resume", ts, cli_version=payload.get("cli_version"))
             session.session_id = str(payload.get("id") or session.session_id)
             session.harness_version = payload.get("cli_version")
             session.cwd = payload.get("cwd")

@@ -98,7 +98,7 @@ def test_in_sample_head_from_the_first_bill_and_a_ttl_expiry_under_five_minutes(
     assert cal.notes == (
         "claude-opus-4.6: 4 priced calls (< 8): token counts uncalibrated",
         f"unrecorded head: claude-opus-4.6 {head} tokens; TTL tier: 1h; cold start: 0 tokens",
-        "1 exogenous prefix break inferred from the bill (rate per call: prompt 0.333, tool 0.000)",
+        "1 exogenous prefix break inferred from the bill (rate per call: prompt 0.333, tool 0.000, user_turn 0.333)",
     )
 
 
@@ -206,3 +206,53 @@ def test_the_out_of_sample_interval_is_the_beta_binomial_of_the_first_halfs_brea
     assert all(math.isnan(x) for x in break_interval([], calib, 10.0))  # no call can break: no interval
     lo, hi = break_interval(rows, calib, 10.0)
     assert lo == 10.0 and hi == 17.0  # Beta(0.5, 0.5) puts ~half its mass near 1: the tool call may well break
+
+
+def _claude(tmp_path, turns: list[tuple[str, str]]):
+    """A Claude Code transcript: each (kind, text) is a user line (kind `user`) or a progress line
+    (kind `hook`: a SessionStart hook named `text`), each user line answered by one response."""
+    import json
+
+    base = {"isSidechain": False, "userType": "external", "cwd": "/p", "sessionId": "k1", "version": "2.1.39"}
+    rows, parent, n = [], None, 0
+    for kind, text in turns:
+        n += 1
+        ts = f"2026-02-12T10:{n:02d}:00.000Z"
+        if kind == "hook":
+            rows.append({**base, "parentUuid": parent, "type": "progress", "uuid": f"p{n}", "timestamp": ts,
+                         "data": {"type": "hook_progress", "hookEvent": "SessionStart", "hookName": text}})
+            parent = f"p{n}"
+            continue
+        rows.append({**base, "parentUuid": parent, "type": "user", "uuid": f"u{n}", "timestamp": ts,
+                     "message": {"role": "user", "content": text}})
+        rows.append({**base, "parentUuid": f"u{n}", "type": "assistant", "uuid": f"a{n}", "timestamp": ts,
+                     "message": {"model": "claude-opus-4-6", "id": f"m{n}", "role": "assistant",
+                                 "content": [{"type": "text", "text": "ok"}],
+                                 "usage": {"input_tokens": 3, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 5000,
+                                           "output_tokens": 2}}})
+        parent = f"a{n}"
+    f = tmp_path / "k1.jsonl"
+    f.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return f
+
+
+def test_call_kinds_come_from_recorded_facts(tmp_path, pi_session):
+    from readbench.cache.prices import canonical_model
+    from readbench.replay.requests import RequestSet
+
+    f = _claude(tmp_path, [("hook", "SessionStart:startup"), ("user", "fix it"),
+                           ("user", "<task-notification>\n<task-id>b1</task-id>\n</task-notification>"),
+                           ("user", "<local-command-stdout>Reconnected to tidewave.</local-command-stdout>"),
+                           ("hook", "SessionStart:resume"), ("hook", "SessionStart:resume"), ("user", "go on")])
+    (s,) = load_file(f)
+    # the hook before the first call is the session's own start; the resume is one event
+    assert [(e.kind, e.call_index, e.detail) for e in s.events] == [("resume", 3, {"hook": "SessionStart:resume"})]
+    rs = RequestSet(s, "anthropic", [canonical_model(c.model) for c in s.calls])
+    assert [rs.call_kind(i) for i in range(len(s.calls))] == ["prompt", "notification", "command", "resume"]
+    b = pi_session()
+    b.user("a").assistant("x", 0.0, (3, 0, 2000, 5)).user("b").assistant("", 5.0, (0, 0, 0, 0), stop="aborted")
+    b.user("c").assistant("y", 9.0, (3, 2000, 10, 5), calls=(("c1", "read", {"path": "a"}),)).result("c1", "text")
+    b.assistant("z", 12.0, (3, 2010, 10, 5))
+    (p,) = load_file(b.write(tmp_path / "p.jsonl"))
+    rs = RequestSet(p, "anthropic-legacy", [canonical_model(c.model) for c in p.calls])
+    assert [rs.call_kind(i) for i in range(len(p.calls))] == ["prompt", "prompt", "after_abort", "tool"]
