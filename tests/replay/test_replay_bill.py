@@ -187,6 +187,11 @@ def test_a_provider_without_write_charges_leaves_the_whole_prompt_cached(tmp_pat
     assert [r["billed_reason"] for r in raw] == ["cold_start", "", "unexplained", "unexplained", ""]
     # in sample both misses become exogenous breaks (one inference pass each)
     assert [b.call_index for b in rep.calibrations[("openai", "in_sample")].breaks] == [2, 3]
+    ins = _rows(rep, "in_sample")
+    # the unrecorded head makes call 0's simulated prompt the billed 2,000 tokens; call 1 reads
+    # it floored to gpt-5.1-codex's 128-token hits: 1,920, as billed
+    assert (ins[0]["sim_input_tokens"], ins[1]["sim_cache_read_tokens"]) == (2000, 1920)
+    assert [r["sim_cache_read_tokens"] for r in ins[2:4]] == [0, 0]
     # gpt-5.1-codex: $1.25 uncached, $0.125 cached, $10 output per million
     assert raw[1]["billed_cost_usd"] == pytest.approx((1380 * 1.25 + 1920 * 0.125 + 10 * 10) / 1e6, abs=1e-12)
 
