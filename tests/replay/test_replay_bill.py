@@ -150,13 +150,13 @@ def test_an_unpriced_model_is_named_with_the_files_to_add_it_to_and_its_tokens_s
     assert j["billed_tokens"] == {"uncached_input": 7, "cache_read": 2200, "cache_write": 2050, "output": 12}
 
 
-def _codex(tmp_path, reads: list[int], prompts: list[int]):
+def _codex(tmp_path, reads: list[int], prompts: list[int], model: str = "gpt-5.1-codex"):
     """A gpt-5.1-codex rollout (items first, then token_count, as real ones are written): call k
     sends one more tool result and is billed prompts[k] input tokens of which reads[k] cached."""
     import json
 
     rows = [{"timestamp": "2026-01-02T16:39:45.000Z", "type": "session_meta", "payload": {"id": "cx", "cli_version": "0.77.0"}},
-            {"timestamp": "2026-01-02T16:39:45.000Z", "type": "turn_context", "payload": {"model": "gpt-5.1-codex", "effort": "low"}},
+            {"timestamp": "2026-01-02T16:39:45.000Z", "type": "turn_context", "payload": {"model": model, "effort": "low"}},
             {"timestamp": "2026-01-02T16:39:45.000Z", "type": "response_item",
              "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]}}]
     total = 0
@@ -261,3 +261,14 @@ def test_call_kinds_come_from_recorded_facts(tmp_path, pi_session):
     (p,) = load_file(b.write(tmp_path / "p.jsonl"))
     rs = RequestSet(p, "anthropic-legacy", [canonical_model(c.model) for c in p.calls])
     assert [rs.call_kind(i) for i in range(len(p.calls))] == ["prompt", "prompt", "after_abort", "tool"]
+
+
+def test_a_read_floored_to_the_models_hit_granularity_is_a_hit(tmp_path):
+    # GPT-5.5 caches at implicit breakpoints every 2,048 tokens (caching.md §2.1): after a
+    # 22,000-token prompt the next call can read at most 20,480 (10 x 2,048), which is no miss;
+    # after 22,600 tokens, 22,528 (11 x 2,048)
+    f = _codex(tmp_path, reads=[0, 20480, 22528], prompts=[22000, 22600, 23200], model="gpt-5.5")
+    (s,) = load_file(f)
+    ins = _rows(replay_session(s), "in_sample")
+    assert [(r["sim_cache_read_tokens"], r["sim_reason"], r["billed_reason"]) for r in ins] == [
+        (0, "cold_start", "cold_start"), (20480, "", ""), (22528, "", "")]
