@@ -10,7 +10,13 @@ parent (to find the active branch: from the last entry back to the root, as pi's
 - every assistant message is one model call (request = the messages before it; start time =
   `message.timestamp`, end = the entry's `timestamp`; usage and pi's cost per call);
 - an assistant message that was aborted or errored is not sent again, nor are its tool results
-  (sessions.md §1: the billed prompt growth confirms it);
+  (sessions.md §1: the billed prompt growth confirms it), in files of pi <= 0.25 (their header
+  names `provider`, `modelId`, `thinkingLevel`). pi 0.26-0.30 (header `type, id, timestamp, cwd`)
+  sends such a reply when any block of it is non-empty, as pi 0.30.2's Anthropic provider does
+  (`convertMessages` skips only assistant messages with no non-empty block), with a
+  `No result provided` error result for each of its tool calls that has none
+  (`transformMessages`): the bill of a real 0.2x session grows by the aborted reply's size, those
+  of older sessions do not;
 - `bashExecution` becomes user text; `compaction` rebuilds the prompt from the summary and the
   kept entries (`buildContextEntries`); `branch_summary` and `custom_message` are user text;
 - pi >= 1.0 (`[103]`) records the system prompt as `role: system` messages carrying `sections`
@@ -95,6 +101,10 @@ class _Walk:
         self.provider = header.get("provider")
         self.thinking = str(header.get("thinkingLevel") or "off")
         self.dropped_calls: set[str] = set()  # toolCall ids of aborted/errored replies
+        # pi 0.26-0.30 (legacy files whose header no longer names the model) sends a non-empty
+        # aborted or errored reply, and pi's provider answers its unanswered tool calls
+        self.sends_aborted = "version" not in header and not ({"provider", "modelId", "thinkingLevel"} & set(header))
+        self.unanswered: dict[str, str] = {}  # toolCall id -> tool name, of a kept aborted reply
         self.kept: list[tuple[str, ChatMessage]] = []  # (entry id, message) sent so far, in order
         self.by_entry: dict[str, ChatMessage] = {}
         self.sections: dict[str, str] = {}
@@ -174,14 +184,28 @@ class _Walk:
         else:
             self.issues.unknown_types[str(kind)] += 1
 
+    def _answer_unanswered(self) -> None:
+        """pi's `transformMessages`: tool calls of a kept aborted reply with no result get one."""
+        from inspect_ai.model import ChatMessageTool
+        from inspect_ai.tool import ToolCallError
+
+        for cid, name in self.unanswered.items():
+            self._append(f"no-result:{cid}", ChatMessageTool(content="No result provided", tool_call_id=cid, function=name,
+                                                           error=ToolCallError(type="unknown", message="No result provided")))
+        self.unanswered = {}
+
     def message(self, e: dict[str, Any], eid: str, ts: float | None, where: str) -> None:
         raw = e.get("message")
+        if self.unanswered and not (isinstance(raw, dict) and raw.get("role") == "toolResult"):
+            self._answer_unanswered()
         if isinstance(raw, dict) and raw.get("role") == "system":
             self._system_message(raw)
             return
         if isinstance(raw, dict) and raw.get("role") == "toolResult" and raw.get("toolCallId") in self.dropped_calls:
             self.issues.skipped["toolResult:of_dropped_reply"] += 1
             return
+        if isinstance(raw, dict) and raw.get("role") == "toolResult":
+            self.unanswered.pop(str(raw.get("toolCallId")), None)
         try:
             msg = from_pi_message(raw, e, where)
         except PiMessageError as exc:
@@ -204,11 +228,14 @@ class _Walk:
             cost_detail=_cost_detail(raw.get("usage")), output=msg,
             params=self._thinking_params(), stop_reason=stop, tools=self.tools_tuple,
         )
-        if stop in _DROPPED_STOPS:
+        if stop in _DROPPED_STOPS and not (self.sends_aborted and _sent_by_pi(raw)):
             self.dropped_calls.update(c.id for c in msg.tool_calls or [])
             self.issues.skipped[f"assistant:{stop}"] += 1
         else:
             self._append(eid, msg)
+            if stop in _DROPPED_STOPS:
+                self.issues.skipped[f"assistant:{stop}:sent"] += 1
+                self.unanswered = {c.id: c.function for c in msg.tool_calls or []}
 
     def compaction(self, e: dict[str, Any], ts: float | None) -> None:
         first = e.get("firstKeptEntryId")
@@ -241,6 +268,19 @@ class _Walk:
             else:
                 self.kept[pos] = (str(target), msg)
         self._rebuild([m for _, m in self.kept])
+
+
+def _sent_by_pi(raw: dict[str, Any]) -> bool:
+    """True when pi's Anthropic provider sends this assistant message: some block of it is
+    non-empty (text or thinking with non-blank text, or a tool call)."""
+    for b in raw.get("content") or []:
+        if not isinstance(b, dict):
+            continue
+        kind = b.get("type")
+        if kind == "toolCall" or (kind == "text" and str(b.get("text") or "").strip()) \
+                or (kind == "thinking" and str(b.get("thinking") or "").strip()):
+            return True
+    return False
 
 
 def _first_pass(path: Path) -> tuple[dict[str, Any], int, list[tuple[int, str, str | None]]]:

@@ -8,9 +8,10 @@ sends it (`convertMessages`: assistant messages with no non-empty block and empt
 left out). The scenario has tool calls, the user's own `!cmd`, an aborted reply, a thinking-level
 and a model change, and a compaction whose cut comes from pi's own `findCutPoint`.
 
-Known difference, not exercised here: pi 0.30.2 also sends an aborted reply that streamed some
-content; readbench leaves every aborted or errored reply out (sessions.md §1), which the bills of
-the Nov/early-Dec 2025 sessions confirm and a late-Dec one contradicts (see the issue 12 report).
+pi 0.30.2 sends an aborted reply that streamed some content (with a `No result provided`
+result for its unanswered tool calls); older pi (whose header names the model) did not. Both are
+what the real bills show (readbench.sessions.pi's docstring), and the scenario has one of each
+kind of aborted reply.
 """
 
 from __future__ import annotations
@@ -62,6 +63,10 @@ STEPS = [
     _user("Summarise b.txt.", 6000),
     _assistant([], "aborted", 7000, usage=_usage(0, 0, 0, 0)),
     _user("Summarise b.txt, please.", 8000),
+    # aborted mid-stream with a tool call and no result: pi 0.30.2 sends it, answering the call
+    _assistant([{"type": "text", "text": "Let me look."},
+                {"type": "toolCall", "id": "toolu_x", "name": "read", "arguments": {"path": "b.txt"}}], "aborted", 8500),
+    _user("Go on.", 8800),
     {"thinking": "high"},
     _assistant([{"type": "toolCall", "id": "toolu_2", "name": "bash", "arguments": {"command": "cat b.txt"}}], "toolUse", 9000),
     _result("toolu_2", "bash", "b says hello", 10000),
@@ -81,10 +86,30 @@ def _pi_text(msg: dict) -> tuple[str, str]:
     return role, "".join(b["text"] for b in content if b.get("type") == "text")
 
 
-def _as_sent(messages: list[dict]) -> list[tuple[str, str]]:
-    """pi's context as its Anthropic provider sends it (empty assistant turns and texts dropped)."""
-    out = []
+def _with_results(messages: list[dict]) -> list[dict]:
+    """pi 0.30.2's `transformMessages`: a tool call with no result before the next assistant or
+    user message gets a `No result provided` error result."""
+    out: list[dict] = []
+    pending: list[dict] = []
+    seen: set[str] = set()
     for m in messages:
+        if m["role"] in ("assistant", "user"):
+            out += [{"role": "toolResult", "toolCallId": tc["id"], "content": [{"type": "text", "text": "No result provided"}]}
+                    for tc in pending if tc["id"] not in seen]
+            pending, seen = [], set()
+            if m["role"] == "assistant":
+                pending = [b for b in m["content"] if b["type"] == "toolCall"]
+        elif m["role"] == "toolResult":
+            seen.add(m["toolCallId"])
+        out.append(m)
+    return out
+
+
+def _as_sent(messages: list[dict]) -> list[tuple[str, str]]:
+    """pi's context as its Anthropic provider sends it (`transformMessages`, then assistant
+    messages with no non-empty block and empty user texts dropped: `convertMessages`)."""
+    out = []
+    for m in _with_results(messages):
         if m["role"] == "assistant" and not any(
             (b["type"] == "text" and b["text"].strip()) or (b["type"] == "thinking" and b["thinking"].strip())
             or b["type"] == "toolCall" for b in m["content"]):
@@ -119,7 +144,7 @@ def test_pi_030_writes_the_legacy_format(legacy):
 
 def test_every_request_is_what_pi_030_rebuilds_and_sends(legacy):
     (s,) = load_file(legacy["file"])
-    assert len(s.calls) == len(legacy["contexts"]) == 6
+    assert len(s.calls) == len(legacy["contexts"]) == 7
     for i, pi_context in enumerate(legacy["contexts"]):
         ours = [(m.role, m.text) for m in s.request(i)]
         assert ours == _as_sent(pi_context), f"call {i}"
@@ -129,9 +154,13 @@ def test_every_request_is_what_pi_030_rebuilds_and_sends(legacy):
 
 def test_events_usage_and_request_settings_follow_the_entries(legacy):
     (s,) = load_file(legacy["file"])
-    assert [(e.kind, e.call_index) for e in s.events] == [("thinking_change", 3), ("model_change", 4), ("compaction", 5)]
-    assert [c.params for c in s.calls] == ["thinking=off"] * 3 + ["thinking=on"] * 3
-    assert [c.model for c in s.calls] == ["claude-sonnet-4-5"] * 4 + ["claude-opus-4-5"] * 2
-    assert [c.stop_reason for c in s.calls] == ["toolUse", "stop", "aborted", "toolUse", "stop", "stop"]
+    assert [(e.kind, e.call_index) for e in s.events] == [("thinking_change", 4), ("model_change", 5), ("compaction", 6)]
+    assert [c.params for c in s.calls] == ["thinking=off"] * 4 + ["thinking=on"] * 3
+    assert [c.model for c in s.calls] == ["claude-sonnet-4-5"] * 5 + ["claude-opus-4-5"] * 2
+    assert [c.stop_reason for c in s.calls] == ["toolUse", "stop", "aborted", "aborted", "toolUse", "stop", "stop"]
     assert s.calls[0].usage.input_tokens == 1203 and s.calls[2].usage.input_tokens == 0
-    assert s.calls[5].context != s.calls[4].context  # the compaction rebuilt the prompt
+    assert s.calls[6].context != s.calls[5].context  # the compaction rebuilt the prompt
+    # the empty aborted reply is left out, the one that streamed a tool call is sent and answered
+    assert [(m.role, m.text) for m in s.request(4)][-4:] == [
+        ("user", "Summarise b.txt, please."), ("assistant", "Let me look."), ("tool", "No result provided"), ("user", "Go on.")]
+    assert s.issues.skipped["assistant:aborted"] == 1 and s.issues.skipped["assistant:aborted:sent"] == 1

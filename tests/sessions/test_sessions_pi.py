@@ -231,3 +231,25 @@ def test_two_entries_on_one_line_are_both_read_and_the_line_is_named(tmp_path):
     assert [m.text for m in s.request(2)] == [summary, "two", "a2", "three"]
     assert s.issues.warnings == [f"{f}:5: 2 JSON objects on one line (a missing newline): each read as an entry"]
     assert s.issues.malformed_lines == 1
+
+
+def test_pi_026_to_030_sends_an_aborted_reply_that_streamed_content(tmp_path):
+    # Headers without provider/modelId/thinkingLevel are pi 0.26-0.30: its provider sends an
+    # aborted reply with a non-empty block and answers its unanswered tool call; an empty one is
+    # still left out (the real bills show both: readbench.sessions.pi's docstring)
+    header = {"type": "session", "id": "new-legacy", "timestamp": "2025-12-24T00:00:00.000Z", "cwd": "/p"}
+    f = _write(tmp_path, [
+        header, _user("go"),
+        _asst("", 1000, stop="aborted"),                          # empty: left out
+        _user("again"),
+        _asst("let me read", 2000, stop="aborted", calls=("c1",)),  # streamed text and a call: sent
+        _user("go on"),
+        _asst("done", 3000),
+    ])
+    (s,) = load_file(f)
+    last = s.request(2)
+    assert [(type(m).__name__, m.text) for m in last] == [
+        ("ChatMessageUser", "go"), ("ChatMessageUser", "again"), ("ChatMessageAssistant", "let me read"),
+        ("ChatMessageTool", "No result provided"), ("ChatMessageUser", "go on")]
+    assert last[3].tool_call_id == "c1" and last[3].error is not None
+    assert s.issues.skipped == {"assistant:aborted": 1, "assistant:aborted:sent": 1}
