@@ -14,6 +14,9 @@ item before those outputs and its output the items since. A `token_count` writte
 output item (the other order) takes the items that follow as its output. The model
 and reasoning effort come from the latest `turn_context` (an effort change is a
 `thinking_change` event: `reasoning.effort` is part of the cached prefix, caching.md §2.2).
+A `web_search_call` item records the search, not its results, which the model does see: on a
+real gpt-5.5 rollout the billed prompt outgrew the recorded one by 2-6k tokens after each search
+(the replay's calibration finds these as unrecorded insertions).
 `session_meta.base_instructions.text` is the system prompt when recorded; a `session_meta` after
 calls were made is a `resume` event; a `compacted` line replaces the history with its
 `replacement_history`.
