@@ -149,6 +149,7 @@ def _aliases() -> dict[str, str]:
 
 _DATE_SUFFIX = re.compile(r"(?:[-@]\d{8}|-\d{4}-\d{2}-\d{2})$")
 _CLAUDE_DASHED = re.compile(r"^(claude-(?:opus|sonnet|haiku|fable|mythos))-(\d+)-(\d+)$")
+_GPT_DASHED = re.compile(r"^(gpt-\d+)-(\d+)((?:-[a-z][a-z0-9]*)*)$")
 _BEDROCK = re.compile(r"^(?:[a-z]{2,4}\.)?(?:anthropic|amazon|meta|deepseek)\.(.+?)(?:-v\d+(?::\d+)?)?$")
 
 
@@ -165,7 +166,9 @@ def canonical_model(name: str) -> str:
     lower-case; drop a `provider/` prefix (`anthropic/claude-...`, `openrouter/openai/gpt-5`)
     and a Bedrock wrapper (`us.anthropic.claude-...-v1:0`); drop a date suffix (`-20251101`,
     `@20250929`, `-2025-08-07`) and `-latest`; then the first of: an exact models.csv name, an
-    `aliases.csv` alias, Claude's dashed version (`claude-opus-4-6` -> `claude-opus-4.6`).
+    `aliases.csv` alias, Claude's dashed version (`claude-opus-4-6` -> `claude-opus-4.6`), GPT's
+    dashed version (`gpt-5-1-codex` -> `gpt-5.1-codex`, as a proxy spelled it in a real Codex
+    rollout).
     A name no rule maps is returned in its cleaned form (lookups then fail with a message
     naming it).
 
@@ -193,6 +196,9 @@ def canonical_model(name: str) -> str:
             return dotted
         if m.group(3) == "0" and f"{m.group(1)}-{m.group(2)}" in known:
             return f"{m.group(1)}-{m.group(2)}"
+    m = _GPT_DASHED.match(n)
+    if m and f"{m.group(1)}.{m.group(2)}{m.group(3)}" in known:
+        return f"{m.group(1)}.{m.group(2)}{m.group(3)}"
     return _aliases().get(n, n)
 
 

@@ -25,12 +25,13 @@ from readbench.cache.prices import canonical_model, get_model_spec, get_price
 from readbench.cache.registry import CACHE_MODELS, DEFAULT_PRICED_MODELS
 from readbench.cache.simulate import price_usage
 from readbench.cache.policies.base import Usage
-from readbench.replay.calibrate import billed, calibrate, infer_tier, levels, run
-from readbench.replay.requests import Calibration, RequestSet
+from readbench.replay.calibrate import billed, cached_after, calibrate, infer_tier, levels, run
+from readbench.replay.requests import CALL_KINDS, Calibration, RequestSet, kind_rate
 from readbench.replay.simulate import is_miss, price_date
 from readbench.sessions import Session
 
-__all__ = ["MODES", "PROVIDER_CACHE_MODELS", "SessionReplay", "auto_cache_model", "billed_cost", "replay_session", "session_date"]
+__all__ = ["MODES", "PROVIDER_CACHE_MODELS", "SessionReplay", "auto_cache_model", "billed_cost", "break_interval", "replay_session", "session_date",
+           "unpriced_note"]
 
 MODES = ("raw", "in_sample", "out_of_sample")
 #: The cache model of each recorded provider family (`--cache auto`).
@@ -92,6 +93,19 @@ def auto_cache_model(session: Session, tier: str | None) -> str | None:
     if fam == "anthropic" and tier == "1h":
         return "anthropic-1h"
     return PROVIDER_CACHE_MODELS[fam]
+
+
+def unpriced_note(session: Session) -> str:
+    """Why `--cache auto` found nothing to simulate: the recorded model ids readbench has no
+    cache parameters for, and the files to add them to (their billed tokens are still reported)."""
+    ids = sorted({c.model for c in session.calls if c.model})
+    if not ids:
+        what = "the file records no model id for its calls"
+    else:
+        what = "no cache parameters or price for " + ", ".join(repr(m) for m in ids)
+    return (f"{what}: add the model to readbench/cache/models.csv and readbench/cache/prices.csv (or its spelling "
+            "to readbench/cache/aliases.csv); its billed tokens are still reported; --cache NAME replays it "
+            "as a what-if under a cache model's default model")
 
 
 def _priced_models(session: Session, cache_model: str, notes: list[str]) -> tuple[list[str], list[bool]]:
@@ -171,7 +185,7 @@ def replay_session(session: Session, cache: str | list[str] = "auto") -> Session
         tier = infer_tier(session, [canonical_model(c.model) for c in session.calls], when)
         chosen = auto_cache_model(session, tier)
         if chosen is None:
-            out.notes.append("no call names a model readbench knows: nothing to simulate (use --cache NAME)")
+            out.notes.append(unpriced_note(session))
             return out
         names = [chosen]
     else:
@@ -204,20 +218,60 @@ def _replay_one(out: SessionReplay, cache_model: str, when: dt.date) -> None:
         rows = _rows(session, rs, calib, cache_model, when, mode, models, comparable, tier,
                      unseen=range(half, n) if mode == "out_of_sample" else range(0))
         out.calls.extend(rows)
-        out.summaries.append(_summary(session, rows, scored, cache_model, mode, calib))
+        summary = _summary(session, rows, scored, cache_model, mode, calib)
+        if mode == "out_of_sample" and not any(comparable[i] for i in range(half)):
+            # nothing to fit on: the second half would be predicted from no bill at all
+            for k in ("billed_cost_usd", "simulated_cost_usd", "cost_error", "simulated_cost_with_expected_breaks_usd",
+                      "cost_error_with_expected_breaks", "calls_read_within_5pct"):
+                summary[k] = math.nan
+            summary["simulated_cost_interval_usd"] = [math.nan, math.nan]
+            summary["notes"] = summary["notes"] + ["out of sample: not scored, the first half of the calls has no priced call to fit on"]
+        out.summaries.append(summary)
 
 
-def _expected_break_usd(calib: Calibration, kind: str, model: str, read: int, prompt: int, tier: str, when: dt.date) -> float:
-    """The expected extra cost of an exogenous break at a call the fit did not see: its kind's
-    break rate x (writing instead of reading the `read` tokens) (USD)."""
-    rate = calib.break_rates.get(kind, 0.0)
-    if rate == 0.0 or read == 0:
+def _break_usd(model: str, read: int, prompt: int, tier: str, when: dt.date) -> float:
+    """The extra cost of an exogenous break at a call: writing instead of reading its `read`
+    tokens (USD)."""
+    if read == 0:
         return 0.0
     row = get_price(model, prompt, as_of=price_date(model, when))
     write = row.cache_write_1h_usd_per_mtok if tier == "1h" else row.cache_write_5m_usd_per_mtok
     if write is None:  # providers without a write charge bill a miss as uncached input
         write = row.input_usd_per_mtok
-    return rate * read * (write - row.cache_read_usd_per_mtok) / 1e6
+    return read * (write - row.cache_read_usd_per_mtok) / 1e6
+
+
+#: Draws of `break_interval`'s Monte Carlo (fixed seed: the same interval on every run).
+INTERVAL_DRAWS = 4000
+
+
+def break_interval(rows: list[dict[str, Any]], calib: Calibration, base_cost: float,
+                   level: float = 0.90) -> tuple[float, float]:
+    """The central `level` interval of a second half's cost when its exogenous breaks are as
+    random as the first half's (USD): each kind's rate drawn from its Beta(k + 1/2, n - k + 1/2)
+    posterior (Jeffreys prior over the first half's k breaks in n priced calls; a kind the first
+    half never saw takes its coarser kind's counts, `CALL_KINDS`), then each unseen
+    priced call breaks with its kind's rate, adding its `break_cost_usd`. `base_cost`: the
+    simulated cost without breaks. NaN bounds when no call can break."""
+    import numpy as np
+
+    calls = [(r["call_kind"], r["break_cost_usd"]) for r in rows if r.get("break_cost_usd")]
+    if not calls:
+        return math.nan, math.nan
+    rng = np.random.default_rng(0)
+    kinds = sorted({k for k, _ in calls})
+    total = np.full(INTERVAL_DRAWS, base_cost)
+    for kind in kinds:
+        seen = kind
+        while seen is not None and seen not in calib.break_counts:
+            seen = CALL_KINDS.get(seen)  # a kind the fit never saw: its coarser kind's counts
+        k, n = calib.break_counts.get(seen, (0, 0)) if seen is not None else (0, 0)
+        p = rng.beta(k + 0.5, n - k + 0.5, INTERVAL_DRAWS)
+        costs = np.array([c for kk, c in calls if kk == kind])
+        hits = rng.random((INTERVAL_DRAWS, len(costs))) < p[:, None]
+        total = total + hits @ costs
+    lo, hi = np.quantile(total, [(1 - level) / 2, (1 + level) / 2])
+    return float(lo), float(hi)
 
 
 def _rows(session, rs, calib, cache_model, when, mode, models, comparable, tier, unseen: range) -> list[dict[str, Any]]:
@@ -238,10 +292,10 @@ def _rows(session, rs, calib, cache_model, when, mode, models, comparable, tier,
             "sim_expected_read_tokens": diag.expected_read_tokens, "sim_miss": diag.reason is not None,
             "sim_reason": diag.reason or "", "sim_why": diag.why, "sim_changed_message": diag.changed_message,
             "exogenous_break": i in breaks, "call_kind": rs.call_kind(i),
-            "expected_break_cost_usd": (_expected_break_usd(calib, rs.call_kind(i), models[i], usage.cache_read_tokens,
-                                                            usage.input_tokens, tier, when)
-                                        if i in unseen and comparable[i] else 0.0),
+            "break_cost_usd": (_break_usd(models[i], usage.cache_read_tokens, usage.input_tokens, tier, when)
+                               if i in unseen and comparable[i] else 0.0),
         }
+        row["expected_break_cost_usd"] = kind_rate(calib.break_rates, row["call_kind"]) * row["break_cost_usd"]
         if b is not None:
             expected = prev_billed if prev_model == models[i] and prev_billed is not None else 0
             billed_miss = is_miss(b.cache_read_tokens, expected) or (expected == 0 and b.cache_read_tokens == 0)
@@ -260,7 +314,7 @@ def _rows(session, rs, calib, cache_model, when, mode, models, comparable, tier,
                 "recorded_cost_usd": call.cost_usd, "billed_miss": billed_miss, "billed_reason": reason,
                 "read_within_5pct": abs(usage.cache_read_tokens - b.cache_read_tokens) <= WITHIN * b.cache_read_tokens,
             })
-            prev_billed, prev_model = b.cache_read_tokens + b.cache_write_tokens, models[i]
+            prev_billed, prev_model = cached_after(b, models[i]), models[i]
         else:
             row.update({"billed_input_tokens": None, "billed_cache_read_tokens": None, "billed_cache_write_tokens": None,
                         "billed_uncached_input_tokens": None, "billed_output_tokens": None, "billed_cost_usd": math.nan,
@@ -294,6 +348,8 @@ def _summary(session, rows, scored, cache_model, mode, calib) -> dict[str, Any]:
         "billed_cost_usd": billed_cost, "simulated_cost_usd": sim_cost,
         "cost_error": (sim_cost - billed_cost) / billed_cost if billed_cost else math.nan,
         "simulated_cost_with_expected_breaks_usd": sim_cost + (0.0 if math.isnan(expected) else expected),
+        "simulated_cost_interval_usd": (list(break_interval(priced, calib, sim_cost)) if mode == "out_of_sample"
+                                        and not math.isnan(sim_cost) else [math.nan, math.nan]),
         "cost_error_with_expected_breaks": ((sim_cost + (0.0 if math.isnan(expected) else expected)) - billed_cost) / billed_cost
         if billed_cost else math.nan,
         "billed_cache_read_ratio": total("billed_cache_read_tokens", priced) / billed_in if billed_in else math.nan,

@@ -16,7 +16,11 @@ constant chosen for a file:
     the billed read's token position; a read inside the head also splits the head there;
 (d) `infer_tier`: the TTL tier from the recorded write split (Claude Code, pi >= 0.84) or from
     the write price the harness's own cost implies (pi legacy records cost per token class);
-(e) `cold_start_tokens`: the first call's billed cache read (written by an earlier session).
+(e) `cold_start_tokens`: the first call's billed cache read (written by an earlier session);
+(f) `infer_insertions`: unrecorded content that enters a context mid-way and stays (sessions.md
+    §2: Claude Code's reminders and plan-mode instructions, files re-attached after a
+    compaction): a lasting rise of the billed prompt over the calibrated one; the token fit is
+    then redone without it.
 """
 
 from __future__ import annotations
@@ -26,11 +30,11 @@ import math
 from dataclasses import replace
 
 from readbench.cache.prices import get_price
-from readbench.replay.requests import Break, Calibration, RequestSet, TokenFit
+from readbench.replay.requests import CALL_KINDS, Break, Calibration, Insertion, RequestSet, TokenFit
 from readbench.replay.simulate import MISS_MIN_TOKENS, SessionSimulator, is_miss, price_date
 from readbench.sessions import BilledUsage, Call, Session
 
-__all__ = ["MIN_PAIRS", "billed", "break_rates", "calibrate", "levels", "pooled_fits", "fit_tokens", "infer_breaks", "infer_tier", "start_tokens"]
+__all__ = ["MAX_BREAK_PASSES", "MIN_PAIRS", "billed", "break_counts", "cached_after", "break_rates", "calibrate", "levels", "pooled_fits", "fit_tokens", "infer_breaks", "infer_insertions", "infer_tier", "insertion_offsets", "insertion_threshold", "start_tokens"]
 
 #: Priced calls a model needs before its token fit replaces the identity.
 MIN_PAIRS = 8
@@ -39,6 +43,12 @@ MIN_PAIRS = 8
 #: real text is ~1.4x (o200k vs Claude on Russian, caching.md §8.3).
 PLAUSIBLE_A = (0.5, 2.0)
 _TTL_SECONDS = {"5m": 300.0, "1h": 3600.0}
+#: Passes of `infer_breaks` at most (each is one simulation of the session).
+MAX_BREAK_PASSES = 25
+#: Token refits at most once insertions are found (until the insertions found stop changing).
+MAX_INSERTION_REFITS = 6
+#: models.csv rule sets whose providers cache the whole prompt automatically, with no write charge.
+_AUTOMATIC_RULES = ("openai-automatic", "gemini-implicit", "deepseek-units")
 
 
 def billed(call: Call) -> BilledUsage | None:
@@ -49,8 +59,31 @@ def billed(call: Call) -> BilledUsage | None:
     return u if u is not None and u.input_tokens > 0 else None
 
 
-def levels(session: Session, rs: RequestSet, window: range) -> dict[str, list[tuple[int, int, int, int]]]:
-    """model -> [(context, counted tokens, blocks, billed prompt)] of the priced calls in `window`."""
+def cached_after(usage: BilledUsage, model: str) -> int:
+    """Tokens a call left cached for the next one, as its bill shows them: read + write where the
+    provider charges writes (Anthropic, GPT-5.6+); where caching is automatic without a write
+    charge (OpenAI before GPT-5.6, Gemini implicit, DeepSeek: caching.md §2.1, §3, §4) the
+    whole prompt, floored to the model's hit granularity, and 0 below its minimum."""
+    from readbench.cache.prices import get_model_spec
+
+    try:
+        spec = get_model_spec(model)
+    except ValueError:
+        return usage.cache_read_tokens + usage.cache_write_tokens
+    if spec.rules not in _AUTOMATIC_RULES:
+        return usage.cache_read_tokens + usage.cache_write_tokens
+    prompt = usage.input_tokens
+    if prompt < spec.min_cacheable_tokens:
+        return 0
+    g = max(spec.granularity_tokens, 1)
+    return prompt // g * g
+
+
+def levels(session: Session, rs: RequestSet, window: range,
+           offsets: dict[int, int] | None = None) -> dict[str, list[tuple[int, int, int, int]]]:
+    """model -> [(context, counted tokens, blocks, billed prompt)] of the priced calls in `window`;
+    `offsets`: call -> billed tokens already explained otherwise (unrecorded insertions),
+    subtracted from its billed prompt."""
     out: dict[str, list[tuple[int, int, int, int]]] = {}
     for i in window:
         call = session.calls[i]
@@ -58,12 +91,14 @@ def levels(session: Session, rs: RequestSet, window: range) -> dict[str, list[tu
         if u is None or call.kind != "model":
             continue
         blocks = [b for b in rs.base[i] if b.kind != "params"]
-        out.setdefault(rs.models[i], []).append((call.context, sum(b.tokens for b in blocks), len(blocks), u.input_tokens))
+        extra = offsets.get(i, 0) if offsets else 0
+        out.setdefault(rs.models[i], []).append((call.context, sum(b.tokens for b in blocks), len(blocks),
+                                                 u.input_tokens - extra))
     return out
 
 
 def fit_tokens(
-    session: Session, rs: RequestSet, window: range
+    session: Session, rs: RequestSet, window: range, offsets: dict[int, int] | None = None
 ) -> tuple[dict[str, TokenFit], dict[int, float], list[str]]:
     """Per-model `TokenFit`s and per-context heads over the calls in `window` (module docstring
     (a), (b)), and notes.
@@ -75,6 +110,9 @@ def fit_tokens(
     it re-attaches); the robust weights keep the calls that carry other unrecorded content from
     dragging the slope.
 
+    `offsets` (call -> tokens) are subtracted from the billed prompts first: the unrecorded
+    insertions found so far, which would otherwise pass for a steeper slope.
+
     Returns:
         (model -> TokenFit, context -> head tokens, notes): a model with fewer than `MIN_PAIRS`
         priced calls, or a fit outside `PLAUSIBLE_A`, keeps the identity and gets a note.
@@ -85,7 +123,7 @@ def fit_tokens(
     fits: dict[str, TokenFit] = {}
     heads: dict[int, float] = {}
     notes: list[str] = []
-    for model, rows in sorted(levels(session, rs, window).items()):
+    for model, rows in sorted(levels(session, rs, window, offsets).items()):
         if len(rows) < MIN_PAIRS:
             notes.append(f"{model}: {len(rows)} priced calls (< {MIN_PAIRS}): token counts uncalibrated")
             continue
@@ -201,10 +239,11 @@ def infer_breaks(
     cached, by more than the miss tolerance) while the simulator, on the recorded content,
     reads what it expected. The break sits at the billed read's token position (mapped into the
     simulator's token scale by the previous call's prompt ratio; a read inside the head also cuts
-    the head there). Repeats (at most three passes) until a pass finds nothing new.
+    the head there). Repeats (at most `MAX_BREAK_PASSES` passes) until a pass finds nothing new:
+    a run of consecutive billed misses needs one pass per miss.
     """
     ttl = _TTL_SECONDS.get(calib.tier or "5m", 300.0)
-    for _ in range(3):
+    for _ in range(MAX_BREAK_PASSES):
         found: list[Break] = []
         cuts = set(calib.head_cuts)
         prev: dict[str, tuple[int, int]] = {}  # model -> (billed cached prefix, simulated prompt)
@@ -215,7 +254,7 @@ def infer_breaks(
                 continue
             model = rs.models[i]
             before = prev.get(model)
-            prev[model] = (bill.cache_read_tokens + bill.cache_write_tokens, usage.input_tokens)
+            prev[model] = (cached_after(bill, model), usage.input_tokens)
             if i not in window or i in known or before is None:
                 continue
             if not is_miss(bill.cache_read_tokens, before[0]) or diag.reason is not None:
@@ -259,12 +298,28 @@ def calibrate(session: Session, rs: RequestSet, cache_model: str, when: dt.date,
     Raises:
         ValueError: an unknown cache model, or a model without a price.
     """
-    fits, _fitted_heads, notes = fit_tokens(session, rs, window)
-    starts = start_tokens(session, rs, fits, window)
-    heads: dict[str, int] = {}
-    for (model, _ctx), tokens in starts.items():  # in call order: a model's first context is its head
-        heads.setdefault(model, tokens)
-    extra = {k: t - heads[k[0]] for k, t in starts.items() if t - heads[k[0]] > MISS_MIN_TOKENS}
+    def base(offsets: dict[int, int] | None) -> tuple[Calibration, dict[tuple[str, int], int], list[str]]:
+        fits, _fitted_heads, notes = fit_tokens(session, rs, window, offsets)
+        starts = start_tokens(session, rs, fits, window)
+        heads: dict[str, int] = {}
+        for (model, _ctx), tokens in starts.items():  # in call order: a model's first context is its head
+            heads.setdefault(model, tokens)
+        extra = {k: t - heads[k[0]] for k, t in starts.items() if t - heads[k[0]] > MISS_MIN_TOKENS}
+        return Calibration(tokens=fits, heads=heads, context_extra=extra), starts, notes
+
+    calib0, starts, notes = base(None)
+    found = infer_insertions(session, rs, calib0, window)
+    for _ in range(MAX_INSERTION_REFITS):  # refit without them (they pass for a steeper slope), look again
+        if not found:
+            break
+        calib0, starts, notes = base(insertion_offsets(session, found))
+        again = infer_insertions(session, rs, calib0, window)
+        settled = [(x.call_index, x.after_messages) for x in again] == [(x.call_index, x.after_messages) for x in found] \
+            and all(abs(x.tokens - y.tokens) <= max(16, 0.005 * y.tokens) for x, y in zip(again, found))
+        found = again
+        if settled:
+            break
+    fits, heads, extra = calib0.tokens, calib0.heads, calib0.context_extra
     tier = infer_tier(session, rs.models, when)
     first = next((i for i in window if billed(session.calls[i]) is not None), None)
     cold = session.calls[first].usage.cache_read_tokens if first == 0 else 0
@@ -279,22 +334,91 @@ def calibrate(session: Session, rs: RequestSet, cache_model: str, when: dt.date,
     if unseen:
         notes.append(f"{len(unseen)} (model, context) pairs start outside the fitted calls: their unrecorded start "
                      "is taken as the model's head (or none)")
-    calib = Calibration(fits, heads, cuts, extra, tier, cold, (), tuple(notes))
+    if found:
+        notes.append(f"{len(found)} unrecorded insertion{'s' if len(found) != 1 else ''} inferred from the bill "
+                     f"(content entering a context mid-way and staying: {sum(x.tokens for x in found)} tokens in all; "
+                     "first at call " + ", ".join(f"{x.call_index} (+{x.tokens})" for x in found[:5])
+                     + (", ..." if len(found) > 5 else "") + ")")
+    calib = Calibration(tokens=fits, heads=heads, head_cuts=cuts, context_extra=extra, tier=tier,
+                        cold_start_tokens=cold, insertions=tuple(found), notes=tuple(notes))
     calib = infer_breaks(session, rs, calib, cache_model, when, window)
     n = len(calib.breaks)
-    rates = break_rates(session, rs, calib.breaks, window)
+    counts = break_counts(session, rs, calib.breaks, window)
+    rates = {k: a / b for k, (a, b) in counts.items()}
     note = f"{n} exogenous prefix break{'s' if n != 1 else ''} inferred from the bill"
     if rates:
         note += " (rate per call: " + ", ".join(f"{k} {v:.3f}" for k, v in sorted(rates.items())) + ")"
-    return replace(calib, break_rates=rates, notes=calib.notes + (note,))
+    return replace(calib, break_rates=rates, break_counts=counts, notes=calib.notes + (note,))
 
 
-def break_rates(session: Session, rs: RequestSet, breaks: tuple[Break, ...], window: range) -> dict[str, float]:
-    """Per call kind (`prompt`, `tool`: `RequestSet.call_kind`), the share of priced calls in
-    `window` that were exogenous breaks; kinds with no priced call in the window are absent."""
+def infer_insertions(session: Session, rs: RequestSet, calib: Calibration, window: range) -> list[Insertion]:
+    """Unrecorded content entering a context mid-way (module docstring (f)).
+
+    Per (model, context), the residual of each priced call in `window` is its billed prompt
+    minus its calibrated prompt under `calib` (head, token fit, context starts). A call whose
+    residual rises above the previous priced call's by more than `insertion_threshold` of its
+    prompt, and stays up at the next priced call of the same context (at least half of the rise
+    remains), starts an insertion of that rise, placed after the messages the previous call sent.
+    The first call of a context is its start, not an insertion (`start_tokens`); a rise at the
+    last priced call of a context cannot be told from noise and is left alone.
+    """
+    resid: dict[tuple[str, int], list[tuple[int, int]]] = {}
+    for i in window:
+        u = billed(session.calls[i])
+        if u is None or session.calls[i].kind != "model":
+            continue
+        sim = sum(b.tokens for b in rs.request(i, calib, 0).blocks)
+        resid.setdefault((rs.models[i], session.calls[i].context), []).append((i, u.input_tokens - sim))
+    found: list[Insertion] = []
+    for (_model, ctx), rows in resid.items():
+        for k in range(1, len(rows) - 1):
+            (prev_i, r0), (i, r1), (_, r2) = rows[k - 1], rows[k], rows[k + 1]
+            rise = r1 - r0
+            if rise <= insertion_threshold(session.calls[i].usage.input_tokens) or r2 - r0 < rise / 2:
+                continue
+            found.append(Insertion(i, ctx, _non_system(session, prev_i), int(rise)))
+    return sorted(found, key=lambda x: x.call_index)
+
+
+def insertion_threshold(prompt_tokens: int) -> int:
+    """The smallest rise of the residual taken for an insertion (tokens): 2 % of the prompt, at
+    least 1,024 (four times the miss floor: the token fit's per-call noise on the real sessions
+    of sessions.md §5 is a few hundred tokens)."""
+    return max(4 * MISS_MIN_TOKENS, int(0.02 * prompt_tokens))
+
+
+def insertion_offsets(session: Session, insertions: list[Insertion]) -> dict[int, int]:
+    """call -> billed tokens of the insertions it carries (same context, started at or before it)."""
+    out: dict[int, int] = {}
+    for i, call in enumerate(session.calls):
+        t = sum(x.tokens for x in insertions if x.context == call.context and x.call_index <= i)
+        if t:
+            out[i] = t
+    return out
+
+
+def _non_system(session: Session, i: int) -> int:
+    from inspect_ai.model import ChatMessageSystem
+
+    return sum(1 for m in session.request(i) if not isinstance(m, ChatMessageSystem))
+
+
+def break_counts(session: Session, rs: RequestSet, breaks: tuple[Break, ...], window: range) -> dict[str, tuple[int, int]]:
+    """Per call kind (`RequestSet.call_kind`), (exogenous breaks, priced calls) in `window`, and
+    per coarser kind (`CALL_KINDS`: `user_turn` counts every user turn) the same summed; kinds with
+    no priced call in the window are absent."""
     at = {b.call_index for b in breaks}
     seen: dict[str, list[bool]] = {}
     for i in window:
         if billed(session.calls[i]) is not None:
-            seen.setdefault(rs.call_kind(i), []).append(i in at)
-    return {k: sum(v) / len(v) for k, v in seen.items() if v}
+            kind: str | None = rs.call_kind(i)
+            while kind is not None:
+                seen.setdefault(kind, []).append(i in at)
+                kind = CALL_KINDS.get(kind)
+    return {k: (sum(v), len(v)) for k, v in seen.items() if v}
+
+
+def break_rates(session: Session, rs: RequestSet, breaks: tuple[Break, ...], window: range) -> dict[str, float]:
+    """Per call kind, the share of priced calls in `window` that were exogenous breaks (the
+    maximum-likelihood rate of `break_counts`)."""
+    return {k: n_break / n for k, (n_break, n) in break_counts(session, rs, breaks, window).items()}

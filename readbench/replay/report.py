@@ -11,9 +11,13 @@ The per-session JSON object (`session_json`) is a stable interface: `file`, `for
 `simulated_cost_usd` (in-sample calibrated), `simulated_cost_usd_raw`,
 `billed_cost_usd_out_of_sample` and `simulated_cost_usd_out_of_sample` (the second half of the
 calls, predicted from a calibration fitted on the first half, with the expected cost of the
-exogenous breaks at the first half's rate), `calls_read_within_5pct` (in-sample) and its `_raw`
+exogenous breaks at the first half's rate), `simulated_cost_usd_out_of_sample_interval` ([low,
+high]: the 90 % interval of that prediction when the second half's breaks are as random as the
+first half's), `calls_read_within_5pct` (in-sample) and its `_raw`
 and `_out_of_sample` variants, `read_calls`, `blind_reads`, `unexplained_misses`,
-`exogenous_breaks`, `notes`; with `--gate-sweep` also `gate_candidates` (how many the session has).
+`exogenous_breaks`, `calls_with_usage` and `billed_tokens` (the recorded usage summed:
+`uncached_input`, `cache_read`, `cache_write`, `output`; reported for unpriced models too),
+`notes`; with `--gate-sweep` also `gate_candidates` (how many the session has).
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ CALL_COLUMNS: dict[str, str] = {
     "sim_uncached_input_tokens": "int64", "output_tokens": "int64", "sim_cost_usd": "float64",
     "sim_expected_read_tokens": "int64", "sim_miss": "bool", "sim_reason": "string", "sim_why": "string",
     "sim_changed_message": "int64", "exogenous_break": "bool", "call_kind": "string",
-    "expected_break_cost_usd": "float64", "billed_input_tokens": "int64", "billed_cache_read_tokens": "int64",
+    "break_cost_usd": "float64", "expected_break_cost_usd": "float64", "billed_input_tokens": "int64", "billed_cache_read_tokens": "int64",
     "billed_cache_write_tokens": "int64", "billed_uncached_input_tokens": "int64", "billed_output_tokens": "int64",
     "billed_cost_usd": "float64", "recorded_cost_usd": "float64", "billed_miss": "bool", "billed_reason": "string",
     "read_within_5pct": "bool",
@@ -59,8 +63,14 @@ def _clean(v: Any) -> Any:
 def session_json(rep: SessionReplay, read_calls: int, blind_reads: int) -> dict[str, Any]:
     """The stable per-session object (module docstring) for the first cache model replayed."""
     s = rep.session
+    used = [c.usage for c in s.calls if c.usage is not None]
     base: dict[str, Any] = {"file": s.source, "format": s.format, "session_id": s.session_id, "harness": s.harness,
                             "calls": len(s.calls), "read_calls": read_calls, "blind_reads": blind_reads,
+                            "calls_with_usage": len(used),
+                            "billed_tokens": {"uncached_input": sum(u.uncached_input_tokens for u in used),
+                                              "cache_read": sum(u.cache_read_tokens for u in used),
+                                              "cache_write": sum(u.cache_write_tokens for u in used),
+                                              "output": sum(u.output_tokens for u in used)},
                             "notes": list(rep.notes)}
     if not rep.summaries:
         return _clean({**base, "cache_model": None, "priced_calls": 0, "billed_cost_usd": None, "simulated_cost_usd": None})
@@ -73,6 +83,7 @@ def session_json(rep: SessionReplay, read_calls: int, blind_reads: int) -> dict[
         "simulated_cost_usd_raw": raw["simulated_cost_usd"],
         "billed_cost_usd_out_of_sample": oos["billed_cost_usd"],
         "simulated_cost_usd_out_of_sample": oos["simulated_cost_with_expected_breaks_usd"],
+        "simulated_cost_usd_out_of_sample_interval": oos["simulated_cost_interval_usd"],
         "calls_read_within_5pct": ins["calls_read_within_5pct"],
         "calls_read_within_5pct_raw": raw["calls_read_within_5pct"],
         "calls_read_within_5pct_out_of_sample": oos["calls_read_within_5pct"],
@@ -90,7 +101,7 @@ SESSION_COLUMNS: dict[str, str] = {
     "mode": "string", "calls": "int64", "scored_calls": "int64", "priced_calls": "int64",
     "billed_cost_usd": "float64", "simulated_cost_usd": "float64", "cost_error": "float64",
     "simulated_cost_with_expected_breaks_usd": "float64", "cost_error_with_expected_breaks": "float64",
-    "billed_cache_read_ratio": "float64", "simulated_cache_read_ratio": "float64",
+    "simulated_cost_interval_usd": "string", "billed_cache_read_ratio": "float64", "simulated_cache_read_ratio": "float64",
     "calls_read_within_5pct": "float64", "billed_misses": "int64", "unexplained_misses": "int64",
     "billed_miss_reasons": "string", "exogenous_breaks": "int64", "break_rates": "string", "head_tokens": "string",
     "tier": "string", "token_fit": "string", "notes": "string",
@@ -192,6 +203,12 @@ def _fmt(v: Any, spec: str = ".2f") -> str:
     return "–" if v is None or (isinstance(v, float) and math.isnan(v)) else format(v, spec)
 
 
+def _interval(v: Any) -> str:
+    if not isinstance(v, (list, tuple)) or len(v) != 2 or any(x is None or (isinstance(x, float) and math.isnan(x)) for x in v):
+        return "–"
+    return f"{v[0]:.2f}–{v[1]:.2f}"
+
+
 def bill_section(w: ReplayWriter) -> list[Any]:
     """Billed vs simulated per session, the billed misses by reason, calibration notes, files
     not imported and the cumulative-cost figure."""
@@ -201,7 +218,8 @@ def bill_section(w: ReplayWriter) -> list[Any]:
                   "simulator gives them: raw (recorded content, no calibration), in-sample (calibrated on the session's "
                   "own bill: token fit, unrecorded head, TTL tier, cold start, exogenous breaks) and out-of-sample "
                   "(calibrated on the first half of the calls, scored on the second; the expected cost of exogenous "
-                  "breaks at the first half's rate included). Every miss, billed or simulated, has a reason in "
+                  "breaks at the first half's rate included, with its 90 % interval when those breaks are as random as "
+                  "the first half's). Every miss, billed or simulated, has a reason in "
                   "calls.parquet (billed_reason, sim_reason, sim_why)."),
     ]
     rows = []
@@ -210,11 +228,12 @@ def bill_section(w: ReplayWriter) -> list[Any]:
         rows.append((name, s["format"], str(s["calls"]), str(s.get("priced_calls", 0)), _fmt(s.get("billed_cost_usd")),
                      _fmt(s.get("simulated_cost_usd_raw")), _fmt(s.get("simulated_cost_usd")),
                      _fmt(s.get("billed_cost_usd_out_of_sample")), _fmt(s.get("simulated_cost_usd_out_of_sample")),
+                     _interval(s.get("simulated_cost_usd_out_of_sample_interval")),
                      f"{_fmt(s.get('calls_read_within_5pct_raw'), '.0%')} / {_fmt(s.get('calls_read_within_5pct'), '.0%')} / "
                      f"{_fmt(s.get('calls_read_within_5pct_out_of_sample'), '.0%')}",
                      str(s.get("unexplained_misses", "–")), str(s.get("exogenous_breaks", "–"))))
     blocks.append(Table(("session", "format", "calls", "priced", "billed $", "raw $", "in-sample $", "2nd half billed $",
-                         "out-of-sample $", "read ±5 % raw / in / out", "unexplained misses", "breaks"), tuple(rows)))
+                         "out-of-sample $", "90 % interval $", "read ±5 % raw / in / out", "unexplained misses", "breaks"), tuple(rows)))
     reasons: dict[str, int] = {}
     for s in w.sessions:
         for k, v in (s.get("billed_miss_reasons") or {}).items():

@@ -13,6 +13,9 @@ a `Calibration` then maps it to what the provider most likely received:
 - content a harness adds unrecorded at the start of one context (Claude Code re-attaches files
   after a compaction, sessions.md §2) is one more block of `context_extra[(model, context)]`
   tokens right after the head;
+- unrecorded content that enters a context mid-way and stays (`Insertion`s, inferred from the
+  bill: e.g. Claude Code's plan-mode instructions, files re-attached after a compaction) is one
+  more block of its billed size at its place in every later call of that context;
 - exogenous prefix changes (`Break`s, inferred from the bill): from the break's call on, every
   block that starts at or after the break's token position carries a new content salt, so the
   provider's cache sees new bytes there (a restart re-rendering the system prompt is a break at
@@ -37,7 +40,7 @@ from readbench.cache.adapter import CallRecord, RequestBuilder
 from readbench.cache.blocks import Block, Request
 from readbench.sessions import Session
 
-__all__ = ["Break", "Calibration", "RequestSet", "TokenFit", "call_records"]
+__all__ = ["CALL_KINDS", "Break", "Calibration", "Insertion", "RequestSet", "TokenFit", "call_records", "kind_rate"]
 
 #: Seconds between calls of a transcript that records no times (e.g. Codex's Sept-2025 format).
 UNTIMED_STEP_SECONDS = 10.0
@@ -81,6 +84,26 @@ class Break:
 
 
 @dataclass(frozen=True)
+class Insertion:
+    """Unrecorded content the bill shows entering one context at one call and staying there (e.g.
+    Claude Code's plan-mode instructions or the files it re-attaches after a compaction,
+    sessions.md §2): from call `call_index` on, every call of context `context` carries a block of
+    `tokens` billed tokens right after its first `after_messages` non-system messages.
+
+    Attributes:
+        call_index: the first call that sent it.
+        context: the context (Session.contexts index) it belongs to.
+        after_messages: non-system messages before it (the messages the previous call sent).
+        tokens: its size in billed tokens (not rescaled by the token fit).
+    """
+
+    call_index: int
+    context: int
+    after_messages: int
+    tokens: int
+
+
+@dataclass(frozen=True)
 class Calibration:
     """How to turn a recorded session into provider requests (module docstring).
 
@@ -94,9 +117,12 @@ class Calibration:
         tier: the write TTL tier (`5m` or `1h`), None when unknown.
         cold_start_tokens: tokens of the first request already cached by an earlier session.
         breaks: exogenous prefix changes, by call.
-        break_rates: `prompt` / `tool` -> the share of priced calls of that kind (a call that
-            sends a new user prompt, or one that sends tool results) in the fitted window that
-            were exogenous breaks: the expected rate for calls the fit did not see.
+        break_rates: call kind (`CALL_KINDS`: a call that sends tool results, a new user prompt,
+            a prompt after an aborted call, ...) -> the share of priced calls of that kind in the
+            fitted window that were exogenous breaks: the expected rate for calls the fit did not
+            see (`kind_rate`: an unseen kind takes its coarser kind's rate).
+        break_counts: call kind -> (breaks, priced calls) behind `break_rates`.
+        insertions: unrecorded content entering a context mid-way, inferred from the bill.
         notes: what was fitted and what could not be, in words.
     """
 
@@ -108,11 +134,30 @@ class Calibration:
     cold_start_tokens: int = 0
     breaks: tuple[Break, ...] = ()
     break_rates: dict[str, float] = field(default_factory=dict)
+    break_counts: dict[str, tuple[int, int]] = field(default_factory=dict)
+    insertions: tuple[Insertion, ...] = ()
     notes: tuple[str, ...] = ()
 
     def head(self, model: str) -> int:
         """The unrecorded head of `model`'s requests (tokens)."""
         return self.heads.get(model, 0)
+
+
+#: Call kinds (`RequestSet.call_kind`) and the coarser kind whose break rate stands in for one
+#: the fitted calls never saw (`user_turn`: every kind of user turn together).
+CALL_KINDS: dict[str, str | None] = {
+    "tool": None, "user_turn": None, "prompt": "user_turn", "resume": "user_turn", "after_abort": "user_turn",
+    "notification": "user_turn", "command": "user_turn", "thinking_change": "user_turn", "model_change": "user_turn",
+}
+
+
+def kind_rate(rates: dict[str, float], kind: str) -> float:
+    """The break rate of `kind`, or of its coarser kind when `kind` was not seen (0 when neither)."""
+    while kind is not None:
+        if kind in rates:
+            return rates[kind]
+        kind = CALL_KINDS.get(kind)
+    return 0.0
 
 
 def _salted(h: bytes, salt: int) -> bytes:
@@ -165,15 +210,39 @@ class RequestSet:
         self._fit_ids: dict[tuple[float, float, int], int] = {}
         self._starts: dict[tuple, tuple[Calibration, tuple[Block, ...]]] = {}
         self._last: tuple | None = None  # (key, recorded blocks, calibrated blocks, positions, call, calib)
+        self._inserted: dict[Insertion, Block] = {}  # one Block object per insertion (ids: no token fit)
+        self._raw_ids: set[int] = set()
 
     def call_kind(self, i: int) -> str:
-        """`prompt` when call i sends a new user prompt (its last message is user text), else `tool`."""
-        from inspect_ai.model import ChatMessageUser
+        """What started call i, from recorded facts (`CALL_KINDS`): `tool` when it sends tool
+        results; a user turn is `prompt`, or more precisely (first match) `resume` (the harness
+        restarted before it), `after_abort` (the previous call was aborted or errored),
+        `notification` (Claude Code's background-task notification), `command` (the user's own
+        command output, e.g. Claude Code's `/mcp`), `thinking_change` or `model_change` (an event
+        at this call). Exogenous breaks are counted per kind (sessions.md §5: restarts and
+        notification turns break the prefix, tool calls do not)."""
+        from inspect_ai.model import ChatMessageTool, ChatMessageUser
 
         call = self.session.calls[i]
         ctx = self.session.contexts[call.context]
         last = ctx[call.n_messages - 1] if call.n_messages else None
-        return "prompt" if isinstance(last, ChatMessageUser) else "tool"
+        if isinstance(last, ChatMessageTool) or not isinstance(last, ChatMessageUser):
+            return "tool"
+        events = {e.kind for e in self.session.events if e.call_index == i}
+        if "resume" in events:
+            return "resume"
+        prev = self.session.calls[i - 1] if i > 0 else None
+        if prev is not None and (prev.stop_reason in ("aborted", "error") or (prev.usage is not None and prev.usage.input_tokens == 0)):
+            return "after_abort"
+        text = last.text.lstrip()
+        if text.startswith("<task-notification>"):
+            return "notification"
+        if text.startswith(("<local-command-stdout>", "<command-name>", "<local-command-caveat>")):
+            return "command"
+        for kind in ("thinking_change", "model_change"):
+            if kind in events:
+                return kind
+        return "prompt"
 
     def counted(self, i: int) -> tuple[int, ...]:
         """readbench's token count of each recorded block of call i (no calibration)."""
@@ -218,6 +287,8 @@ class RequestSet:
         salt_at = tuple((b.token_position, k + 1) for k, b in enumerate(calib.breaks) if b.call_index <= i)
         start_blocks = self._start_blocks(calib, model, self.session.calls[i].context, salt_at)
         base = self.base[i]
+        if calib.insertions:
+            base = self._with_insertions(i, base, calib)
         key = (id(calib), fid, salt_at, start_blocks)
         last = self._last
         if last is not None and last[0] == key and last[5] is calib:
@@ -236,8 +307,8 @@ class RequestSet:
             mk = (id(b), fid, salt)
             out = memo.get(mk)
             if out is None:
-                out = Block(b.kind, b.role, 0 if b.kind == "params" else fit.apply(b.tokens),
-                            _salted(b.content_hash, salt), b.ends_message)
+                tokens = 0 if b.kind == "params" else b.tokens if id(b) in self._raw_ids else fit.apply(b.tokens)
+                out = Block(b.kind, b.role, tokens, _salted(b.content_hash, salt), b.ends_message)
                 memo[mk] = out
             blocks.append(out)
             pos += out.tokens
@@ -246,6 +317,34 @@ class RequestSet:
         self._last = (key, base, result, positions, i, calib)
         start, first = self.times[i]
         return Request(result, start, first, output_tokens)
+
+
+    def _with_insertions(self, i: int, base: tuple[Block, ...], calib: Calibration) -> tuple[Block, ...]:
+        """Call i's recorded blocks with the insertions of its context that started at or before
+        it, each after the block that ends its `after_messages`-th non-system message."""
+        ctx = self.session.calls[i].context
+        todo = sorted((x for x in calib.insertions if x.context == ctx and x.call_index <= i), key=lambda x: x.after_messages)
+        if not todo:
+            return base
+        out: list[Block] = []
+        count, k = 0, 0
+        for b in base:
+            while k < len(todo) and todo[k].after_messages <= count:
+                out.append(self._insertion_block(todo[k]))
+                k += 1
+            out.append(b)
+            if b.ends_message and b.role not in ("tools", "system"):
+                count += 1
+        out.extend(self._insertion_block(x) for x in todo[k:])
+        return tuple(out)
+
+    def _insertion_block(self, ins: Insertion) -> Block:
+        blk = self._inserted.get(ins)
+        if blk is None:
+            h = hashlib.blake2b(f"insertion:{self.session.session_id}:{ins}".encode(), digest_size=16).digest()
+            blk = self._inserted[ins] = Block("text", "user", ins.tokens, h, True)
+            self._raw_ids.add(id(blk))
+        return blk
 
 
 def _identical_prefix(a: tuple, b: tuple) -> int:

@@ -15,8 +15,8 @@ so that a miss gets a mechanical reason:
 | `below_minimum` | the cached prefix is shorter than the model's minimum cacheable length |
 | `lookback_exceeded` | the entry is live but more than the lookback window behind every breakpoint |
 
-A call is a miss when its read falls short of what the previous call left cached by more than
-`MISS_TOLERANCE` (5 %, at least `MISS_MIN_TOKENS`).
+A call is a miss when its read falls short of what the previous call left cached (floored to the
+model's hit granularity) by more than `MISS_TOLERANCE` (5 %, at least `MISS_MIN_TOKENS`).
 """
 
 from __future__ import annotations
@@ -84,6 +84,14 @@ def _why(blocks: tuple, k: int, compaction: bool) -> tuple[str, int | None]:
     if compaction:
         return "compaction", _message_index(blocks, k)
     return "an earlier message edited", _message_index(blocks, k)
+
+
+def _floored(model: str, tokens: int) -> int:
+    """`tokens` floored to the multiple of the model's hit granularity its provider reports
+    (models.csv `granularity_tokens`: OpenAI's implicit breakpoints, DeepSeek's storage units;
+    1 for Anthropic): a read that short of the cached prefix is a hit, not a miss."""
+    g = max(get_model_spec(model).granularity_tokens, 1)
+    return tokens // g * g
 
 
 class SessionSimulator:
@@ -169,7 +177,7 @@ class SessionSimulator:
                 return usage, Diagnosis(0, None, "", None, gap)
             short = prev[0].total_tokens < get_model_spec(model).min_cacheable_tokens
             return usage, Diagnosis(0, "below_minimum" if short else "ttl_expired", "", None, gap)
-        if not is_miss(usage.cache_read_tokens, expected):
+        if not is_miss(usage.cache_read_tokens, _floored(model, expected)):
             return usage, Diagnosis(expected, None, "", None, gap)
         prep = prev[0]
         if key >= len(cur.hashes) or cur.hashes[key] != prep.hashes[key]:

@@ -21,7 +21,9 @@ def iter_jsonl(path: Path, issues: ImportIssues, *, start: int = 1) -> Iterator[
     """Yield `(line number, object)` for each JSON-object line of `path`, one line at a time.
 
     Blank lines are skipped. A line that is not valid UTF-8, not JSON, or not a JSON object is
-    recorded in `issues` as a warning naming `path:line` and skipped; reading goes on.
+    recorded in `issues` as a warning naming `path:line` and skipped; reading goes on. A line
+    holding several whole objects back to back (a lost newline) is a warning too, and each of
+    its objects is yielded, under the same line number.
 
     Raises:
         OSError: the file cannot be opened.
@@ -39,12 +41,40 @@ def iter_jsonl(path: Path, issues: ImportIssues, *, start: int = 1) -> Iterator[
             try:
                 obj = json.loads(line)
             except json.JSONDecodeError as exc:
-                issues.warn(where, f"invalid JSON ({exc.msg}, column {exc.colno})")
+                joined = _split_joined(line) if exc.msg == "Extra data" else None
+                if joined is None:
+                    issues.warn(where, f"invalid JSON ({exc.msg}, column {exc.colno})")
+                    continue
+                issues.warn(where, f"{len(joined)} JSON objects on one line (a missing newline): each read as an entry")
+                for obj in joined:
+                    yield n, obj
                 continue
             if not isinstance(obj, dict):
                 issues.warn(where, f"expected a JSON object, got {type(obj).__name__}")
                 continue
             yield n, obj
+
+
+_DECODER = json.JSONDecoder()
+
+
+def _split_joined(line: str) -> list[dict[str, Any]] | None:
+    """The objects of a line that holds several whole JSON objects written back to back (seen in
+    real pi sessions, where two appends lost the newline between them); None unless the whole
+    line is such objects."""
+    out: list[dict[str, Any]] = []
+    pos, end = 0, len(line.rstrip())
+    while pos < end:
+        try:
+            obj, pos = _DECODER.raw_decode(line, pos)
+        except json.JSONDecodeError:
+            return None
+        if not isinstance(obj, dict):
+            return None
+        out.append(obj)
+        while pos < end and line[pos] in " \t\r":
+            pos += 1
+    return out if len(out) > 1 else None
 
 
 def iso_seconds(value: Any) -> float | None:

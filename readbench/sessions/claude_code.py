@@ -20,7 +20,8 @@ file content for `Read`, whose `file` keeps `filePath`, `numLines`, `startLine`,
 assistant `text`/`thinking`/`tool_use` -> ChatMessageAssistant. Sub-agents: a file whose lines are
 all `isSidechain` is its own session (id = `agentId`) linked to the parent's `sessionId`; sidechain
 lines inside a main file (Claude Code 1.x) become one such session too. A `Task` tool result that
-names an `agentId` is a `subagent` event of the parent. Responses of model `<synthetic>` (Claude
+names an `agentId` is a `subagent` event of the parent; a `SessionStart` hook line of a `startup` or
+`resume` after the first call is a `resume` event (Claude Code restarted). Responses of model `<synthetic>` (Claude
 Code's own error notices) were never sent to a provider and are not calls.
 """
 
@@ -291,6 +292,8 @@ class _SessionStream:
                 self.b.event("subagent", ts, session_id=str(extra["agentId"]))
             return
         imp.nodes[uuid] = _Node(parent, "other", ts)
+        if kind == "progress":
+            self._resume_hook(obj.get("data"), ts)
         if kind in ("user", "assistant"):
             issues.warn(f"{self.path}:{n}", f"{kind} line without a message object")
         elif kind == "system" and obj.get("subtype") == "compact_boundary":
@@ -298,6 +301,25 @@ class _SessionStream:
             self.b.event("compaction", ts, tokens_before=cm.get("preTokens"), trigger=cm.get("trigger"))
         elif kind != "progress" and known:
             issues.skipped[f"{kind}:{obj['subtype']}" if obj.get("subtype") else str(kind)] += 1
+
+    def _resume_hook(self, data: Any, ts: float | None) -> None:
+        """A SessionStart hook of a `startup` or `resume` after calls were made: Claude Code
+        restarted within this session (its system prompt is rendered afresh): a `resume` event,
+        once per restart."""
+        if not isinstance(data, dict) or data.get("hookEvent") != "SessionStart":
+            return
+        name = str(data.get("hookName") or "")
+        if not name.endswith((":startup", ":resume")):
+            return
+        if self.open_group is not None:  # a start never falls inside a response: the last one is complete
+            self._close(self.open_group)
+            self.open_group = None
+        if not self.session.calls:
+            return
+        last = self.session.events[-1] if self.session.events else None
+        if last is not None and last.kind == "resume" and last.call_index == len(self.session.calls):
+            return
+        self.b.event("resume", ts, hook=name)
 
     def finish(self) -> Session:
         """Close the last response; returns the session."""

@@ -5,14 +5,21 @@ API items the model sees: `message` (user/developer/assistant), `reasoning`, `fu
 `function_call_output`, `custom_tool_call(_output)`. Usage is in `event_msg` payloads of type
 `token_count`: Codex writes each one twice (again after the turn's `turn_context`), so a call is
 a `token_count` whose cumulative `info.total_token_usage` differs from the previous one, billed
-as its `info.last_token_usage` (`input_tokens` includes `cached_input_tokens`: uncached =
-input - cached; OpenAI models before GPT-5.6 have no write charge, caching.md §2.1). The usage
-arrives when the response is complete, before its items are written: the call's request is
-every item before it, its output the reasoning, calls and assistant text after it. The model
+as its `info.last_token_usage` (when the usage is not numbers, e.g. `"[REDACTED]"` in a shared
+export, a call is a `token_count` after new output items, imported without usage) (`input_tokens` includes `cached_input_tokens`: uncached =
+input - cached; OpenAI models before GPT-5.6 have no write charge, caching.md §2.1). In the real
+rollouts seen (cli 0.77-0.125) a response's output items (reasoning, calls, assistant text) are
+written as they stream and its `token_count` when it completes: the call's request is every
+item before those outputs and its output the items since. A `token_count` written before any
+output item (the other order) takes the items that follow as its output. The model
 and reasoning effort come from the latest `turn_context` (an effort change is a
 `thinking_change` event: `reasoning.effort` is part of the cached prefix, caching.md §2.2).
-`session_meta.base_instructions.text` is the system prompt when recorded; a `compacted` line
-replaces the history with its `replacement_history`.
+A `web_search_call` item records the search, not its results, which the model does see: on a
+real gpt-5.5 rollout the billed prompt outgrew the recorded one by 2-6k tokens after each search
+(the replay's calibration finds these as unrecorded insertions).
+`session_meta.base_instructions.text` is the system prompt when recorded; a `session_meta` after
+calls were made is a `resume` event; a `compacted` line replaces the history with its
+`replacement_history`.
 
 Older format (Sept 2025): a first line `{id, timestamp, instructions}`, then bare items and
 `{"record_type": "state"}` lines, no timestamps and no token counts: imported as a transcript
@@ -171,6 +178,7 @@ def load(path: Path) -> list[Session]:
     model, effort = "", None
     last_total: Any = None
     last_ts: float | None = None
+    first_output_ts: float | None = None
     open_call: int | None = None  # index of the call whose outputs are being written
     for n, obj in iter_jsonl(path, issues):
         where = f"{path}:{n}"
@@ -180,6 +188,8 @@ def load(path: Path) -> list[Session]:
             issues.warn(where, f"{kind} line without an object payload")
             continue
         if kind == "session_meta":
+            if session.calls:  # written again when Codex resumes the rollout
+                b.event("resume", ts, cli_version=payload.get("cli_version"))
             session.session_id = str(payload.get("id") or session.session_id)
             session.harness_version = payload.get("cli_version")
             session.cwd = payload.get("cwd")
@@ -198,6 +208,8 @@ def load(path: Path) -> list[Session]:
                 effort = payload.get("effort")
         elif kind == "response_item":
             if payload.get("type") in _OUTPUT_ITEMS or (payload.get("type") == "message" and payload.get("role") == "assistant"):
+                if not items.pending:
+                    first_output_ts = ts
                 items.item(payload, where)
             else:
                 out = items.flush()
@@ -218,15 +230,36 @@ def load(path: Path) -> list[Session]:
             if payload.get("type") != "token_count":
                 continue
             info = payload.get("info")
-            total = info.get("total_token_usage") if isinstance(info, dict) else None
-            if total is None or total == last_total:
-                continue
-            last_total = total
-            out = items.flush()
-            if out is not None and open_call is not None:
-                _attach_output(session, open_call, out)
-            open_call = b.call(model=model, provider="openai", ts_start_seconds=last_ts, ts_end_seconds=ts,
-                               usage=_usage(info.get("last_token_usage")), params=f"effort={effort}").index
+            if not isinstance(info, dict):
+                continue  # the turn's first token_count: no usage yet
+            total = info.get("total_token_usage")
+            if isinstance(total, dict):
+                if total == last_total:
+                    continue  # the copy written again after the next turn_context
+                last_total = total
+                usage = _usage(info.get("last_token_usage"))
+            else:
+                # usage not recorded as numbers (e.g. an export that redacted it): one response is
+                # one call when its output items came since the previous token_count
+                if not items.pending:
+                    continue
+                if not issues.skipped["token_count:usage_not_recorded"]:
+                    issues.warn(where, f"token_count usage is {total!r}, not token counts: the calls are imported unpriced")
+                issues.skipped["token_count:usage_not_recorded"] += 1
+                usage = None
+            if items.pending:
+                # the response's items came first (what real rollouts show): they are this call's
+                # output, and its request is what came before them
+                index = b.call(model=model, provider="openai", ts_start_seconds=last_ts, ts_end_seconds=ts,
+                               ts_first_token_seconds=first_output_ts, usage=usage, params=f"effort={effort}").index
+                out = items.flush()
+                if out is not None:
+                    _attach_output(session, index, out)
+                open_call = None
+            else:
+                # the usage came first: the items that follow are this call's output
+                open_call = b.call(model=model, provider="openai", ts_start_seconds=last_ts, ts_end_seconds=ts,
+                                   usage=usage, params=f"effort={effort}").index
             last_ts = ts
         else:
             issues.unknown_types[str(kind)] += 1

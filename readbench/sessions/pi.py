@@ -10,7 +10,13 @@ parent (to find the active branch: from the last entry back to the root, as pi's
 - every assistant message is one model call (request = the messages before it; start time =
   `message.timestamp`, end = the entry's `timestamp`; usage and pi's cost per call);
 - an assistant message that was aborted or errored is not sent again, nor are its tool results
-  (sessions.md §1: the billed prompt growth confirms it);
+  (sessions.md §1: the billed prompt growth confirms it), in files of pi <= 0.25 (their header
+  names `provider`, `modelId`, `thinkingLevel`). pi 0.26-0.30 (header `type, id, timestamp, cwd`)
+  sends such a reply when any block of it is non-empty, as pi 0.30.2's Anthropic provider does
+  (`convertMessages` skips only assistant messages with no non-empty block), with a
+  `No result provided` error result for each of its tool calls that has none
+  (`transformMessages`): the bill of a real 0.2x session grows by the aborted reply's size, those
+  of older sessions do not;
 - `bashExecution` becomes user text; `compaction` rebuilds the prompt from the summary and the
   kept entries (`buildContextEntries`); `branch_summary` and `custom_message` are user text;
 - pi >= 1.0 (`[103]`) records the system prompt as `role: system` messages carrying `sections`
@@ -95,6 +101,10 @@ class _Walk:
         self.provider = header.get("provider")
         self.thinking = str(header.get("thinkingLevel") or "off")
         self.dropped_calls: set[str] = set()  # toolCall ids of aborted/errored replies
+        # pi 0.26-0.30 (legacy files whose header no longer names the model) sends a non-empty
+        # aborted or errored reply, and pi's provider answers its unanswered tool calls
+        self.sends_aborted = "version" not in header and not ({"provider", "modelId", "thinkingLevel"} & set(header))
+        self.unanswered: dict[str, str] = {}  # toolCall id -> tool name, of a kept aborted reply
         self.kept: list[tuple[str, ChatMessage]] = []  # (entry id, message) sent so far, in order
         self.by_entry: dict[str, ChatMessage] = {}
         self.sections: dict[str, str] = {}
@@ -174,14 +184,28 @@ class _Walk:
         else:
             self.issues.unknown_types[str(kind)] += 1
 
+    def _answer_unanswered(self) -> None:
+        """pi's `transformMessages`: tool calls of a kept aborted reply with no result get one."""
+        from inspect_ai.model import ChatMessageTool
+        from inspect_ai.tool import ToolCallError
+
+        for cid, name in self.unanswered.items():
+            self._append(f"no-result:{cid}", ChatMessageTool(content="No result provided", tool_call_id=cid, function=name,
+                                                           error=ToolCallError(type="unknown", message="No result provided")))
+        self.unanswered = {}
+
     def message(self, e: dict[str, Any], eid: str, ts: float | None, where: str) -> None:
         raw = e.get("message")
+        if self.unanswered and not (isinstance(raw, dict) and raw.get("role") == "toolResult"):
+            self._answer_unanswered()
         if isinstance(raw, dict) and raw.get("role") == "system":
             self._system_message(raw)
             return
         if isinstance(raw, dict) and raw.get("role") == "toolResult" and raw.get("toolCallId") in self.dropped_calls:
             self.issues.skipped["toolResult:of_dropped_reply"] += 1
             return
+        if isinstance(raw, dict) and raw.get("role") == "toolResult":
+            self.unanswered.pop(str(raw.get("toolCallId")), None)
         try:
             msg = from_pi_message(raw, e, where)
         except PiMessageError as exc:
@@ -204,11 +228,14 @@ class _Walk:
             cost_detail=_cost_detail(raw.get("usage")), output=msg,
             params=self._thinking_params(), stop_reason=stop, tools=self.tools_tuple,
         )
-        if stop in _DROPPED_STOPS:
+        if stop in _DROPPED_STOPS and not (self.sends_aborted and _sent_by_pi(raw)):
             self.dropped_calls.update(c.id for c in msg.tool_calls or [])
             self.issues.skipped[f"assistant:{stop}"] += 1
         else:
             self._append(eid, msg)
+            if stop in _DROPPED_STOPS:
+                self.issues.skipped[f"assistant:{stop}:sent"] += 1
+                self.unanswered = {c.id: c.function for c in msg.tool_calls or []}
 
     def compaction(self, e: dict[str, Any], ts: float | None) -> None:
         first = e.get("firstKeptEntryId")
@@ -243,14 +270,29 @@ class _Walk:
         self._rebuild([m for _, m in self.kept])
 
 
+def _sent_by_pi(raw: dict[str, Any]) -> bool:
+    """True when pi's Anthropic provider sends this assistant message: some block of it is
+    non-empty (text or thinking with non-blank text, or a tool call)."""
+    for b in raw.get("content") or []:
+        if not isinstance(b, dict):
+            continue
+        kind = b.get("type")
+        if kind == "toolCall" or (kind == "text" and str(b.get("text") or "").strip()) \
+                or (kind == "thinking" and str(b.get("thinking") or "").strip()):
+            return True
+    return False
+
+
 def _first_pass(path: Path) -> tuple[dict[str, Any], int, list[tuple[int, str, str | None]]]:
-    """Header, session version, and (line, id, parentId) of every entry (ids: line index for v1)."""
+    """Header, session version, and (entry ordinal, id, parentId) of every entry (ordinal: the
+    entry's position among the file's JSON objects, header = 0, which is pi's v1 index and stays
+    right when a line holds two entries; ids: that ordinal for v1)."""
     header: dict[str, Any] | None = None
     version = 1
     index: list[tuple[int, str, str | None]] = []
     throwaway = ImportIssues()  # warnings are recorded once, by the second pass
     position = 0  # pi's v1 index: every parsed line counts, the header is 0
-    for n, obj in iter_jsonl(path, throwaway):
+    for k, (n, obj) in enumerate(iter_jsonl(path, throwaway)):
         if header is None:
             if obj.get("type") != "session":
                 raise ValueError(f"{path}:{n}: the first entry of a pi session must be the 'session' header")
@@ -262,10 +304,10 @@ def _first_pass(path: Path) -> tuple[dict[str, Any], int, list[tuple[int, str, s
             position = 1
             continue
         if version == 1:
-            index.append((n, str(position), str(position - 1) if position > 1 else None))
+            index.append((k, str(position), str(position - 1) if position > 1 else None))
         elif isinstance(obj.get("id"), str):
             parent = obj.get("parentId")
-            index.append((n, obj["id"], parent if isinstance(parent, str) else None))
+            index.append((k, obj["id"], parent if isinstance(parent, str) else None))
         position += 1
     if header is None:
         raise ValueError(f"{path}: empty file, no pi session header")
@@ -273,7 +315,7 @@ def _first_pass(path: Path) -> tuple[dict[str, Any], int, list[tuple[int, str, s
 
 
 def _active_lines(path: Path, index: list[tuple[int, str, str | None]], issues: ImportIssues) -> set[int]:
-    """Lines of the entries on the active branch (from the last entry back to the root)."""
+    """Ordinals of the entries on the active branch (from the last entry back to the root)."""
     if not index:
         return set()
     parent_of = {eid: parent for _, eid, parent in index}
@@ -310,12 +352,12 @@ def load(path: Path) -> list[Session]:
     walk = _Walk(session, header)
     seen_header = False
     off_path_since_last = False
-    for n, obj in iter_jsonl(path, issues):
+    for k, (n, obj) in enumerate(iter_jsonl(path, issues)):
         if not seen_header:
             seen_header = True
             continue
-        if n not in on_path:
-            if n in ids:
+        if k not in on_path:
+            if k in ids:
                 off_path_since_last = True
                 if obj.get("type") == "message" and (obj.get("message") or {}).get("role") == "assistant":
                     issues.skipped["assistant:off_branch"] += 1
@@ -325,11 +367,11 @@ def load(path: Path) -> list[Session]:
                 issues.warn(f"{path}:{n}", "entry has no string 'id'")
             continue
         if off_path_since_last and session.calls:
-            walk.b.event("branch", iso_seconds(obj.get("timestamp")), entry=ids[n])
+            walk.b.event("branch", iso_seconds(obj.get("timestamp")), entry=ids[k])
         off_path_since_last = False
         if version == 2 and obj.get("type") == "message" and (obj.get("message") or {}).get("role") == "hookMessage":
             obj = {**obj, "message": {**obj["message"], "role": "custom"}}
-        walk.entry({**obj, "id": ids[n]} if version == 1 else obj, f"{path}:{n}")
+        walk.entry({**obj, "id": ids[k]} if version == 1 else obj, f"{path}:{n}")
     return [session]
 
 

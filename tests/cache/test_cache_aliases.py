@@ -26,6 +26,10 @@ from readbench.cache.prices import canonical_model, get_model_spec, get_price
         ("openai/gpt-5-2025-08-07", "gpt-5"),
         ("GPT-5.1-Codex", "gpt-5.1-codex"),
         ("gemini-3-pro", "gemini-3-pro-preview"),
+        ("gpt-5-1-codex-2025-11-13", "gpt-5.1-codex"),  # a proxy's spelling, in a real Codex rollout
+        ("gpt-5-4-mini", "gpt-5.4-mini"),
+        ("gpt-5-mini", "gpt-5-mini"),
+        ("converse/jp.anthropic.claude-haiku-4-5-20251001-v1:0", "claude-haiku-4.5"),  # real Claude Code file
         ("no-such-model-7", "no-such-model-7"),
     ],
 )
@@ -41,6 +45,11 @@ def test_recorded_models_have_dated_prices():
     assert get_price("claude-sonnet-4-5", 250_000, as_of=dt.date(2025, 11, 20)).input_usd_per_mtok == 6.0  # > 200k band
     assert get_price("gpt-5.1-codex", as_of=dt.date(2025, 11, 17)).cache_read_usd_per_mtok == 0.125
     assert get_model_spec("claude-opus-4-6").min_cacheable_tokens == 4096
+    # GitHub Docs' Copilot table: GPT-5.5 $5 / $30, cached $0.50; above 272k prompt tokens $10 / $45 / $1
+    row = get_price("gpt-5.5", 20_000, as_of=dt.date(2026, 5, 11))
+    assert (row.input_usd_per_mtok, row.output_usd_per_mtok, row.cache_read_usd_per_mtok) == (5.0, 30.0, 0.5)
+    assert get_price("gpt-5.5", 300_000, as_of=dt.date(2026, 5, 11)).input_usd_per_mtok == 10.0
+    assert get_price("openai/gpt-4o-mini", as_of=dt.date(2025, 5, 12)).cache_read_usd_per_mtok == 0.075
 
 
 def test_an_unpriced_model_names_the_file_to_add_it_to():

@@ -86,7 +86,8 @@ def test_models_lists_cache_models_and_dated_prices():
     lines = r.output.splitlines()
     assert "  anthropic-5m     family=anthropic  default=claude-sonnet-5.5" in lines
     assert any(line.startswith("  claude-sonnet-5 ") and line.endswith("2026-11-29") for line in lines)
-    assert any(line.startswith("  gpt-5.5 ") and line.endswith("(unpriced)") for line in lines)
+    assert any(line.startswith("  gpt-5.5 ") and line.endswith("2026-05-01") for line in lines)
+    assert any(line.startswith("  gemini-3.1-pro ") and line.endswith("(unpriced)") for line in lines)
 
 
 def _simulate(tmp_path, lines):

@@ -132,8 +132,8 @@ def test_unknown_cache_model_and_model_are_named():
 
 
 def test_unpriced_model_fails_before_simulating():
-    with pytest.raises(ValueError, match="no price for model 'gpt-5.5'"):
-        simulate([], "openai", "gpt-5.5")
+    with pytest.raises(ValueError, match="no price for model 'gemini-3.1-pro'.*readbench/cache/prices.csv"):
+        simulate([], "gemini-implicit", "gemini-3.1-pro")
 
 
 def test_requests_out_of_start_order_are_rejected_with_the_index():

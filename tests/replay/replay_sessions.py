@@ -11,12 +11,16 @@ from typing import Any
 from readbench.cache.prices import canonical_model
 from readbench.replay.bill import session_date as session_day
 from readbench.replay.calibrate import run
-from readbench.replay.requests import Break, Calibration, RequestSet, TokenFit
+from readbench.replay.requests import Break, Calibration, Insertion, RequestSet, TokenFit
 from readbench.sessions import load_file
 
 #: The planted truth of `planted_session`: billed = A x counted + B per block, an unrecorded head
 #: of HEAD tokens, and a restart (an exogenous break at position 0) before call RESTART.
 A, B, HEAD, RESTART = 1.2, 10.0, 3000, 12
+#: With `insertion=True`: unrecorded content of INSERTED tokens enters the context at call
+#: INSERT_AT (after the messages call INSERT_AT - 1 sent) and stays, as Claude Code's plan-mode
+#: instructions do (sessions.md §2).
+INSERT_AT, INSERTED = 7, 2500
 
 T0_MS = 1763683200000  # 2025-11-21T00:00:00Z
 
@@ -75,8 +79,9 @@ def _iso(ms: int) -> str:
     return dt.datetime.fromtimestamp(ms / 1000, dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
-def planted_session(tmp_path: Path, pi_session: type[PiSessionFile]) -> tuple[Path, list]:
-    """A 41-call pi session whose bill is simulated from a planted truth (A, B, HEAD, RESTART)."""
+def planted_session(tmp_path: Path, pi_session: type[PiSessionFile], insertion: bool = False) -> tuple[Path, list]:
+    """A 41-call pi session whose bill is simulated from a planted truth (A, B, HEAD, RESTART,
+    and with `insertion` INSERT_AT / INSERTED)."""
     b = pi_session()
     b.user("Read the modules one by one and summarise them.")
     t = 0.0
@@ -92,8 +97,9 @@ def planted_session(tmp_path: Path, pi_session: type[PiSessionFile]) -> tuple[Pa
     (s,) = load_file(path)
     models = [canonical_model(c.model) for c in s.calls]
     rs = RequestSet(s, "anthropic-legacy", models)
+    inserted = (Insertion(INSERT_AT, s.calls[INSERT_AT].context, s.calls[INSERT_AT - 1].n_messages, INSERTED),) if insertion else ()
     truth = Calibration(tokens={models[0]: TokenFit(A, B, 1, "planted")}, heads={models[0]: HEAD},
-                        breaks=(Break(RESTART, 0, 0),), tier="5m")
+                        breaks=(Break(RESTART, 0, 0),), tier="5m", insertions=inserted)
     usages = [u for _, u, _ in run(s, rs, truth, "anthropic-5m", session_day(s), 300.0)]
     lines = [json.loads(x) for x in path.read_text().splitlines()]
     calls = [x for x in lines if x.get("message", {}).get("role") == "assistant"]

@@ -9,6 +9,7 @@ $15 output per million tokens; Opus 4.6 $5 / $6.25 / $10 / $0.50 / $25.
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -92,6 +93,13 @@ def test_in_sample_head_from_the_first_bill_and_a_ttl_expiry_under_five_minutes(
     assert (r[1]["sim_reason"], r[1]["sim_cache_read_tokens"]) == ("ttl_expired", 0)
     # the bill read it (1h writes): a billed hit the 5m model misses
     assert r[1]["billed_miss"] is False
+    # the calibration is stated, never silent (issue 12 deliverable 5)
+    head = 20003 - _tok("Fix the bug in app.py")
+    assert cal.notes == (
+        "claude-opus-4.6: 4 priced calls (< 8): token counts uncalibrated",
+        f"unrecorded head: claude-opus-4.6 {head} tokens; TTL tier: 1h; cold start: 0 tokens",
+        "1 exogenous prefix break inferred from the bill (rate per call: prompt 0.333, tool 0.000, user_turn 0.333)",
+    )
 
 
 def test_every_miss_gets_a_reason(tmp_path, pi_session):
@@ -124,3 +132,143 @@ def test_a_prefix_edit_names_the_changed_message(tmp_path, pi_session):
     (s,) = load_file(b.write(tmp_path / "s.jsonl"))
     r = _rows(replay_session(s))
     assert (r[2]["sim_reason"], r[2]["sim_why"], r[2]["sim_changed_message"]) == ("prefix_changed", "compaction", 0)
+
+
+def test_an_unpriced_model_is_named_with_the_files_to_add_it_to_and_its_tokens_still_reported(tmp_path, pi_session):
+    from readbench.replay.report import session_json
+
+    b = pi_session(model="mystery-9")
+    b.user("hi").assistant("a", 0.0, (3, 100, 2000, 5)).user("more").assistant("b", 10.0, (4, 2100, 50, 7))
+    (s,) = load_file(b.write(tmp_path / "s.jsonl"))
+    rep = replay_session(s)
+    assert rep.summaries == [] and rep.notes == [
+        "no cache parameters or price for 'mystery-9': add the model to readbench/cache/models.csv and "
+        "readbench/cache/prices.csv (or its spelling to readbench/cache/aliases.csv); its billed tokens are still "
+        "reported; --cache NAME replays it as a what-if under a cache model's default model"]
+    j = session_json(rep, 0, 0)
+    assert (j["calls"], j["calls_with_usage"], j["priced_calls"], j["billed_cost_usd"]) == (2, 2, 0, None)
+    assert j["billed_tokens"] == {"uncached_input": 7, "cache_read": 2200, "cache_write": 2050, "output": 12}
+
+
+def _codex(tmp_path, reads: list[int], prompts: list[int], model: str = "gpt-5.1-codex"):
+    """A gpt-5.1-codex rollout (items first, then token_count, as real ones are written): call k
+    sends one more tool result and is billed prompts[k] input tokens of which reads[k] cached."""
+    import json
+
+    rows = [{"timestamp": "2026-01-02T16:39:45.000Z", "type": "session_meta", "payload": {"id": "cx", "cli_version": "0.77.0"}},
+            {"timestamp": "2026-01-02T16:39:45.000Z", "type": "turn_context", "payload": {"model": model, "effort": "low"}},
+            {"timestamp": "2026-01-02T16:39:45.000Z", "type": "response_item",
+             "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]}}]
+    total = 0
+    for k, (read, prompt) in enumerate(zip(reads, prompts)):
+        t = f"2026-01-02T16:40:{10 + 5 * k:02d}.000Z"
+        total += prompt
+        rows.append({"timestamp": t, "type": "response_item", "payload": {
+            "type": "function_call", "name": "shell", "arguments": "{}", "call_id": f"c{k}"}})
+        last = {"input_tokens": prompt, "cached_input_tokens": read, "output_tokens": 10}
+        rows.append({"timestamp": t, "type": "event_msg", "payload": {"type": "token_count", "info": {
+            "total_token_usage": {"input_tokens": total}, "last_token_usage": last}}})
+        rows.append({"timestamp": t, "type": "response_item", "payload": {
+            "type": "function_call_output", "call_id": f"c{k}", "output": " ".join(f"w{j}" for j in range(600))}})
+    f = tmp_path / "rollout.jsonl"
+    f.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return f
+
+
+def test_a_provider_without_write_charges_leaves_the_whole_prompt_cached(tmp_path):
+    # OpenAI before GPT-5.6 caches every prompt automatically (caching.md §2.1): after call 1 its
+    # whole 3,300-token prompt (floored to 128: 3,200) is cached, so calls 2 and 3 reading 0 are
+    # both misses the recorded content does not explain (it only grew), not cold starts
+    f = _codex(tmp_path, reads=[0, 1920, 0, 0, 5888], prompts=[2000, 3300, 4600, 5900, 7200])
+    (s,) = load_file(f)
+    rep = replay_session(s)
+    assert rep.summaries[0]["cache_model"] == "openai"
+    raw = _rows(rep, "raw")
+    assert [r["billed_reason"] for r in raw] == ["cold_start", "", "unexplained", "unexplained", ""]
+    # in sample both misses become exogenous breaks (one inference pass each)
+    assert [b.call_index for b in rep.calibrations[("openai", "in_sample")].breaks] == [2, 3]
+    ins = _rows(rep, "in_sample")
+    # the unrecorded head makes call 0's simulated prompt the billed 2,000 tokens; call 1 reads
+    # it floored to gpt-5.1-codex's 128-token hits: 1,920, as billed
+    assert (ins[0]["sim_input_tokens"], ins[1]["sim_cache_read_tokens"]) == (2000, 1920)
+    assert [r["sim_cache_read_tokens"] for r in ins[2:4]] == [0, 0]
+    # gpt-5.1-codex: $1.25 uncached, $0.125 cached, $10 output per million
+    assert raw[1]["billed_cost_usd"] == pytest.approx((1380 * 1.25 + 1920 * 0.125 + 10 * 10) / 1e6, abs=1e-12)
+
+
+def test_the_out_of_sample_interval_is_the_beta_binomial_of_the_first_halfs_breaks():
+    from readbench.replay.bill import break_interval
+    from readbench.replay.requests import Calibration
+
+    # 1 break in 2 prompt calls: p ~ Beta(1.5, 1.5) (Jeffreys). Two unseen prompt calls costing
+    # $1 each if they break: P(0) = E[(1-p)^2] = P(2) = E[p^2] = 1/16 + 1/4 = 0.3125, P(1) = 0.375,
+    # so the central 90 % interval of the cost is base + 0 .. base + 2
+    calib = Calibration(break_counts={"prompt": (1, 2)}, break_rates={"prompt": 0.5})
+    rows = [{"call_kind": "prompt", "break_cost_usd": 1.0}, {"call_kind": "prompt", "break_cost_usd": 1.0},
+            {"call_kind": "tool", "break_cost_usd": 5.0}]  # tool calls: 0 of 0 seen, Beta(0.5, 0.5)
+    lo, hi = break_interval(rows[:2], calib, 10.0)
+    assert (lo, hi) == (10.0, 12.0)
+    assert all(math.isnan(x) for x in break_interval([], calib, 10.0))  # no call can break: no interval
+    lo, hi = break_interval(rows, calib, 10.0)
+    assert lo == 10.0 and hi == 17.0  # Beta(0.5, 0.5) puts ~half its mass near 1: the tool call may well break
+
+
+def _claude(tmp_path, turns: list[tuple[str, str]]):
+    """A Claude Code transcript: each (kind, text) is a user line (kind `user`) or a progress line
+    (kind `hook`: a SessionStart hook named `text`), each user line answered by one response."""
+    import json
+
+    base = {"isSidechain": False, "userType": "external", "cwd": "/p", "sessionId": "k1", "version": "2.1.39"}
+    rows, parent, n = [], None, 0
+    for kind, text in turns:
+        n += 1
+        ts = f"2026-02-12T10:{n:02d}:00.000Z"
+        if kind == "hook":
+            rows.append({**base, "parentUuid": parent, "type": "progress", "uuid": f"p{n}", "timestamp": ts,
+                         "data": {"type": "hook_progress", "hookEvent": "SessionStart", "hookName": text}})
+            parent = f"p{n}"
+            continue
+        rows.append({**base, "parentUuid": parent, "type": "user", "uuid": f"u{n}", "timestamp": ts,
+                     "message": {"role": "user", "content": text}})
+        rows.append({**base, "parentUuid": f"u{n}", "type": "assistant", "uuid": f"a{n}", "timestamp": ts,
+                     "message": {"model": "claude-opus-4-6", "id": f"m{n}", "role": "assistant",
+                                 "content": [{"type": "text", "text": "ok"}],
+                                 "usage": {"input_tokens": 3, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 5000,
+                                           "output_tokens": 2}}})
+        parent = f"a{n}"
+    f = tmp_path / "k1.jsonl"
+    f.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return f
+
+
+def test_call_kinds_come_from_recorded_facts(tmp_path, pi_session):
+    from readbench.cache.prices import canonical_model
+    from readbench.replay.requests import RequestSet
+
+    f = _claude(tmp_path, [("hook", "SessionStart:startup"), ("user", "fix it"),
+                           ("user", "<task-notification>\n<task-id>b1</task-id>\n</task-notification>"),
+                           ("user", "<local-command-stdout>Reconnected to tidewave.</local-command-stdout>"),
+                           ("hook", "SessionStart:resume"), ("hook", "SessionStart:resume"), ("user", "go on")])
+    (s,) = load_file(f)
+    # the hook before the first call is the session's own start; the resume is one event
+    assert [(e.kind, e.call_index, e.detail) for e in s.events] == [("resume", 3, {"hook": "SessionStart:resume"})]
+    rs = RequestSet(s, "anthropic", [canonical_model(c.model) for c in s.calls])
+    assert [rs.call_kind(i) for i in range(len(s.calls))] == ["prompt", "notification", "command", "resume"]
+    b = pi_session()
+    b.user("a").assistant("x", 0.0, (3, 0, 2000, 5)).user("b").assistant("", 5.0, (0, 0, 0, 0), stop="aborted")
+    b.user("c").assistant("y", 9.0, (3, 2000, 10, 5), calls=(("c1", "read", {"path": "a"}),)).result("c1", "text")
+    b.assistant("z", 12.0, (3, 2010, 10, 5))
+    (p,) = load_file(b.write(tmp_path / "p.jsonl"))
+    rs = RequestSet(p, "anthropic-legacy", [canonical_model(c.model) for c in p.calls])
+    assert [rs.call_kind(i) for i in range(len(p.calls))] == ["prompt", "prompt", "after_abort", "tool"]
+
+
+def test_a_read_floored_to_the_models_hit_granularity_is_a_hit(tmp_path):
+    # GPT-5.5 caches at implicit breakpoints every 2,048 tokens (caching.md §2.1): after a
+    # 22,000-token prompt the next call can read at most 20,480 (10 x 2,048), which is no miss;
+    # after 22,600 tokens, 22,528 (11 x 2,048)
+    f = _codex(tmp_path, reads=[0, 20480, 22528], prompts=[22000, 22600, 23200], model="gpt-5.5")
+    (s,) = load_file(f)
+    ins = _rows(replay_session(s), "in_sample")
+    assert [(r["sim_cache_read_tokens"], r["sim_reason"], r["billed_reason"]) for r in ins] == [
+        (0, "cold_start", "cold_start"), (20480, "", ""), (22528, "", "")]

@@ -18,7 +18,8 @@ JSON_KEYS = {"file", "format", "session_id", "harness", "cache_model", "calls", 
              "simulated_cost_usd", "simulated_cost_usd_raw", "billed_cost_usd_out_of_sample",
              "simulated_cost_usd_out_of_sample", "calls_read_within_5pct", "calls_read_within_5pct_raw",
              "calls_read_within_5pct_out_of_sample", "read_calls", "blind_reads", "unexplained_misses",
-             "exogenous_breaks", "billed_miss_reasons", "notes"}
+             "exogenous_breaks", "billed_miss_reasons", "notes", "simulated_cost_usd_out_of_sample_interval",
+             "calls_with_usage", "billed_tokens"}
 
 
 def _corpus(tmp_path: Path) -> Path:

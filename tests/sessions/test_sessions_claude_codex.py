@@ -90,3 +90,61 @@ def test_reads_of_every_harness_carry_the_range_and_the_cap_evidence():
     (r,) = read_calls(codex)
     # Codex cut the 200 asked lines at the 150 the command printed: a capped shell read
     assert (r.path, r.offset, r.limit, r.first_line, r.last_line, r.capped) == ("big.py", 1, 200, 1, 150, True)
+
+
+def _codex_items_first(tmp_path: Path, usage: object | None = None) -> Path:
+    """A rollout in the order real ones show (cli 0.77-0.125): a response's items stream first,
+    its token_count comes when it completes, and the same count is written again after the
+    next turn_context. `usage`: replaces every usage object (e.g. a redacted string)."""
+    import json
+
+    def tc(ts: str, inp: int, cached: int, out: int, total_in: int) -> dict:
+        last = {"input_tokens": inp, "cached_input_tokens": cached, "output_tokens": out, "reasoning_output_tokens": 0}
+        total = {"input_tokens": total_in, "cached_input_tokens": cached, "output_tokens": out}
+        info = {"total_token_usage": total if usage is None else usage, "last_token_usage": last if usage is None else usage}
+        return {"timestamp": ts, "type": "event_msg", "payload": {"type": "token_count", "info": info}}
+
+    def item(ts: str, **payload: object) -> dict:
+        return {"timestamp": ts, "type": "response_item", "payload": payload}
+
+    ctx = {"timestamp": "2026-05-11T08:27:17.000Z", "type": "turn_context", "payload": {"model": "gpt-5.5", "effort": "medium"}}
+    rows = [
+        {"timestamp": "2026-05-11T08:27:17.000Z", "type": "session_meta", "payload": {"id": "cx-2", "cli_version": "0.125.0",
+                                                                                   "base_instructions": {"text": "SYS"}}},
+        item("2026-05-11T08:27:17.100Z", type="message", role="user", content=[{"type": "input_text", "text": "list"}]),
+        ctx,
+        {"timestamp": "2026-05-11T08:27:17.200Z", "type": "event_msg", "payload": {"type": "token_count", "info": None}},
+        item("2026-05-11T08:27:21.000Z", type="reasoning", summary=[], encrypted_content="e1"),
+        item("2026-05-11T08:27:22.000Z", type="function_call", name="exec_command", arguments='{"cmd": "ls"}', call_id="c1"),
+        tc("2026-05-11T08:27:22.500Z", 18703, 0, 167, 18703),
+        item("2026-05-11T08:27:23.000Z", type="function_call_output", call_id="c1", output="a.py"),
+        ctx,
+        tc("2026-05-11T08:27:23.100Z", 18703, 0, 167, 18703),  # the copy after turn_context: not a call
+        item("2026-05-11T08:27:27.000Z", type="message", role="assistant", content=[{"type": "output_text", "text": "a.py"}]),
+        tc("2026-05-11T08:27:27.500Z", 18911, 18304, 37, 37614),
+    ]
+    f = tmp_path / "rollout-items-first.jsonl"
+    f.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return f
+
+
+def test_codex_items_written_before_their_token_count_are_that_calls_output(tmp_path):
+    s, = load_file(_codex_items_first(tmp_path))
+    assert len(s.calls) == 2
+    c0, c1 = s.calls
+    assert [m.role for m in s.request(0)] == ["system", "user"]  # not its own reply
+    assert [t.function for t in c0.output.tool_calls] == ["exec_command"]
+    assert c0.usage == BilledUsage(18703, 0, 0, 167, reasoning_tokens=0)
+    assert (c0.ts_start_seconds, c0.ts_first_token_seconds) == (1778488037.1, 1778488041.0)
+    assert [m.role for m in s.request(1)] == ["system", "user", "assistant", "tool"]
+    assert c1.output.text == "a.py"
+    assert c1.usage == BilledUsage(18911 - 18304, 18304, 0, 37, reasoning_tokens=0)
+
+
+def test_codex_rollout_with_redacted_usage_keeps_its_calls_unpriced(tmp_path):
+    f = _codex_items_first(tmp_path, usage="[REDACTED]")
+    s, = load_file(f)
+    assert len(s.calls) == 2 and s.priced is False  # one call per response, the copy skipped
+    assert [m.role for m in s.request(1)] == ["system", "user", "assistant", "tool"]
+    assert s.issues.warnings == [f"{f}:7: token_count usage is '[REDACTED]', not token counts: the calls are imported unpriced"]
+    assert s.issues.skipped["token_count:usage_not_recorded"] == 2

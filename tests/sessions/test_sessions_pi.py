@@ -214,3 +214,42 @@ def test_dcp_project_names_the_entries_it_could_not_take(tmp_path):
     assert f"warning: {f}:2: unknown message role 'developer'" in res.stderr
     assert f"warning: {f}:3: message must be an object, got str" in res.stderr
     assert "[0] user: hi" in res.stdout
+
+
+def test_two_entries_on_one_line_are_both_read_and_the_line_is_named(tmp_path):
+    # Seen in two real pi sessions: an assistant message and the compaction after it written
+    # back to back with no newline. Both entries count, in order (the compaction's
+    # firstKeptEntryIndex counts entries, not lines).
+    rows = [LEGACY_HEADER, _user("one"), _asst("a1", 1000), _user("two")]
+    joined = json.dumps(_asst("a2", 2000)) + json.dumps(
+        {"type": "compaction", "timestamp": "2025-11-20T10:00:05.000Z", "summary": "S", "firstKeptEntryIndex": 3,
+         "tokensBefore": 99})
+    f = _write(tmp_path, [*rows, joined, _user("three"), _asst("a3", 6000)])
+    (s,) = load_file(f)
+    assert [c.output.text for c in s.calls] == ["a1", "a2", "a3"]
+    summary = COMPACTION_SUMMARY_PREFIX + "S" + COMPACTION_SUMMARY_SUFFIX
+    assert [m.text for m in s.request(2)] == [summary, "two", "a2", "three"]
+    assert s.issues.warnings == [f"{f}:5: 2 JSON objects on one line (a missing newline): each read as an entry"]
+    assert s.issues.malformed_lines == 1
+
+
+def test_pi_026_to_030_sends_an_aborted_reply_that_streamed_content(tmp_path):
+    # Headers without provider/modelId/thinkingLevel are pi 0.26-0.30: its provider sends an
+    # aborted reply with a non-empty block and answers its unanswered tool call; an empty one is
+    # still left out (the real bills show both: readbench.sessions.pi's docstring)
+    header = {"type": "session", "id": "new-legacy", "timestamp": "2025-12-24T00:00:00.000Z", "cwd": "/p"}
+    f = _write(tmp_path, [
+        header, _user("go"),
+        _asst("", 1000, stop="aborted"),                          # empty: left out
+        _user("again"),
+        _asst("let me read", 2000, stop="aborted", calls=("c1",)),  # streamed text and a call: sent
+        _user("go on"),
+        _asst("done", 3000),
+    ])
+    (s,) = load_file(f)
+    last = s.request(2)
+    assert [(type(m).__name__, m.text) for m in last] == [
+        ("ChatMessageUser", "go"), ("ChatMessageUser", "again"), ("ChatMessageAssistant", "let me read"),
+        ("ChatMessageTool", "No result provided"), ("ChatMessageUser", "go on")]
+    assert last[3].tool_call_id == "c1" and last[3].error is not None
+    assert s.issues.skipped == {"assistant:aborted": 1, "assistant:aborted:sent": 1}

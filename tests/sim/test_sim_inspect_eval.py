@@ -74,6 +74,19 @@ def test_diligent_fixes_a_bug_under_nocap_and_the_checker_passes(tmp_path):
     assert "read" in calls
     usage = sample.model_usage["readbench/sim-diligent"]
     assert usage.input_tokens > 0 and usage.output_tokens > 0
+    # readbench's own log imports as a recorded session (issue 12, sessions.md §4): one call per
+    # model event, the exact input sent, the simulated times
+    from inspect_ai.log import read_eval_log
+
+    from readbench.sessions import load_file
+
+    (session,) = load_file(log.location)
+    resolved = read_eval_log(log.location, resolve_attachments=True).samples[0]
+    events = [e for e in resolved.events if e.event == "model"]
+    assert (session.format, session.session_id, len(session.calls)) == ("inspect", "sim_e2e:lib-f150:1", len(events))
+    assert [[m.text for m in session.request(i)] for i in range(len(events))] == [[m.text for m in e.input] for e in events]
+    assert [c.ts_start_seconds for c in session.calls] == [e.output.metadata["sim_ts_start_seconds"] for e in events]
+    assert session.calls[0].usage.input_tokens == events[0].output.usage.input_tokens
 
 
 @pytest.mark.slow
