@@ -7,8 +7,10 @@ API items the model sees: `message` (user/developer/assistant), `reasoning`, `fu
 a `token_count` whose cumulative `info.total_token_usage` differs from the previous one, billed
 as its `info.last_token_usage` (`input_tokens` includes `cached_input_tokens`: uncached =
 input - cached; OpenAI models before GPT-5.6 have no write charge, caching.md §2.1). The usage
-arrives when the response is complete, before its items are written: the call's request is
-every item before it, its output the reasoning, calls and assistant text after it. The model
+arrives when the response is complete, either before its items are written (the call's request
+is every item before it, its output the reasoning, calls and assistant text after it) or, as in
+the real rollouts of Codex CLI 0.77-0.125, right after them: a `token_count` that finds output
+items written and no call open is theirs (its request is every item before those outputs). The model
 and reasoning effort come from the latest `turn_context` (an effort change is a
 `thinking_change` event: `reasoning.effort` is part of the cached prefix, caching.md §2.2).
 `session_meta.base_instructions.text` is the system prompt when recorded; a `compacted` line
@@ -222,6 +224,16 @@ def load(path: Path) -> list[Session]:
             if total is None or total == last_total:
                 continue
             last_total = total
+            if items.pending and open_call is None:
+                # the response's items came first and this is their usage (the order of real
+                # rollouts, Codex CLI 0.77-0.125): the request is what precedes them
+                index = b.call(model=model, provider="openai", ts_start_seconds=last_ts, ts_end_seconds=ts,
+                               usage=_usage(info.get("last_token_usage")), params=f"effort={effort}").index
+                out = items.flush()
+                if out is not None:
+                    _attach_output(session, index, out)
+                last_ts = ts
+                continue
             out = items.flush()
             if out is not None and open_call is not None:
                 _attach_output(session, open_call, out)
