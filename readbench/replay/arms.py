@@ -99,12 +99,16 @@ class ArmSimulator:
         session: an imported session with at least one call.
         cache_models: cache model names (`readbench cache models`).
         builder: a RequestBuilder to share with the session's other replays.
+        calibrations: cache model -> an in-sample calibration of the recorded requests already
+            fitted under it (the bill check's, `SessionReplay.calibrations[(cm, "in_sample")]`):
+            used instead of fitting again when it is the calibrating cache model's.
 
     Raises:
         ValueError: an unknown cache model, or a session without calls.
     """
 
-    def __init__(self, session: Session, cache_models: list[str], builder: RequestBuilder | None = None) -> None:
+    def __init__(self, session: Session, cache_models: list[str], builder: RequestBuilder | None = None,
+                 calibrations: dict[str, Calibration] | None = None) -> None:
         if not session.calls:
             raise ValueError(f"{session.source}: session {session.session_id!r} has no model calls to replay")
         for cm in cache_models:
@@ -119,7 +123,7 @@ class ArmSimulator:
         self._records_off = call_records(session)
         self._sets: dict[tuple[str, int, tuple[str, ...]], RequestSet] = {}
         self._keep: dict[int, Any] = {}  # arm objects by id, so their ids stay unique
-        self._calib: Calibration | None = None
+        self._calib: Calibration | None = (calibrations or {}).get(self.cache_models[0]) if self.cache_models else None
         self._off: dict[str, ArmResult] | None = None
         self.billed_cost_usd = session_billed_cost(session)
 
@@ -146,22 +150,32 @@ class ArmSimulator:
                            tier=calib.tier, cold_start_tokens=calib.cold_start_tokens, breaks=calib.breaks,
                            notes=("what-if: the recorded session is not priced under this cache model's family",))
 
-    def run(self, requests: list[list[ChatMessage]] | None) -> list[ArmResult]:
-        """The arm `requests` (None = the recorded requests) under every cache model, in
-        `self.cache_models` order. Arms are told apart by identity: pass the same list object
-        to get the memoised rendering."""
-        if requests is None and self._off is not None:
-            return list(self._off.values())
-        out = [self._simulate(cm, requests) for cm in self.cache_models]
+    def priced_as_recorded(self, cache_model: str) -> bool:
+        """True when `cache_model` prices the session's own models (its provider's family)."""
+        return self._priced[cache_model][1]
+
+    def run(self, requests: list[list[ChatMessage]] | None, cache_models: list[str] | None = None) -> list[ArmResult]:
+        """The arm `requests` (None = the recorded requests) under `cache_models` (default every
+        cache model), in `self.cache_models` order. Arms are told apart by identity: pass the same
+        list object to get the memoised rendering.
+
+        Raises:
+            ValueError: a cache model this simulator was not built with.
+        """
+        names = self.cache_models if cache_models is None else [c for c in self.cache_models if c in cache_models]
+        unknown = set(cache_models or ()) - set(self.cache_models)
+        if unknown:
+            raise ValueError(f"cache model(s) {sorted(unknown)} not in this replay's {self.cache_models}")
         if requests is None:
-            self._off = {r.cache_model: r for r in out}
-        return out
+            return [self.off(cm) for cm in names]
+        return [self._simulate(cm, requests) for cm in names]
 
     def off(self, cache_model: str) -> ArmResult:
-        """The recorded requests under `cache_model`."""
+        """The recorded requests under `cache_model` (simulated once)."""
         if self._off is None:
-            self.run(None)
-        assert self._off is not None
+            self._off = {}
+        if cache_model not in self._off:
+            self._off[cache_model] = self._simulate(cache_model, None)
         return self._off[cache_model]
 
     def _simulate(self, cm: str, requests: list[list[ChatMessage]] | None) -> ArmResult:

@@ -161,7 +161,8 @@ def read_arms_section(w: Any) -> list[Any]:
         Table(("preset", "harness", "sessions", "reads replayed", "changed", "notice only", "not replayable", "refused",
                "dedup stubs", "result tokens", "input tokens (all later requests)", "cost change $",
                "median cost change"), tuple(rows)),
-        Table(("preset", *caches), cost_rows, "cost change $ per cache model, all sessions (first-order)"),
+        Table(("preset", *caches), cost_rows, "cost change $ per cache model, all sessions (first-order; each session "
+                                              "under the cache models of its own provider only)"),
     ]
     reads = w.table("read_arm_reads", ["preset", "outcome", "reason"])
     bad = reads[reads["outcome"] == "not_replayable"]

@@ -15,7 +15,8 @@ when it depends only on what the session recorded:
 - every line it returns was delivered by some read of that version (an empty stand-in never
   reaches a result), and
 - it carries no structural map (C, swe-agent) unless every line of the file is known (a map
-  reads the whole file).
+  reads the whole file), and does not point at a map that could not be rebuilt (C's later cuts
+  of that file version say "the map was shown in call X").
 A cut or a refusal on the rebuilt file is forced on the real one: unknown lines are at least as
 long as their empty stand-ins, so a cap hit before them is hit in the real file too, and a read
 refused for its size stays refused. The file size in such a message (B's "File has N lines
@@ -167,6 +168,8 @@ def read_arms(session: Session, tracked: list[tuple[ReadCall, FileVersion, list[
         memory = ReadSession()
         counts = dict.fromkeys(_COUNT_KEYS, 0)
         replaced: dict[str, ChatMessageTool] = {}
+        no_map: set[tuple[int, int | None, int | None]] = set()
+        lost: set[str] = set()  # calls whose map could not be rebuilt
         for r, v, lines, new_version in tracked:
             if new_version and v.index > 0:
                 memory.note_file_changed(v.key)
@@ -177,10 +180,18 @@ def read_arms(session: Session, tracked: list[tuple[ReadCall, FileVersion, list[
             if r.call_index not in visible:
                 visible[r.call_index] = _visible(session, r.call_index)
             kept, maps = len(memory.records), dict(memory._maps)
-            outcome, reason, res = _serve(variant, memory, worlds, r, v, lines, visible[r.call_index])
+            key = (id(v), r.offset, r.limit)
+            if key in no_map:  # the same read of the same file state needed the same unrecorded map
+                outcome, reason, res = "not_replayable", "map_needs_whole_file", None
+            else:
+                outcome, reason, res = _serve(variant, memory, worlds, r, v, lines, visible[r.call_index], lost)
             if res is None:  # the recorded result stays: so does the memory of what was read
                 memory.records[kept:] = []
-                memory._maps = maps
+                if reason == "map_needs_whole_file":
+                    no_map.add(key)
+                    lost.add(r.tool_call_id)  # the map counts as shown: later cuts point at a map nobody saw
+                else:
+                    memory._maps = maps
             row = {"file": session.source, "session_id": session.session_id, "preset": name, "call": r.call_index,
                    "tool_call_id": r.tool_call_id, "path": r.path, "outcome": outcome, "reason": reason,
                    "blocked": False, "stubbed": False, "capped": False, "mapped": False,
@@ -214,7 +225,7 @@ def read_arms(session: Session, tracked: list[tuple[ReadCall, FileVersion, list[
 
 
 def _serve(variant: Any, memory: ReadSession, worlds: _Worlds, r: ReadCall, v: FileVersion,
-           lines: list[str] | None, visible: frozenset[str]) -> tuple[str, str, Any]:
+           lines: list[str] | None, visible: frozenset[str], lost: set[str]) -> tuple[str, str, Any]:
     """(outcome, reason, result) of one read under one preset; result None when not replayable."""
     if v.line_count is None:
         return "not_replayable", "line_count_unknown", None
@@ -228,7 +239,7 @@ def _serve(variant: Any, memory: ReadSession, worlds: _Worlds, r: ReadCall, v: F
     d = res.details
     if any(k not in v.lines for a, b in d.line_ranges for k in range(a, b + 1)):
         return "not_replayable", "lines_not_recorded", None
-    if d.mapped and not v.full:
+    if (d.mapped and not v.full) or (d.map_call is not None and d.map_call in lost):
         return "not_replayable", "map_needs_whole_file", None
     if d.blocked and not v.full:  # the message states the file's size: take it from the mean rebuild
         alt = variant.read(worlds.mean(v), r.path, r.offset, r.limit, call_id=r.tool_call_id, session=ReadSession(),
@@ -246,18 +257,27 @@ def arm_requests(session: Session, replaced: dict[str, ChatMessageTool]) -> list
     return [contexts[c.context][: c.n_messages] for c in session.calls]
 
 
-def replay_read_variants(session: Session, arms: Any, read_arms_: ReadArms, cache_models: list[str]) -> list[dict[str, Any]]:
+def replay_read_variants(session: Session, arms: Any, read_arms_: ReadArms, cache_models: list[str],
+                         token_count: Any) -> list[dict[str, Any]]:
     """The rows of `read_arms.parquet` for one session: each preset's replaced requests simulated
-    under `cache_models` by `arms` (the session's `readbench.replay.arms.ArmSimulator`), with the
-    change against the recorded requests (module docstring). `primary` marks the row of the first
-    cache model that prices the session as recorded (its own provider), one per preset."""
+    by `arms` (the session's `readbench.replay.arms.ArmSimulator`) under those of `cache_models`
+    that price the session as recorded (its own provider's; the first of `cache_models` when none
+    does: a read variant priced at another provider's model would be a what-if on a what-if), with
+    the change against the recorded requests (module docstring). `primary` marks the row of the
+    first such cache model, one per preset. `token_count`: as for `read_arms`."""
     rows: list[dict[str, Any]] = []
+    own = [c for c in arms.cache_models if c in cache_models and arms.priced_as_recorded(c)]
+    caches = own or [c for c in arms.cache_models if c in cache_models][:1]
+    done: dict[tuple, list[Any]] = {}
     for name, replaced in read_arms_.replaced.items():
-        results = arms.run(arm_requests(session, replaced)) if replaced else arms.run(None)
-        primary = next((r.cache_model for r in results if r.priced_as_recorded and r.cache_model in cache_models), None)
+        # two presets whose replacements have the same size at the same places price the same
+        # (the cache sees the same prefix structure): simulate one of them
+        sig = tuple(sorted((k, token_count(m)) for k, m in replaced.items()))
+        if sig not in done:
+            done[sig] = arms.run(arm_requests(session, replaced), caches) if replaced else arms.run(None, caches)
+        results = done[sig]
+        primary = next((r.cache_model for r in results if r.priced_as_recorded), None)
         for r in results:
-            if r.cache_model not in cache_models:
-                continue
             off = arms.off(r.cache_model)
             rows.append({
                 "file": session.source, "session_id": session.session_id, "format": session.format,

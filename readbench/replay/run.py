@@ -123,7 +123,7 @@ def _replay_session(item: Any, options: ReplayOptions) -> SessionResult:
     if (options.dcp or options.audit) and item.calls:
         from readbench.replay.arms import ArmSimulator
 
-        arms = ArmSimulator(item, caches, builder)
+        arms = ArmSimulator(item, caches, builder, {cm: c for (cm, mode), c in rep.calibrations.items() if mode == "in_sample"})
     if options.dcp and arms is not None:
         from readbench.replay.dcp_cache import replay_dcp
 
@@ -152,8 +152,9 @@ def _audit(session: Any, res: SessionResult, builder: Any, arms: Any, caches: li
     if arms is None:
         return
     family = session_family(session)
-    ra = read_arms(session, audit.tracked, audit.results, lambda m: builder.message_tokens(m, family), presets)
-    res.tables["read_arms"] = replay_read_variants(session, arms, ra, caches)
+    count = lambda m: builder.message_tokens(m, family)  # noqa: E731
+    ra = read_arms(session, audit.tracked, audit.results, count, presets)
+    res.tables["read_arms"] = replay_read_variants(session, arms, ra, caches, count)
     res.tables["read_arm_reads"] = ra.reads
     res.json["read_counterfactual"] = {
         "note": "first-order: the model's reaction to a different result is not replayed",

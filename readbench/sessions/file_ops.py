@@ -237,8 +237,15 @@ class FileVersion:
         n = self.line_count
         if n is None:
             return None
-        lines, low = self.lines, self.min_bytes
-        body = "\n".join(lines[k] if k in lines else "x" * max(width, low.get(k, 0)) for k in range(1, n + 1))
+        filler = "x" * width
+        rows = [filler] * n
+        for k, t in self.lines.items():
+            if k <= n:
+                rows[k - 1] = t
+        for k, b in self.min_bytes.items():
+            if k <= n and k not in self.lines and b > width:
+                rows[k - 1] = "x" * b
+        body = "\n".join(rows)
         return body + "\n" if n and self.ends_with_newline is not False else body
 
 

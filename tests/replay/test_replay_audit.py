@@ -122,8 +122,10 @@ def test_b_counterfactual_on_the_paging_session(tmp_path, pi_session):
     d = [_t(blocked[j].text) - _t(RESULTS[j]) for j in range(4)]
     assert ra.counts["B"]["result_tokens_delta"] == d[0] + d[1] + d[3]
     assert (ra.counts["B"]["blocked"], ra.counts["B"]["reads_changed"]) == (3, 3)
-    rows = {r["cache_model"]: r for r in replay_read_variants(s, ArmSimulator(s, ["none", "anthropic-5m"]), ra,
-                                                              ["none", "anthropic-5m"]) if r["preset"] == "B"}
+    rows = {r["cache_model"]: r for r in replay_read_variants(s, ArmSimulator(s, ["none", "anthropic-5m", "openai"]), ra,
+                                                              ["none", "anthropic-5m", "openai"], lambda m: _t(m.text))
+            if r["preset"] == "B"}
+    assert set(rows) == {"none", "anthropic-5m"}  # a Claude session priced as GPT would be a what-if on a what-if
     # every later request re-sends each replaced result: c0's in calls 1-4, c1's in 2-4, c3's in 4
     input_delta = 4 * d[0] + 3 * d[1] + 1 * d[3]
     assert rows["none"]["input_tokens_delta"] == rows["anthropic-5m"]["input_tokens_delta"] == input_delta
