@@ -23,6 +23,7 @@ file versions the session implies (`readbench.sessions.file_ops`), per session:
 | `redelivered_input_share` | `carried_tokens / input_tokens` |
 | `billed_cost_usd`, `redelivered_cost_usd`, `redelivered_cost_share` | the bill, and the part of it the re-deliveries carried: each call's billed input cost x its share of carried tokens (every input token of a request carries an equal part of its input cost) |
 | `context_tokens`, `tool_result_tokens`, `read_result_tokens`, `read_tool_tokens`, `shell_result_tokens` | tokens of every message sent (each once), of tool results, of read results (read tool and shell reads), of the read tool's results and of shell-tool results: the public pi audit's 84 % / 52 % (sessions.md §6) |
+| `sent_tokens`, `sent_tool_result_tokens`, `sent_read_result_tokens` | the same as sent: summed over every request (a message counts once per request that carries it; the recorded messages only) |
 | `repeat_reads`, `exact_repeat_reads` | reads of a file read before, and those whose result text equals an earlier result of that file (what exact-text dedup can match: 4 % in the public audit) |
 
 Tokens are readbench's count (`readbench.cache.count_tokens`) in the tokenizer family of the
@@ -56,7 +57,8 @@ LINE_CAP, BYTE_CAP = 2000, 51_200
 _COUNTS = ("read_calls", "blind_reads", "shell_reads", "over_cap_reads", "capped_reads", "partial_reads",
            "paging_reads", "paging_chains", "restarts", "read_tokens", "capped_read_tokens", "redelivered_reads",
            "redelivered_lines", "redelivered_tokens", "carried_tokens", "input_tokens", "context_tokens",
-           "tool_result_tokens", "read_result_tokens", "read_tool_tokens", "shell_result_tokens", "repeat_reads", "exact_repeat_reads")
+           "tool_result_tokens", "read_result_tokens", "read_tool_tokens", "shell_result_tokens", "sent_tokens",
+           "sent_tool_result_tokens", "sent_read_result_tokens", "repeat_reads", "exact_repeat_reads")
 #: Columns of audit.parquet: one row per session.
 AUDIT_COLUMNS: dict[str, str] = {
     "file": "string", "session_id": "string", "format": "string", "harness": "string", "calls": "int64",
@@ -134,16 +136,22 @@ def audit_session(session: Session, builder: RequestBuilder | None = None) -> Au
     tok = {m.tool_call_id: builder.message_tokens(m, family) for m in results.values()}
     # per context: tokens before each message, and where each tool result sits
     cum: list[list[int]] = []
+    cum_tool: list[list[int]] = []  # the same for tool results only, and for read results only
+    cum_read: list[list[int]] = []
     where: list[dict[str, int]] = []
     context_tokens = tool_tokens = shell_tokens = 0
+    read_ids = {r.tool_call_id for r in reads}
     seen: set[int] = set()
     for ctx in session.contexts:
-        acc = [0]
+        acc, acc_t, acc_r = [0], [0], [0]
         pos: dict[str, int] = {}
         for k, m in enumerate(ctx):
             n = builder.message_tokens(m, family)
             acc.append(acc[-1] + n)
-            if isinstance(m, ChatMessageTool) and m.tool_call_id:
+            is_tool = isinstance(m, ChatMessageTool)
+            acc_t.append(acc_t[-1] + (n if is_tool else 0))
+            acc_r.append(acc_r[-1] + (n if is_tool and m.tool_call_id in read_ids else 0))
+            if is_tool and m.tool_call_id:
                 pos.setdefault(m.tool_call_id, k)
             if id(m) not in seen:
                 seen.add(id(m))
@@ -152,11 +160,16 @@ def audit_session(session: Session, builder: RequestBuilder | None = None) -> Au
                     tool_tokens += n
                     shell_tokens += n if m.function in _SHELL_TOOLS else 0
         cum.append(acc)
+        cum_tool.append(acc_t)
+        cum_read.append(acc_r)
         where.append(pos)
     row: dict[str, Any] = {k: 0 for k in _COUNTS}
     row.update(file=session.source, session_id=session.session_id, format=session.format, harness=session.harness,
                calls=len(session.calls), token_family=family, context_tokens=context_tokens,
-               tool_result_tokens=tool_tokens, shell_result_tokens=shell_tokens)
+               tool_result_tokens=tool_tokens, shell_result_tokens=shell_tokens,
+               sent_tokens=sum(cum[c.context][c.n_messages] for c in session.calls),
+               sent_tool_result_tokens=sum(cum_tool[c.context][c.n_messages] for c in session.calls),
+               sent_read_result_tokens=sum(cum_read[c.context][c.n_messages] for c in session.calls))
     seen_lines: dict[int, set[int]] = {}  # id(version) -> lines delivered so far
     capped_start: dict[int, bool] = {}
     for r, v, _lines, _new in tracked:

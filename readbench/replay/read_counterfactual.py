@@ -227,10 +227,10 @@ def read_arms(session: Session, tracked: list[tuple[ReadCall, FileVersion, list[
 def _serve(variant: Any, memory: ReadSession, worlds: _Worlds, r: ReadCall, v: FileVersion,
            lines: list[str] | None, visible: frozenset[str], lost: set[str]) -> tuple[str, str, Any]:
     """(outcome, reason, result) of one read under one preset; result None when not replayable."""
+    if r.first_line is None or (lines is None and not v.lines):
+        return "not_replayable", "no_recorded_lines", None
     if v.line_count is None:
         return "not_replayable", "line_count_unknown", None
-    if lines is None and not v.lines:
-        return "not_replayable", "no_recorded_lines", None
     try:
         res = variant.read(worlds.min(v), r.path, r.offset, r.limit, call_id=r.tool_call_id, session=memory,
                            visible_call_ids=visible, file_key=v.key)

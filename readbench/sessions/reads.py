@@ -43,6 +43,8 @@ _LEGACY_MORE = re.compile(r"\.\.\. \((\d+) more lines not shown\. Use offset=(\d
 _TOO_LONG = re.compile(r"^\[Line (\d+) is [\d.]+[KMG]?B, exceeds")
 _TOTAL_OUTPUT = re.compile(r"Total output lines: (\d+)")
 _CC_NUMBERED = re.compile(r"^ *(\d+)→")
+#: Claude Code's Read returns this many lines when no limit is given (anchors.md, variants.md "claude-code").
+CLAUDE_CODE_DEFAULT_LIMIT = 2000
 _SED_RANGE = re.compile(r"^(\d+)(?:,(\d+))?p$")
 _CD = re.compile(r"^cd\s+(\S+|'[^']*'|\"[^\"]*\")\s*&&\s*")
 _CODEX_OUTPUT = re.compile(r"^Exit code: -?\d+\nWall time: [^\n]*\n(?:Total output lines: \d+\n)?Output:\n", re.S)
@@ -116,7 +118,9 @@ def _tool_read(text: str, offset: int | None, limit: int | None, meta: dict[str,
             if not (n := _CC_NUMBERED.match(row)):
                 break
             nums.append(int(n.group(1)))
-        return nums[0], nums[-1], None, None
+        # Claude Code reads 2,000 lines unless told: fewer than that (or than the limit) is the end
+        shown, asked = len(nums), CLAUDE_CODE_DEFAULT_LIMIT if limit is None else limit
+        return nums[0], nums[-1], nums[-1] if shown < asked else None, None
     if m := _TOO_LONG.match(text):
         return int(m.group(1)), None, None, True
     if m := _SHOWING.search(text):

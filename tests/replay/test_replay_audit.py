@@ -188,3 +188,67 @@ def test_presets_that_need_lines_no_read_delivered_are_not_replayed(tmp_path, pi
     assert want_c.endswith("   400\tx00400\n\n[Showing lines 1-400 of 5001. Use offset/limit to read other parts.]")
     # B's message states the size of a file whose last 3,000 lines are unknown: estimated at the mean line length
     assert ra.replaced["B"]["c0"].text.startswith("File has 5000 lines (34.2KB), over the 2000-line/50.0KB read limit.")
+
+
+def _raw_counts(path) -> tuple[int, int]:
+    """(read-tool calls, blind ones) straight from a pi or Claude Code JSONL file, without readbench."""
+    seen: dict[str, bool] = {}
+    for line in path.read_text().splitlines():
+        o = json.loads(line)
+        blocks = (o.get("message") or {}).get("content") or []
+        for b in blocks if isinstance(blocks, list) else []:
+            if b.get("type") == "toolCall" and b.get("name") == "read":
+                seen[b["id"]] = not ({"offset", "limit"} & set(b["arguments"]))
+            elif b.get("type") == "tool_use" and b.get("name") == "Read":
+                seen[b["id"]] = not ({"offset", "limit"} & set(b["input"]))
+    return len(seen), sum(seen.values())
+
+
+def test_cli_audit_counts_equal_the_files_and_every_output_says_first_order(tmp_path):
+    import pandas as pd
+    from click.testing import CliRunner
+
+    from readbench.replay._cli import replay_cmd
+    from readbench.sessions.synth import write_claude_session, write_pi_session
+
+    src = tmp_path / "in"
+    src.mkdir()
+    pi = write_pi_session(src / "pi.jsonl", seed=5, calls=80, prompts=3, files=6)
+    cc = write_claude_session(src / "cc.jsonl", seed=6, calls=80, prompts=3, files=6)
+    out = tmp_path / "out"
+    res = CliRunner().invoke(replay_cmd, [str(src), "--audit", "--presets", "stock,B,B+dedup", "--json", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    audit = pd.read_parquet(out / "audit.parquet").set_index("format")
+    for fmt, path in (("pi", pi), ("claude-code", cc)):
+        assert (audit.at[fmt, "read_calls"] - audit.at[fmt, "shell_reads"], audit.at[fmt, "blind_reads"]) == _raw_counts(path)
+    arms = pd.read_parquet(out / "read_arms.parquet")
+    assert set(arms["preset"]) == {"stock", "B", "B+dedup"} and arms["first_order"].all()
+    stock_pi = arms[(arms.preset == "stock") & (arms.format == "pi")].iloc[0]
+    assert stock_pi["reads_same"] == stock_pi["reads"]  # stock rebuilds every recorded pi result exactly
+    assert stock_pi["cost_delta_usd"] == 0.0
+    report = (out / "report.md").read_text()
+    assert "## Read audit" in report and "(first-order counterfactual)" in report
+    assert "the model's reaction to a different result is not replayed" in report
+    objs = [json.loads(x) for x in res.stdout.splitlines()]
+    assert all(o["read_counterfactual"]["note"].startswith("first-order") for o in objs)
+    assert {o["format"]: o["audit"]["read_calls"] for o in objs} == audit["read_calls"].to_dict()
+    res = CliRunner().invoke(replay_cmd, [str(src), "--audit", "--presets", "Z", "--out", str(tmp_path / "o2")])
+    assert res.exit_code == 2 and "unknown read preset(s) 'Z'" in res.output
+
+
+PY = "".join(f"def f{k}(x):\n    y = x + {k}\n    z = y * 2\n    w = z - 1\n    return w\n\n\n" for k in range(800))
+
+
+def test_a_map_of_a_file_never_read_in_full_is_not_replayed(tmp_path, pi_session):
+    data = PY.encode()
+    first = get_variant("stock").read(data, "m.py", None, None, call_id=None, session=ReadSession(),
+                                      visible_call_ids=None).text
+    b = pi_session().user("read m.py")
+    b.assistant("", 0.0, (0, 0, 500, 5), calls=(("c0", "read", {"path": "m.py"}),)).result("c0", first)
+    b.assistant("Done.", 5.0, (0, 0, 900, 5))
+    (s,) = load_file(b.write(tmp_path / "py.jsonl"))
+    a = audit_session(s)
+    ra = read_arms(s, a.tracked, a.results, lambda m: _t(m.text), ["C", "swe-agent", "stock"])
+    got = {r["preset"]: (r["outcome"], r["reason"]) for r in ra.reads}
+    assert got == {"C": ("not_replayable", "map_needs_whole_file"), "swe-agent": ("not_replayable", "map_needs_whole_file"),
+                   "stock": ("same", "")}
