@@ -65,9 +65,9 @@ FIRST_ORDER_NOTE = ("first-order: each read's result is replaced by what the pre
 #: Columns of read_arms.parquet: one row per session x preset x cache model.
 READ_ARM_COLUMNS: dict[str, str] = {
     "file": "string", "session_id": "string", "format": "string", "harness": "string", "preset": "string",
-    "cache_model": "string", "priced_as_recorded": "bool", "primary": "bool", "first_order": "bool", "reads": "int64", "reads_same": "int64",
-    "reads_changed": "int64", "reads_notice_only": "int64", "reads_not_replayable": "int64", "reads_unsent": "int64", "blocked": "int64",
-    "stubbed": "int64", "capped": "int64", "mapped": "int64", "result_tokens_delta": "int64",
+    "cache_model": "string", "priced_as_recorded": "bool", "primary": "bool", "first_order": "bool", "reads": "int64",
+    "reads_same": "int64", "reads_changed": "int64", "reads_notice_only": "int64", "reads_not_replayable": "int64",
+    "reads_unsent": "int64", "blocked": "int64", "stubbed": "int64", "capped": "int64", "mapped": "int64", "result_tokens_delta": "int64",
     "input_tokens": "int64", "input_tokens_delta": "int64", "sim_cost_usd": "float64", "cost_delta_usd": "float64",
     "billed_cost_usd": "float64",
 }

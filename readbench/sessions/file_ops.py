@@ -173,7 +173,8 @@ def delivered_lines(read: ReadCall, message: ChatMessageTool | None) -> list[str
             lines.pop()
         if lines and _NL_LINE.match(lines[0]):  # nl -ba: strip the numbers, which must run on
             parsed = [_NL_LINE.match(x) for x in lines]
-            if not all(parsed) or [int(m.group(1)) for m in parsed] != list(range(read.first_line, read.first_line + len(lines))):  # type: ignore[union-attr]
+            numbers = [int(m.group(1)) for m in parsed if m]
+            if len(numbers) != len(lines) or numbers != list(range(read.first_line, read.first_line + len(lines))):
                 return None
             lines = [m.group(2) for m in parsed]  # type: ignore[union-attr]
         return lines[:count] if len(lines) >= count else None
