@@ -85,12 +85,18 @@ commands = [eval_cmd, report, plan]
 
 
 @click.command("bench")
-def bench_cmd() -> None:
-    """Measure harness overhead per model call, Docker start/stop per sample and a 100 MB read per
-    variant (results/bench/)."""
+@click.option("--only", "only", multiple=True,
+              type=click.Choice(["per-call", "docker", "replay", "replay-scale", "big-read"]),
+              help="Run only these benchmarks (repeatable); default all.")
+@click.option("--scale-sessions", type=click.IntRange(min=1), default=4, show_default=True,
+              help="Synthetic 450-call sessions for replay-scale (the figures are extrapolated to 1,000).")
+def bench_cmd(only: tuple[str, ...], scale_sessions: int) -> None:
+    """Measure harness overhead per model call, Docker start/stop per sample, recorded-session
+    import and replay (and its scale: replay --dcp all x 5 cache models, with and without
+    --audit --gate-sweep) and a 100 MB read per variant (results/bench/)."""
     from readbench.bench import format_table, run_bench
 
-    click.echo(format_table(run_bench()))
+    click.echo(format_table(run_bench(only=only, scale_sessions=scale_sessions)))
 
 
 commands.append(bench_cmd)

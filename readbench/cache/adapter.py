@@ -274,6 +274,15 @@ class RequestBuilder:
             prefix_hashes=hashes,
         )
 
+    def message_tokens(self, msg: ChatMessage, family: str = "openai") -> int:
+        """Tokens of one message's blocks in tokenizer `family`, exactly as `build` counts them
+        inside a request (rendered once per message object, shared with `build`'s memo).
+
+        Raises:
+            ValueError: unknown family.
+        """
+        return sum(scale_tokens(b.tokens, family) for b in self._blocks_of(msg, _message_raw))
+
     def build(self, call: CallRecord, family: str = "openai", calibration: tuple[float, float] | None = None) -> Request:
         """The Request for one call, token counts in tokenizer `family`.
 

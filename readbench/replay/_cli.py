@@ -27,6 +27,19 @@ def _cache_option(value: str) -> str | list[str]:
     return names
 
 
+def _presets_option(value: str | None) -> tuple[str, ...]:
+    from readbench.read.registry import preset_names
+
+    if not value:
+        return ()
+    names = tuple(v.strip() for v in value.split(",") if v.strip())
+    bad = [n for n in names if n not in preset_names()]
+    if bad or not names:
+        raise click.BadParameter(f"unknown read preset(s) {', '.join(map(repr, bad)) or repr(value)}; "
+                                 f"known: {', '.join(preset_names())}", param_hint="--presets")
+    return names
+
+
 def _dcp_option(value: str | None) -> tuple[str, ...]:
     from readbench.dcp import get_config, list_configs
 
@@ -63,15 +76,24 @@ def _dcp_option(value: str | None) -> tuple[str, ...]:
               help="Also run the cache-aware gate's benchmark (shared/specs/dcp.md §7.5): every candidate of the "
                    "sister DCP extension, the realized benefit of each break-even threshold T, and the best T per "
                    "cached-price ratio r (gate_candidates.parquet, gate_sweep.parquet, gate_sweep.png, a report section).")
+@click.option("--audit", is_flag=True,
+              help="Also audit every read (blind, over-cap, capped, paging, restarts, re-delivered tokens and the share "
+                   "of input and cost they carried: audit.parquet, audit_reads.parquet) and replay each read preset's "
+                   "first-order counterfactual under the DCP replay's cache models (read_arms.parquet, "
+                   "read_arm_reads.parquet).")
+@click.option("--presets", default=None, metavar="NAME,NAME",
+              help="Read presets of --audit's counterfactual (default: every registered preset, `readbench variants`).")
 def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_window: int, jobs: int,
-               out_dir: str | None, as_json: bool, save_calibration: bool, gate_sweep: bool) -> None:
+               out_dir: str | None, as_json: bool, save_calibration: bool, gate_sweep: bool, audit: bool,
+               presets: str | None) -> None:
     """Import recorded sessions (files or directories, any mix of pi, Claude Code, Codex and inspect
     logs: the format is read from each file's content) and check the cache simulator against what
     the provider billed, call by call: raw, calibrated in-sample, and out-of-sample (fitted on the
     first half of each session, scored on the second). Every miss, billed or simulated, gets a
-    reason. With --dcp, every session is also replayed under DCP configurations x cache models.
-    Files that are not sessions are reported and skipped; exit 2 when a named file could not be
-    imported or nothing was.
+    reason. With --dcp, every session is also replayed under DCP configurations x cache models;
+    with --audit, its reads are audited and replayed under every read preset (first order: the
+    model's reaction to a different result is not replayed). Files that are not sessions are
+    reported and skipped; exit 2 when a named file could not be imported or nothing was.
     """
     from readbench.replay.report import ReplayWriter
     from readbench.replay.run import ReplayOptions, replay_paths
@@ -79,15 +101,18 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
     caches = _cache_option(cache)
     options = ReplayOptions(cache=caches if caches == "auto" else tuple(caches), dcp=_dcp_option(dcp),
                             dcp_cache=() if caches == "auto" else tuple(caches), context_window=context_window,
-                            gate_sweep=gate_sweep)
+                            gate_sweep=gate_sweep, audit=audit, presets=_presets_option(presets))
     out = Path(out_dir) if out_dir else Path("results") / f"replay-{dt.datetime.now(dt.timezone.utc):%Y%m%d-%H%M%S}"
     imported = failed_named = 0
     levels: list[tuple[str, str, list]] = []
     harnesses: set[str] = set()
     dates: list[dt.date] = []
     try:
-        stream = replay_paths(list(paths), options, jobs)
-        with ReplayWriter(out) as writer, _progress(len(paths)) as bar:
+        from readbench.replay.run import session_files
+
+        files = session_files(list(paths))
+        stream = replay_paths(list(paths), options, jobs, files=files)
+        with ReplayWriter(out) as writer, _progress(len(files)) as bar:
             for path, explicit, results, failures in stream:
                 bar.update(1)
                 for f in failures:
@@ -120,7 +145,7 @@ def _progress(total: int):
     """A progress bar on stderr (files done), silent when stderr is not a terminal."""
     from tqdm import tqdm
 
-    return tqdm(unit="file", desc="replay", disable=not sys.stderr.isatty(), leave=False, file=sys.stderr)
+    return tqdm(total=total, unit="file", desc="replay", disable=not sys.stderr.isatty(), leave=False, file=sys.stderr)
 
 
 def _save_calibration(levels: list[tuple[str, str, list]], harnesses: set[str], dates: list[dt.date]) -> None:

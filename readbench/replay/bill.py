@@ -21,6 +21,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from readbench.cache.adapter import RequestBuilder
 from readbench.cache.prices import canonical_model, get_model_spec, get_price
 from readbench.cache.registry import CACHE_MODELS, DEFAULT_PRICED_MODELS
 from readbench.cache.simulate import price_usage
@@ -163,12 +164,14 @@ def billed_cost(session: Session, i: int, model: str, tier: str | None, when: dt
     return total
 
 
-def replay_session(session: Session, cache: str | list[str] = "auto") -> SessionReplay:
+def replay_session(session: Session, cache: str | list[str] = "auto", builder: RequestBuilder | None = None) -> SessionReplay:
     """Replay one session against its bill under each cache model (module docstring).
 
     Args:
         session: an imported session.
         cache: `auto` (the recorded provider's cache model and tier) or cache model names.
+        builder: a RequestBuilder shared with the session's other replays (each message is then
+            rendered once for all of them); None = a new one.
 
     Returns:
         SessionReplay with per-call rows and per-(cache model, mode) summaries.
@@ -193,15 +196,15 @@ def replay_session(session: Session, cache: str | list[str] = "auto") -> Session
     for name in names:
         if name not in CACHE_MODELS:
             raise ValueError(f"unknown cache model {name!r}; known: {', '.join(CACHE_MODELS)}")
-        _replay_one(out, name, when)
+        _replay_one(out, name, when, builder if builder is not None else RequestBuilder())
     return out
 
 
-def _replay_one(out: SessionReplay, cache_model: str, when: dt.date) -> None:
+def _replay_one(out: SessionReplay, cache_model: str, when: dt.date, builder: RequestBuilder) -> None:
     session = out.session
     models, comparable = _priced_models(session, cache_model, out.notes)
     family = get_model_spec(models[0]).tokenizer
-    rs = RequestSet(session, family, models)
+    rs = RequestSet(session, family, models, builder=builder)
     n = len(session.calls)
     if not out.levels:
         out.levels = levels(session, rs, [i for i in range(n) if comparable[i]])

@@ -32,7 +32,9 @@ def dcp_section(w: Any) -> list[Any]:
     df["input_saved"] = df["off_input_tokens"] - df["input_tokens"]
     rows = []
     for (cfg, cm), g in df[df["config"] != "off"].groupby(["config", "cache_model"], sort=True):
-        rows.append((cfg, cm, str(len(g)), _pct(g["cost_change_pct"].median()), f"{g['cost_delta_usd'].sum():+.2f}",
+        touched = g[g["pruned_items"] > 0]
+        rows.append((cfg, cm, f"{len(g)} ({len(touched)})", _pct(touched["cost_change_pct"].median()),
+                     f"{g['cost_delta_usd'].sum():+.2f}",
                      f"{int(g['footer_tokens_saved'].sum()):,}", f"{int(g['input_saved'].sum()):,}",
                      f"{g['prefix_breaks'].mean():.1f}", f"{100 * (g['cost_delta_usd'] < 0).mean():.0f} %"))
     blocks: list[Any] = [
@@ -42,8 +44,9 @@ def dcp_section(w: Any) -> list[Any]:
                   "against DCP off (the recorded requests) under the same cache model; the footer's tokens saved is "
                   "pi-dcp's own estimate summed over calls; input tokens saved is what the provider would actually have "
                   "received less. A configuration saves tokens and can still cost more: each rewrite of history "
-                  "already sent re-bills the prefix after it (prefix breaks)."),
-        Table(("configuration", "cache model", "sessions", "median cost change", "total cost change $",
+                  "already sent re-bills the prefix after it (prefix breaks). Sessions: all (pruned in); the median is "
+                  "over the sessions where the configuration pruned something."),
+        Table(("configuration", "cache model", "sessions (pruned)", "median cost change", "total cost change $",
                "footer tokens saved", "input tokens saved", "prefix breaks / session", "sessions cheaper"), tuple(rows)),
     ]
     blocks += _figures(w, df)

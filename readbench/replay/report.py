@@ -1,5 +1,6 @@
 """`readbench replay` outputs: `calls.parquet`, `sessions.parquet` (and a table per further replay:
-`dcp.parquet`, `gate_candidates.parquet` + `gate_sweep.parquet`, ...), `report.md` + `report.html`
+`dcp.parquet`, `gate_candidates.parquet` + `gate_sweep.parquet`, `audit.parquet` +
+`audit_reads.parquet`, `read_arms.parquet` + `read_arm_reads.parquet`, ...), `report.md` + `report.html`
 with figures, and one JSON object per session (the interface scripts read).
 
 Files are written into a temporary directory beside the output directory and moved into place
@@ -17,7 +18,10 @@ first half's), `calls_read_within_5pct` (in-sample) and its `_raw`
 and `_out_of_sample` variants, `read_calls`, `blind_reads`, `unexplained_misses`,
 `exogenous_breaks`, `calls_with_usage` and `billed_tokens` (the recorded usage summed:
 `uncached_input`, `cache_read`, `cache_write`, `output`; reported for unpriced models too),
-`notes`; with `--gate-sweep` also `gate_candidates` (how many the session has).
+`notes`; with `--gate-sweep` also `gate_candidates` (how many the session has);
+with `--audit` also `audit` (the columns of `audit.parquet` but the session's names) and
+`read_counterfactual` (per preset: its read counts and `cost_delta_usd` per cache model, under
+the label `note` that it is first-order).
 """
 
 from __future__ import annotations
@@ -109,10 +113,13 @@ SESSION_COLUMNS: dict[str, str] = {
 
 
 def _table_columns() -> dict[str, dict[str, str]]:
+    from readbench.replay.audit import AUDIT_COLUMNS, AUDIT_READ_COLUMNS
     from readbench.replay.dcp_cache import DCP_CALL_COLUMNS, DCP_COLUMNS
+    from readbench.replay.read_counterfactual import READ_ARM_COLUMNS, READ_ARM_READ_COLUMNS
 
     return {"calls": CALL_COLUMNS, "sessions": SESSION_COLUMNS, "dcp": DCP_COLUMNS, "dcp_calls": DCP_CALL_COLUMNS,
-            "gate_candidates": CANDIDATE_COLUMNS}
+            "gate_candidates": CANDIDATE_COLUMNS, "audit": AUDIT_COLUMNS, "audit_reads": AUDIT_READ_COLUMNS,
+            "read_arms": READ_ARM_COLUMNS, "read_arm_reads": READ_ARM_READ_COLUMNS}
 
 
 #: Column types of the tables the writer streams to `<name>.parquet`. A table not listed here is
@@ -283,10 +290,11 @@ def _figure(curves: dict[str, list[dict[str, Any]]], path: Path) -> Path:
 
 
 def _sections() -> list[Any]:
+    from readbench.replay.audit_report import audit_section, read_arms_section
     from readbench.replay.dcp_report import dcp_section
     from readbench.replay.gate_report import gate_section
 
-    return [bill_section, dcp_section, gate_section]
+    return [bill_section, audit_section, read_arms_section, dcp_section, gate_section]
 
 
 #: The report's sections, in order: each takes the writer (its tables, sessions, failures) and

@@ -1,7 +1,10 @@
 """One recorded-session file through every replay the user asked for, in a worker process.
 
 `replay_file` imports a file and, per session, runs the bill check (`readbench.replay.bill`),
-the DCP x cache replay (`readbench.replay.dcp_cache`) when configurations are given, and returns
+the DCP x cache replay (`readbench.replay.dcp_cache`) when configurations are given, the read
+audit (`readbench.replay.audit`) and the read-variant counterfactual
+(`readbench.replay.read_counterfactual`) with `audit`, and the gate sweep's candidates, all on one
+RequestBuilder (each message rendered once) and one ArmSimulator (one calibration); it returns
 plain rows (tables by name), the stable per-session JSON object and what the token calibration
 needs; no session object crosses a process boundary. `replay_paths` maps it over files, in
 parallel processes when `jobs > 1` (a file is the unit of work; results come back in file
@@ -19,7 +22,7 @@ from typing import Any
 
 from readbench.sessions.registry import ImportFailure
 
-__all__ = ["ReplayOptions", "SessionResult", "replay_file", "replay_paths"]
+__all__ = ["ReplayOptions", "SessionResult", "replay_file", "replay_paths", "session_files"]
 
 
 @dataclass(frozen=True)
@@ -33,6 +36,10 @@ class ReplayOptions:
             cache model under `auto`).
         context_window: tokens, for pi-dcp's pressure bands.
         gate_sweep: also record the cache-aware gate's candidates (`readbench.replay.gate_sweep`).
+        audit: also audit the reads (`readbench.replay.audit`) and replay every read preset's
+            first-order counterfactual (`readbench.replay.read_counterfactual`) under the DCP
+            replay's cache models.
+        presets: read presets of the counterfactual; empty = every registered preset.
     """
 
     cache: str | tuple[str, ...] = "auto"
@@ -40,6 +47,8 @@ class ReplayOptions:
     dcp_cache: tuple[str, ...] = ()
     context_window: int = 200_000
     gate_sweep: bool = False
+    audit: bool = False
+    presets: tuple[str, ...] = ()
 
 
 @dataclass
@@ -71,9 +80,6 @@ def replay_file(path: str, options: ReplayOptions, explicit: bool = True) -> tup
 
     Returns (results, failures): an unreadable file gives one ImportFailure and no result.
     """
-    from readbench.replay.bill import replay_session, session_date
-    from readbench.replay.report import session_json
-    from readbench.sessions.reads import read_calls
     from readbench.sessions.registry import load_path
 
     results: list[SessionResult] = []
@@ -82,53 +88,104 @@ def replay_file(path: str, options: ReplayOptions, explicit: bool = True) -> tup
         if isinstance(item, ImportFailure):
             failures.append(item)
             continue
-        rep = replay_session(item, options.cache if options.cache == "auto" else list(options.cache))
-        reads = read_calls(item)
-        res = SessionResult(session_json(rep, len(reads), sum(r.blind for r in reads)), harness=item.harness)
-        res.tables["calls"] = rep.calls
-        res.tables["sessions"] = rep.summaries
-        res.levels = [(item.session_id, m, rows) for m, rows in rep.levels.items()]
-        res.warnings = list(item.issues.warnings[:5])
-        if item.issues.malformed_lines > 5:
-            res.warnings.append(f"{item.source}: {item.issues.malformed_lines} malformed lines in all")
-        if rep.summaries:
-            res.date = session_date(item)
-            first = rep.summaries[0]["cache_model"]
-            res.curve = (f"{Path(item.source).name} [{item.session_id[:8]}]",
-                         [{k: r[k] for k in ("call", "mode", "billed_cost_usd", "sim_cost_usd", "expected_break_cost_usd")}
-                          for r in rep.calls if r["cache_model"] == first])
-        if options.dcp and item.calls:
-            from readbench.replay.dcp_cache import replay_dcp
-
-            caches = list(options.dcp_cache) or sorted({m["cache_model"] for m in rep.summaries}) or ["anthropic-5m"]
-            dcp = replay_dcp(item, list(options.dcp), caches, context_window=options.context_window)
-            res.tables["dcp"] = dcp.rows
-            res.tables["dcp_calls"] = dcp.calls
-        if options.gate_sweep:
-            from readbench.replay.gate_sweep import session_candidates
-
-            res.tables["gate_candidates"] = session_candidates(item)
-            res.json["gate_candidates"] = len(res.tables["gate_candidates"])
-        results.append(res)
+        try:
+            results.append(_replay_session(item, options))
+        except ValueError as exc:  # bad data in this session (e.g. a model without a price): name it, go on
+            failures.append(ImportFailure(item.source, f"session {item.session_id!r} could not be replayed: {exc}"))
     return results, failures
 
 
-def _files(paths: list[str]) -> list[tuple[str, bool]]:
+def _replay_session(item: Any, options: ReplayOptions) -> SessionResult:
+    """Every replay `options` asks for, of one imported session."""
+    from readbench.cache.adapter import RequestBuilder
+    from readbench.replay.bill import replay_session, session_date
+    from readbench.replay.report import session_json
+    from readbench.sessions.reads import read_calls
+
+    builder = RequestBuilder()
+    rep = replay_session(item, options.cache if options.cache == "auto" else list(options.cache), builder)
+    reads = read_calls(item)
+    res = SessionResult(session_json(rep, len(reads), sum(r.blind for r in reads)), harness=item.harness)
+    res.tables["calls"] = rep.calls
+    res.tables["sessions"] = rep.summaries
+    res.levels = [(item.session_id, m, rows) for m, rows in rep.levels.items()]
+    res.warnings = list(item.issues.warnings[:5])
+    if item.issues.malformed_lines > 5:
+        res.warnings.append(f"{item.source}: {item.issues.malformed_lines} malformed lines in all")
+    if rep.summaries:
+        res.date = session_date(item)
+        first = rep.summaries[0]["cache_model"]
+        res.curve = (f"{Path(item.source).name} [{item.session_id[:8]}]",
+                     [{k: r[k] for k in ("call", "mode", "billed_cost_usd", "sim_cost_usd", "expected_break_cost_usd")}
+                      for r in rep.calls if r["cache_model"] == first])
+    caches = list(options.dcp_cache) or sorted({m["cache_model"] for m in rep.summaries}) or ["anthropic-5m"]
+    arms = None
+    if (options.dcp or options.audit) and item.calls:
+        from readbench.replay.arms import ArmSimulator
+
+        arms = ArmSimulator(item, caches, builder, {cm: c for (cm, mode), c in rep.calibrations.items() if mode == "in_sample"})
+    if options.dcp and arms is not None:
+        from readbench.replay.dcp_cache import replay_dcp
+
+        dcp = replay_dcp(item, list(options.dcp), caches, context_window=options.context_window, arms=arms)
+        res.tables["dcp"] = dcp.rows
+        res.tables["dcp_calls"] = dcp.calls
+    if options.audit:
+        _audit(item, res, builder, arms, caches, list(options.presets) or None)
+    if options.gate_sweep:
+        from readbench.replay.gate_sweep import session_candidates
+
+        res.tables["gate_candidates"] = session_candidates(item)
+        res.json["gate_candidates"] = len(res.tables["gate_candidates"])
+    return res
+
+
+def _audit(session: Any, res: SessionResult, builder: Any, arms: Any, caches: list[str], presets: list[str] | None) -> None:
+    """The read audit and the read-variant counterfactual of one session, into `res`."""
+    from readbench.replay.audit import audit_session, session_family
+    from readbench.replay.read_counterfactual import read_arms, replay_read_variants
+
+    audit = audit_session(session, builder)
+    res.tables["audit"] = [audit.row]
+    res.tables["audit_reads"] = audit.reads
+    res.json["audit"] = {k: v for k, v in audit.row.items() if k not in ("file", "session_id", "format", "harness")}
+    if arms is None:
+        return
+    family = session_family(session)
+    count = lambda m: builder.message_tokens(m, family)  # noqa: E731
+    ra = read_arms(session, audit.tracked, audit.results, count, presets)
+    res.tables["read_arms"] = replay_read_variants(session, arms, ra, caches, count)
+    res.tables["read_arm_reads"] = ra.reads
+    res.json["read_counterfactual"] = {
+        "note": "first-order: the model's reaction to a different result is not replayed",
+        **{name: {**c, "cost_delta_usd": {r["cache_model"]: r["cost_delta_usd"] for r in res.tables["read_arms"]
+                                          if r["preset"] == name}}
+           for name, c in ra.counts.items()},
+    }
+
+
+def session_files(paths: list[str]) -> list[tuple[str, bool]]:
+    """(file, named explicitly) of every session file under `paths`, in replay order.
+
+    Raises:
+        FileNotFoundError: a named path does not exist.
+    """
     from readbench.sessions.registry import iter_session_files
 
     return [(str(p), explicit) for p, explicit in iter_session_files(paths)]
 
 
 def replay_paths(
-    paths: list[str], options: ReplayOptions, jobs: int = 1
+    paths: list[str], options: ReplayOptions, jobs: int = 1, files: list[tuple[str, bool]] | None = None
 ) -> Iterator[tuple[str, bool, list[SessionResult], list[ImportFailure]]]:
-    """Replay every file under `paths`; yields (file, named explicitly, results, failures) in
-    file order. `jobs` > 1 runs files in that many worker processes.
+    """Replay every file under `paths` (or the `session_files` already listed in `files`);
+    yields (file, named explicitly, results, failures) in file order. `jobs` > 1 runs files in
+    that many worker processes.
 
     Raises:
         FileNotFoundError: a named path does not exist (before any work).
     """
-    files = _files(paths)
+    files = session_files(paths) if files is None else files
     if jobs <= 1:
         for f, explicit in files:
             yield (f, explicit, *replay_file(f, options, explicit))

@@ -8,16 +8,21 @@ A `ReadCall` is one tool call that read (part of) a file:
 - Claude Code's `Read` (`file_path`, `offset`, `limit`): the result's `toolUseResult.file`
   (`startLine`, `numLines`, `totalLines`) says what was delivered of how much;
 - shell reads through any bash/shell tool (Codex's `shell`, pi's and Claude Code's `bash`):
-  `cat F`, `sed -n 'A,Bp' F`, `head -n N F`, `tail -n N F`, `nl -ba F | sed -n 'A,Bp'`.
+  `cat F`, `sed -n 'A,Bp' F`, `head -n N F`, `tail -n N F`, `nl -ba F | sed -n 'A,Bp'`, each
+  alone or after one `cd DIR && ` (pi's sessions mostly read that way; `cd` is kept in `cd`).
   Codex prefixes an output it cut for the model with `Total output lines: T` (T = lines the
-  command printed): such a read is `capped`.
-Reads are collected from every call's response, in call order; the result text is looked up by
+  command printed): such a read is `capped`. When the output is found and not cut, the lines it
+  holds fix `last_line` (a range past the end of the file prints fewer lines), and a read that
+  stopped short of what it asked for, or a `cat`, tells the file's line count.
+A result the harness marks as an error (pi's `isError`, Claude Code's `is_error` or
+`<tool_use_error>`) delivers no lines. Reads are collected from every call's response, in call order; the result text is looked up by
 tool-call id in the session's contexts (a result that never reached a later request, e.g. of the
 last call, has `result_chars` 0 and `found` False).
 """
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from dataclasses import dataclass
@@ -27,7 +32,7 @@ from inspect_ai.model import ChatMessageTool
 
 from readbench.sessions._types import Session
 
-__all__ = ["ReadCall", "read_calls"]
+__all__ = ["ReadCall", "read_calls", "shell_output", "tool_results"]
 
 _READ_TOOLS = {"read": ("path", "offset", "limit"), "Read": ("file_path", "offset", "limit"),
                "read_file": ("path", "offset", "limit"), "view": ("path", "offset", "limit")}
@@ -37,7 +42,13 @@ _MORE = re.compile(r"\[(\d+) more lines in file\. Use offset=(\d+)")
 _LEGACY_MORE = re.compile(r"\.\.\. \((\d+) more lines not shown\. Use offset=(\d+)")
 _TOO_LONG = re.compile(r"^\[Line (\d+) is [\d.]+[KMG]?B, exceeds")
 _TOTAL_OUTPUT = re.compile(r"Total output lines: (\d+)")
+_CC_NUMBERED = re.compile(r"^ *(\d+)→")
+#: Claude Code's Read returns this many lines when no limit is given (anchors.md, variants.md "claude-code").
+CLAUDE_CODE_DEFAULT_LIMIT = 2000
 _SED_RANGE = re.compile(r"^(\d+)(?:,(\d+))?p$")
+_CD = re.compile(r"^cd\s+(\S+|'[^']*'|\"[^\"]*\")\s*&&\s*")
+_CODEX_OUTPUT = re.compile(r"^Exit code: -?\d+\nWall time: [^\n]*\n(?:Total output lines: \d+\n)?Output:\n", re.S)
+_SHELL_ERROR = re.compile(r"^(?:cat|sed|head|tail|nl): ", re.M)
 
 
 @dataclass(frozen=True)
@@ -57,6 +68,8 @@ class ReadCall:
         capped: the tool cut the result short of what was asked (a cap hit); None when unknown.
         result_chars: characters of the result text (0 when not found).
         found: the result message was found in the session.
+        position: the tool call's place among its response's tool calls (0-based).
+        cd: for a shell read after `cd DIR && `, DIR (a relative `path` is relative to it).
     """
 
     call_index: int
@@ -73,6 +86,8 @@ class ReadCall:
     capped: bool | None
     result_chars: int
     found: bool
+    position: int = 0
+    cd: str | None = None
 
 
 def _int(v: Any) -> int | None:
@@ -97,6 +112,15 @@ def _tool_read(text: str, offset: int | None, limit: int | None, meta: dict[str,
         capped = None if total is None else (limit is None and last < total) or (limit is not None and n < limit and last < total)
         return first, last, total, capped
     start = offset or 1
+    if _CC_NUMBERED.match(text):  # Claude Code's `cat -n` text without its toolUseResult: the numbers say
+        nums = []
+        for row in text.split("\n"):
+            if not (n := _CC_NUMBERED.match(row)):
+                break
+            nums.append(int(n.group(1)))
+        # Claude Code reads 2,000 lines unless told: fewer than that (or than the limit) is the end
+        shown, asked = len(nums), CLAUDE_CODE_DEFAULT_LIMIT if limit is None else limit
+        return nums[0], nums[-1], nums[-1] if shown < asked else None, None
     if m := _TOO_LONG.match(text):
         return int(m.group(1)), None, None, True
     if m := _SHOWING.search(text):
@@ -113,10 +137,14 @@ def _tool_read(text: str, offset: int | None, limit: int | None, meta: dict[str,
     return None, None, None, None
 
 
-def _shell_read(command: str) -> tuple[str, int | None, int | None, bool] | None:
-    """(path, offset, limit, tail) of a simple shell read, None for anything else."""
+def _shell_read(command: str) -> tuple[str, int | None, int | None, bool, str | None] | None:
+    """(path, offset, limit, tail, cd) of a simple shell read, None for anything else."""
     cmd = command.strip()
-    if " && " in cmd or ";" in cmd or "\n" in cmd:
+    cd = None
+    if m := _CD.match(cmd):
+        cd = m.group(1).strip("'\"")
+        cmd = cmd[m.end():]
+    if " && " in cmd or ";" in cmd or "\n" in cmd or "||" in cmd:
         return None
     try:
         parts = [shlex.split(p) for p in cmd.split("|")]
@@ -128,23 +156,44 @@ def _shell_read(command: str) -> tuple[str, int | None, int | None, bool] | None
         m = _SED_RANGE.match(parts[1][2]) if len(parts[1]) == 3 else None
         if m:
             a, b = int(m.group(1)), int(m.group(2) or m.group(1))
-            return parts[0][2], a, b - a + 1, False
+            return parts[0][2], a, b - a + 1, False, cd
         return None
     if len(parts) != 1:
         return None
     argv = parts[0]
+    if any(a in (">", ">>", "<", "<<") or a.startswith((">", "<")) for a in argv):
+        return None
     if argv[0] == "cat" and len(argv) == 2 and not argv[1].startswith("-"):
-        return argv[1], None, None, False
+        return argv[1], None, None, False, cd
     if argv[0] == "sed" and len(argv) == 4 and argv[1] == "-n":
         m = _SED_RANGE.match(argv[2])
         if m:
             a, b = int(m.group(1)), int(m.group(2) or m.group(1))
-            return argv[3], a, b - a + 1, False
+            return argv[3], a, b - a + 1, False, cd
     if argv[0] in ("head", "tail") and len(argv) == 4 and argv[1] == "-n" and _int(argv[2]) is not None:
-        return argv[3], None if argv[0] == "head" else None, _int(argv[2]), argv[0] == "tail"
+        return argv[3], None, _int(argv[2]), argv[0] == "tail", cd
     if argv[0] in ("head", "tail") and len(argv) == 3 and re.fullmatch(r"-\d+", argv[1]):
-        return argv[2], None, int(argv[1][1:]), argv[0] == "tail"
+        return argv[2], None, int(argv[1][1:]), argv[0] == "tail", cd
     return None
+
+
+def shell_output(text: str) -> str:
+    """The command output inside a shell tool's result: Codex wraps it as JSON
+    (`{"output": ..., "metadata": ...}`) or as `Exit code: N\nWall time: ...\nOutput:\n...`;
+    other harnesses return it as is. A `Total output lines: T` line and the blank line after it
+    (Codex's mark of a cut output) are dropped too."""
+    if text.startswith("{") and '"output"' in text[:200]:
+        try:
+            obj = json.loads(text)
+        except ValueError:
+            obj = None
+        if isinstance(obj, dict) and isinstance(obj.get("output"), str):
+            text = obj["output"]
+    if m := _CODEX_OUTPUT.match(text):
+        text = text[m.end():]
+    if m := re.match(r"Total output lines: \d+\n\n?", text):
+        text = text[m.end():]
+    return text
 
 
 def _shell_command(args: dict[str, Any]) -> str | None:
@@ -156,18 +205,25 @@ def _shell_command(args: dict[str, Any]) -> str | None:
     return cmd if isinstance(cmd, str) else None
 
 
-def read_calls(session: Session) -> list[ReadCall]:
-    """Every file read of `session`, in call order (module docstring)."""
+def tool_results(session: Session) -> dict[str, ChatMessageTool]:
+    """Tool result messages by tool-call id (the first one seen, over every context)."""
     results: dict[str, ChatMessageTool] = {}
     for ctx in session.contexts:
         for m in ctx:
             if isinstance(m, ChatMessageTool) and m.tool_call_id:
                 results.setdefault(m.tool_call_id, m)
+    return results
+
+
+def read_calls(session: Session, results: dict[str, ChatMessageTool] | None = None) -> list[ReadCall]:
+    """Every file read of `session`, in call order (module docstring). `results`: the session's
+    `tool_results`, when the caller has them already."""
+    results = tool_results(session) if results is None else results
     out: list[ReadCall] = []
     for call in session.calls:
         if call.output is None:
             continue
-        for tc in call.output.tool_calls or []:
+        for pos, tc in enumerate(call.output.tool_calls or []):
             res = results.get(tc.id)
             text = res.text if res is not None else ""
             args = tc.arguments or {}
@@ -177,21 +233,32 @@ def read_calls(session: Session) -> list[ReadCall]:
                 if not isinstance(path, str):
                     continue
                 offset, limit = _int(args.get(okey)), _int(args.get(lkey))
-                first, last, total, capped = _tool_read(text, offset, limit, res.metadata if res else None)
+                if res is not None and (res.error is not None or text.startswith("<tool_use_error>")):
+                    first = last = total = capped = None  # an error result delivers no file lines
+                else:
+                    first, last, total, capped = _tool_read(text, offset, limit, res.metadata if res else None)
                 out.append(ReadCall(call.index, tc.id, tc.function, path, offset, limit, offset is None and limit is None,
-                                    False, first, last, total, capped, len(text), res is not None))
+                                    False, first, last, total, capped, len(text), res is not None, pos))
             elif tc.function in _SHELL_TOOLS:
                 cmd = _shell_command(args)
                 parsed = _shell_read(cmd) if cmd else None
                 if parsed is None:
                     continue
-                path, offset, limit, tail = parsed
+                path, offset, limit, tail, cd = parsed
                 # Codex cuts a long output and says how long it was: the model saw only part of it
                 cut = _int(m.group(1)) if (m := _TOTAL_OUTPUT.search(text[:200])) else None
                 first = offset or (None if tail else 1)
                 last = (first + limit - 1) if first is not None and limit is not None else None
+                total = None
                 if cut is not None and first is not None:
                     last = first + cut - 1 if last is None else min(last, first + cut - 1)
+                elif res is not None and first is not None and res.error is None:
+                    body = shell_output(text)
+                    if body and not _SHELL_ERROR.match(body):
+                        n = body.count("\n") + (0 if body.endswith("\n") else 1)
+                        if limit is None or n < limit:  # the file ended: its line count is known
+                            total = first + n - 1
+                        last = first + min(n, limit if limit is not None else n) - 1
                 out.append(ReadCall(call.index, tc.id, tc.function, path, offset, limit, offset is None and limit is None,
-                                    True, first, last, None, cut is not None, len(text), res is not None))
+                                    True, first, last, total, cut is not None, len(text), res is not None, pos, cd))
     return out

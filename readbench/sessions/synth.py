@@ -5,7 +5,7 @@ real pi sessions of late 2025 use, sessions.md §1: `write_pi_session`) and a Cl
 transcript (sessions.md §2: `write_claude_session`). The script is shaped like the sessions seen
 in the field: ~450 calls in ~12 user prompts; tool results carry most of the context, reads first
 and bash second (the public 756-session pi audit: 84 % of context tokens were tool results,
-52 % of them reads, 25 % bash; sessions.md §6); blind reads of big files capped at 2,000 lines
+52 % of them reads, 25 % bash; sessions.md §6); blind reads of big files capped (2,000 lines or 50 KB)
 with pi's continuation notice, paging, ranged reads and re-reads; a compaction whenever the
 prompt passes `compact_at` tokens (the summary plus the last `keep_calls` round trips remain).
 The bill follows a simple, stated rule, not readbench's simulator: a call reads the previous
@@ -19,6 +19,7 @@ same file.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import math
 import random
@@ -55,26 +56,27 @@ class Step:
     keep: int = 0
 
 
-def _file_lines(name: str, n: int) -> list[str]:
+@functools.lru_cache(maxsize=64)
+def _file_bytes(name: str, n: int) -> bytes:
+    """The synthetic file `name` of `n` lines, ending in a newline (as source files do)."""
     rng = random.Random(name)
     words = ("value", "compute", "offset", "result", "config", "render", "buffer", "parse", "token", "session")
-    return [f"    {rng.choice(words)}_{k} = {rng.choice(words)}({name!r}, {k})  # line {k}" for k in range(1, n + 1)]
+    lines = [f"    {rng.choice(words)}_{k} = {rng.choice(words)}({name!r}, {k})  # line {k}" for k in range(1, n + 1)]
+    return ("\n".join(lines) + "\n").encode()
 
 
 def _result(tool: str, args: dict[str, Any], sizes: dict[str, int], paging: dict[str, int], rng: random.Random) -> str:
-    if tool == "read":
+    if tool == "read":  # exactly what pi's read returns (readbench's stock emulation, pi-tools.md §1)
+        from readbench.read import get_variant
+        from readbench.read._session import ReadSession
+
         path = args["path"]
-        total = sizes[path]
-        start = args.get("offset", 1)
-        limit = args.get("limit")
-        end = min(total, start - 1 + (limit or 2000))
-        text = "\n".join(_file_lines(path, total)[start - 1:end])
-        if limit is None and end < total:  # pi's line cap (pi-tools.md §1.3)
-            paging[path] = end + 1
-            return f"{text}\n\n[Showing lines {start}-{end} of {total}. Use offset={end + 1} to continue.]"
-        if limit is not None and end < total:
-            return f"{text}\n\n[{total - end} more lines in file. Use offset={end + 1} to continue.]"
-        return text
+        res = get_variant("stock").read(_file_bytes(path, sizes[path]), path, args.get("offset"), args.get("limit"),
+                                        call_id=None, session=ReadSession(), visible_call_ids=None)
+        d = res.details
+        if d.capped and args.get("limit") is None and d.last_line is not None:
+            paging[path] = d.last_line + 1
+        return res.text
     if tool == "bash":
         return "\n".join(f"tests/test_x.py::test_{j} PASSED" for j in range(rng.randint(10, 380)))
     return f"Successfully replaced 1 block(s) in {args['path']}."
@@ -149,13 +151,14 @@ def session_script(
 
 
 def _total_lines(result: str, last: int) -> int:
-    """The file's line count from pi's notice in `result`, else `last` (the read reached the end)."""
+    """The file's line count from pi's notice in `result` (whose T counts the phantom line after
+    the final newline, pi-tools.md §1.2), else `last` (the read reached the end)."""
     import re
 
     if m := re.search(r"\[Showing lines \d+-\d+ of (\d+)", result):
-        return int(m.group(1))
+        return int(m.group(1)) - 1
     if m := re.search(r"\[(\d+) more lines in file\. Use offset=(\d+)", result):
-        return int(m.group(2)) - 1 + int(m.group(1))
+        return int(m.group(2)) - 1 + int(m.group(1)) - 1
     return last
 
 
@@ -201,8 +204,9 @@ def write_pi_session(path: str | Path, *, model: str = "claude-sonnet-4-5", **sc
 
 def write_claude_session(path: str | Path, *, model: str = "claude-opus-4-6", **script: Any) -> Path:
     """Write `session_script(**script)` as a Claude Code transcript at `path` (tools named as
-    Claude Code names them: Read, Bash, Edit; usage on every block line, writes in the 5m tier);
-    returns the path."""
+    Claude Code names them: Read, Bash, Edit; Read results numbered `{n:>6}→{line}` with
+    `toolUseResult.file` and no notice; usage on every block line, writes in the 5m tier);
+    returns the path. The bill is the script's (computed on pi's rendering), not re-derived."""
     steps = session_script(**script)
     sid = f"synthetic-{script.get('seed', 0)}"
     base = {"isSidechain": False, "userType": "external", "cwd": "/repo", "sessionId": sid, "version": "2.1.39"}
@@ -241,13 +245,15 @@ def write_claude_session(path: str | Path, *, model: str = "claude-opus-4-6", **
                     **msg, "content": [{"type": "tool_use", "id": f"toolu_{n}", "name": names[st.tool], "input": args}],
                     "stop_reason": "tool_use"}})
                 meta: dict[str, Any] = {"stdout": st.result} if st.tool == "bash" else {"type": "text"}
-                if st.tool == "read":
+                result = st.result
+                if st.tool == "read":  # Claude Code numbers the lines (`     1→...`) and adds no notice
                     first = args.get("offset", 1)
-                    shown = st.result.split("\n\n[")[0].count("\n") + 1
-                    meta["file"] = {"filePath": args["file_path"], "numLines": shown, "startLine": first,
-                                    "totalLines": _total_lines(st.result, first + shown - 1)}
+                    body = st.result.split("\n\n[")[0].removesuffix("\n").split("\n")
+                    meta["file"] = {"filePath": args["file_path"], "numLines": len(body), "startLine": first,
+                                    "totalLines": _total_lines(st.result, first + len(body) - 1)}
+                    result = "\n".join(f"{first + k:>6}→{line}" for k, line in enumerate(body))
                 add({"type": "user", "timestamp": _iso(_T0 + st.at + 2.5), "toolUseResult": meta, "message": {
-                    "role": "user", "content": [{"tool_use_id": f"toolu_{n}", "type": "tool_result", "content": st.result}]}})
+                    "role": "user", "content": [{"tool_use_id": f"toolu_{n}", "type": "tool_result", "content": result}]}})
     out_path = Path(path)
     out_path.write_text("".join(json.dumps(x, separators=(",", ":")) + "\n" for x in lines), encoding="utf-8")
     return out_path

@@ -5,6 +5,7 @@ item-only format."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageTool, ChatMessageUser, ContentReasoning
@@ -84,7 +85,8 @@ def test_reads_of_every_harness_carry_the_range_and_the_cap_evidence():
     cc = read_calls(main)
     assert [(r.tool, r.path, r.blind, r.first_line, r.last_line, r.total_lines, r.capped, r.via_shell) for r in cc] == [
         ("Read", "/p/app.py", True, 1, 2, 2, False, False),
-        ("Bash", "big.py", False, 1, 40, None, False, True),
+        # sed asked for 40 lines and printed one: the file ended there (1 line)
+        ("Bash", "big.py", False, 1, 1, 1, False, True),
     ]
     codex, = load_file(DATA / "codex" / "rollout-current.jsonl")
     (r,) = read_calls(codex)
@@ -148,3 +150,37 @@ def test_codex_rollout_with_redacted_usage_keeps_its_calls_unpriced(tmp_path):
     assert [m.role for m in s.request(1)] == ["system", "user", "assistant", "tool"]
     assert s.issues.warnings == [f"{f}:7: token_count usage is '[REDACTED]', not token counts: the calls are imported unpriced"]
     assert s.issues.skipped["token_count:usage_not_recorded"] == 2
+
+
+def test_codex_rollouts_that_write_a_response_before_its_token_count(tmp_path):
+    # the order of real rollouts (Codex CLI 0.77-0.125): the response's items, then its usage, then the tool output
+    def line(kind, payload, t):
+        return json.dumps({"timestamp": f"2026-05-11T10:00:0{t}.000Z", "type": kind, "payload": payload})
+
+    def usage(total, inp, cached):
+        last = {"input_tokens": inp, "cached_input_tokens": cached, "output_tokens": 7}
+        return {"type": "token_count", "info": {"total_token_usage": {"input_tokens": total}, "last_token_usage": last}}
+
+    call = {"type": "function_call", "name": "exec_command", "call_id": "c1",
+            "arguments": json.dumps({"cmd": "sed -n '1,3p' a.py"})}
+    lines = [line("session_meta", {"id": "cx", "cwd": "/r", "cli_version": "0.125.0"}, 0),
+             line("turn_context", {"model": "gpt-5.3-codex", "effort": "medium"}, 0),
+             line("response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]}, 1),
+             line("event_msg", {"type": "token_count", "info": None}, 1),
+             line("response_item", {"type": "reasoning", "summary": []}, 2),
+             line("response_item", call, 2),
+             line("event_msg", usage(100, 100, 0), 3),
+             line("response_item", {"type": "function_call_output", "call_id": "c1", "output": "a\nb\nc\n"}, 3),
+             line("response_item", {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "done"}]}, 4),
+             line("event_msg", usage(220, 120, 100), 5),
+             line("event_msg", usage(220, 120, 100), 5)]  # written twice
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    (s,) = load_file(path)
+    assert len(s.calls) == 2
+    assert [m.text for m in s.request(0)] == ["go"]  # the request holds what precedes the response
+    assert [t.function for t in s.calls[0].output.tool_calls] == ["exec_command"] and s.calls[1].output.text == "done"
+    assert [m.role for m in s.request(1)] == ["user", "assistant", "tool"]
+    assert s.calls[1].usage.cache_read_tokens == 100
+    (r,) = read_calls(s)
+    assert (r.call_index, r.first_line, r.last_line, r.total_lines) == (0, 1, 3, None)

@@ -1,0 +1,196 @@
+"""One session's requests, or any alternative to them, simulated with the bill's calibration
+(the path every what-if replay shares: DCP configurations, read variants; issue 14 items 2, 3).
+
+shared/specs/sessions.md §5 (the calibration the bill gives), dcp.md §7.5 (a replay re-builds
+each recorded request and prices it under the provider's cache rules). An *arm* is a request
+per call (`list[list[ChatMessage]]`, the same length as `session.calls`); `None` is the recorded
+requests (`off`). For one session, `ArmSimulator`:
+
+1. calibrates once, in-sample, on the recorded requests under the first cache model whose family
+   is the recorded provider's (`readbench.replay.calibrate`: token fit, unrecorded head, TTL tier,
+   cold start, exogenous breaks); other cache models (a what-if: the same requests priced at that
+   provider's default model) get its token-free parts (head, cold start, breaks);
+2. renders every arm with one shared `RequestBuilder` (each message object once) and simulates
+   it per cache model (`SessionSimulator`), the recorded output tokens and times carried over.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from inspect_ai.model import ChatMessage
+
+from readbench.cache.adapter import RequestBuilder
+from readbench.cache.prices import canonical_model, get_model_spec, get_price
+from readbench.cache.registry import CACHE_MODELS, DEFAULT_PRICED_MODELS
+from readbench.replay.bill import billed_cost, session_date
+from readbench.replay.calibrate import billed, calibrate, infer_tier
+from readbench.replay.requests import Calibration, RequestSet, call_records
+from readbench.replay.simulate import SessionSimulator, price_date
+from readbench.sessions import Session
+
+__all__ = ["ArmResult", "ArmSimulator", "session_billed_cost"]
+
+_TTL = {"5m": 300.0, "1h": 3600.0}
+
+
+@dataclass(frozen=True)
+class ArmResult:
+    """One arm under one cache model.
+
+    Attributes:
+        cache_model: the cache model's name.
+        priced_as_recorded: the session's own models are priced (the cache model's family is
+            the recorded provider's); False for a what-if at the provider's default model.
+        cost_usd: simulated cost of every call (USD).
+        cache_read_tokens, input_tokens: summed over calls (tokens, calibrated).
+    """
+
+    cache_model: str
+    priced_as_recorded: bool
+    cost_usd: float
+    cache_read_tokens: int
+    input_tokens: int
+
+
+def _priced(session: Session, cache_model: str) -> tuple[list[str], bool]:
+    """Per call, the model to price under `cache_model`, and whether they are the recorded ones
+    (a recorded model without a price on the session's date is priced as the cache model's
+    default, as in the bill check: `readbench.replay.bill`)."""
+    family = CACHE_MODELS[cache_model][0]
+    when = session_date(session)
+    models = []
+    own = True
+    for c in session.calls:
+        m = canonical_model(c.model) if c.model else ""
+        try:
+            fam = get_model_spec(m).cache_family
+            get_price(m, 0, as_of=price_date(m, when))
+        except ValueError:
+            fam = None
+        if fam is None or (family is not None and fam != family):
+            m, own = DEFAULT_PRICED_MODELS[cache_model], False
+        models.append(m)
+    return models, own
+
+
+def session_billed_cost(session: Session) -> float:
+    """The session's billed cost (USD) from its recorded usage; NaN when a model has no price."""
+    when = session_date(session)
+    tier = infer_tier(session, [canonical_model(c.model) for c in session.calls], when)
+    total = 0.0
+    for i, c in enumerate(session.calls):
+        if billed(c) is None:
+            continue
+        try:
+            total += billed_cost(session, i, canonical_model(c.model), tier, when)
+        except ValueError:
+            return math.nan
+    return total
+
+
+class ArmSimulator:
+    """Simulates arms of one session under cache models (module docstring).
+
+    Args:
+        session: an imported session with at least one call.
+        cache_models: cache model names (`readbench cache models`).
+        builder: a RequestBuilder to share with the session's other replays.
+        calibrations: cache model -> an in-sample calibration of the recorded requests already
+            fitted under it (the bill check's, `SessionReplay.calibrations[(cm, "in_sample")]`):
+            used instead of fitting again when it is the calibrating cache model's.
+
+    Raises:
+        ValueError: an unknown cache model, or a session without calls.
+    """
+
+    def __init__(self, session: Session, cache_models: list[str], builder: RequestBuilder | None = None,
+                 calibrations: dict[str, Calibration] | None = None) -> None:
+        if not session.calls:
+            raise ValueError(f"{session.source}: session {session.session_id!r} has no model calls to replay")
+        for cm in cache_models:
+            if cm not in CACHE_MODELS:
+                raise ValueError(f"unknown cache model {cm!r}; known: {', '.join(CACHE_MODELS)}")
+        self.session = session
+        self.when: dt.date = session_date(session)
+        self.builder = builder if builder is not None else RequestBuilder()
+        priced = {cm: _priced(session, cm) for cm in cache_models}
+        self.cache_models = sorted(cache_models, key=lambda m: not priced[m][1])  # own families first
+        self._priced = priced
+        self._records_off = call_records(session)
+        self._sets: dict[tuple[str, int, tuple[str, ...]], RequestSet] = {}
+        self._keep: dict[int, Any] = {}  # arm objects by id, so their ids stay unique
+        self._calib: Calibration | None = (calibrations or {}).get(self.cache_models[0]) if self.cache_models else None
+        self._off: dict[str, ArmResult] | None = None
+        self.billed_cost_usd = session_billed_cost(session)
+
+    def _request_set(self, cm: str, requests: list[list[ChatMessage]] | None) -> RequestSet:
+        models, _ = self._priced[cm]
+        family = get_model_spec(models[0]).tokenizer
+        key = (family, id(requests), tuple(models))
+        if key not in self._sets:
+            self._keep[id(requests)] = requests
+            records = self._records_off if requests is None else call_records(self.session, requests)
+            self._sets[key] = RequestSet(self.session, family, models, builder=self.builder, records=records)
+        return self._sets[key]
+
+    def calibration(self, cache_model: str) -> Calibration:
+        """The calibration used under `cache_model` (module docstring, step 1)."""
+        if self._calib is None:
+            first = self.cache_models[0]
+            self._calib = calibrate(self.session, self._request_set(first, None), first, self.when,
+                                    range(len(self.session.calls)))
+        calib = self._calib
+        if self._priced[cache_model][1]:
+            return calib
+        return Calibration(heads=calib.heads, head_cuts=calib.head_cuts, context_extra=calib.context_extra,
+                           tier=calib.tier, cold_start_tokens=calib.cold_start_tokens, breaks=calib.breaks,
+                           notes=("what-if: the recorded session is not priced under this cache model's family",))
+
+    def priced_as_recorded(self, cache_model: str) -> bool:
+        """True when `cache_model` prices the session's own models (its provider's family)."""
+        return self._priced[cache_model][1]
+
+    def run(self, requests: list[list[ChatMessage]] | None, cache_models: list[str] | None = None) -> list[ArmResult]:
+        """The arm `requests` (None = the recorded requests) under `cache_models` (default every
+        cache model), in `self.cache_models` order. Arms are told apart by identity: pass the same
+        list object to get the memoised rendering.
+
+        Raises:
+            ValueError: a cache model this simulator was not built with.
+        """
+        names = self.cache_models if cache_models is None else [c for c in self.cache_models if c in cache_models]
+        unknown = set(cache_models or ()) - set(self.cache_models)
+        if unknown:
+            raise ValueError(f"cache model(s) {sorted(unknown)} not in this replay's {self.cache_models}")
+        if requests is None:
+            return [self.off(cm) for cm in names]
+        return [self._simulate(cm, requests) for cm in names]
+
+    def off(self, cache_model: str) -> ArmResult:
+        """The recorded requests under `cache_model` (simulated once)."""
+        if self._off is None:
+            self._off = {}
+        if cache_model not in self._off:
+            self._off[cache_model] = self._simulate(cache_model, None)
+        return self._off[cache_model]
+
+    def _simulate(self, cm: str, requests: list[list[ChatMessage]] | None) -> ArmResult:
+        calib = self.calibration(cm)
+        rs = self._request_set(cm, requests)
+        sim = SessionSimulator(cm, self.when)
+        ttl = _TTL.get(calib.tier or "5m", 300.0)
+        cost, read, total = 0.0, 0, 0
+        for i, call in enumerate(self.session.calls):
+            out = call.usage.output_tokens if call.usage is not None else 0
+            req = rs.request(i, calib, out)
+            if i == 0 and calib.cold_start_tokens > 0:
+                sim.seed(rs.models[0], req, calib.cold_start_tokens, req.ts_start_seconds - 1.0, ttl)
+            usage, _ = sim.step(rs.models[i], req, diagnose=False)
+            cost += usage.cost_usd
+            read += usage.cache_read_tokens
+            total += usage.input_tokens
+        return ArmResult(cm, self._priced[cm][1], cost, read, total)
