@@ -78,7 +78,10 @@ def session_json(rep: SessionReplay, read_calls: int, blind_reads: int) -> dict[
                             "notes": list(rep.notes)}
     if not rep.summaries:
         return _clean({**base, "cache_model": None, "priced_calls": 0, "billed_cost_usd": None, "simulated_cost_usd": None})
-    cache = rep.summaries[0]["cache_model"]
+    # the cache model the bill is compared under: the first whose family prices the recorded
+    # models (with `--cache all` the others are what-ifs with no priced call)
+    compared = [m for m in rep.summaries if m["mode"] == "in_sample" and m["priced_calls"]]
+    cache = (compared or rep.summaries)[0]["cache_model"]
     by = {m["mode"]: m for m in rep.summaries if m["cache_model"] == cache}
     ins, raw, oos = by["in_sample"], by["raw"], by["out_of_sample"]
     out = {

@@ -117,3 +117,18 @@ def test_save_calibration_appends_a_dated_row_the_simulator_then_uses(tmp_path, 
     monkeypatch.setenv("READBENCH_CALIBRATION", str(tmp_path / "none.csv"))
     plain = sample_cache_metrics(calls, ["anthropic-5m"], priced_models={"anthropic-5m": "claude-sonnet-4.5"})
     assert doubled["cache_write_tokens_anthropic-5m"] == 2 * plain["cache_write_tokens_anthropic-5m"]
+
+
+def test_with_every_cache_model_each_session_is_compared_with_its_bill_under_its_own_family(tmp_path):
+    # `--cache all` prices a Codex session under the Anthropic models too, as a what-if; its JSON
+    # and report row must still show the bill check under the OpenAI model, not "0 priced"
+    res = CliRunner().invoke(replay_cmd, [str(_corpus(tmp_path)), "--out", str(tmp_path / "out"), "--json",
+                                          "--cache", "anthropic-5m,openai"])
+    assert res.exit_code == 0, res.output
+    objs = [json.loads(x) for x in res.stdout.splitlines()]
+    codex = next(o for o in objs if o["format"] == "codex")
+    assert (codex["cache_model"], codex["priced_calls"]) == ("openai", 3)
+    assert codex["billed_cost_usd"] == pytest.approx(
+        (10128 * 1.25 + 37 * 10 + 1888 * 1.25 + 9984 * 0.125 + 63 * 10 + 324 * 1.25 + 11776 * 0.125 + 5 * 10) / 1e6, abs=1e-9)
+    cc = next(o for o in objs if o["session_id"] == "s1")
+    assert (cc["cache_model"], cc["priced_calls"]) == ("anthropic-5m", 4)
