@@ -16,6 +16,8 @@ def sim_group() -> None:
 
 
 def _cell(value: object) -> str:
+    if isinstance(value, tuple) and value and isinstance(value[0], tuple):
+        return ",".join(f"{k}:{w:g}" for k, w in value)
     if isinstance(value, tuple):
         return f"{value[0]}-{value[1]}"
     if isinstance(value, float):
