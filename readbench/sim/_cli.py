@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict
+from pathlib import Path
 
 import click
 
@@ -84,6 +85,72 @@ def calibrate_cmd(profiles: tuple[str, ...], variant: str, limit: int | None, pe
     for r in rows:
         click.echo(f"{r.profile:<14} {r.samples:>7} {r.blind_read_share:>11.3f} {r.reads_per_file:>10.2f} "
                    f"{r.reread_ratio:>8.3f} {r.success_rate:>8.3f}")
+
+
+def _fmt(value: object) -> str:
+    if isinstance(value, tuple) and value and isinstance(value[0], tuple) and isinstance(value[0][0], str):
+        return ",".join(f"{k}:{w:.3g}" for k, w in value)
+    if isinstance(value, tuple) and value and isinstance(value[0], tuple):
+        return " ".join(f"[{a:.3g}, {b:.3g}]" for a, b in value)
+    if isinstance(value, tuple) and len(value) == 2 and all(isinstance(v, (int, float)) for v in value):
+        return f"[{value[0]:.4g}, {value[1]:.4g}]"
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
+@sim_group.command("fit")
+@click.argument("sessions", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option("--name", required=True, help="Profile name; runs as readbench/sim-NAME ('sim-' is added if missing).")
+@click.option("--base", default="sim-diligent", show_default=True, help="Profile whose values unidentified knobs keep.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed (a fit is deterministic per seed).")
+@click.option("--bootstrap", type=click.IntRange(min=1), default=200, show_default=True, help="Bootstrap resamples.")
+@click.option("--min-observations", type=click.IntRange(min=1), default=5, show_default=True,
+              help="Fewer observations leave a knob at the base's value.")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False), default=None,
+              help="Profile file to write (default: $READBENCH_PROFILES, else ~/.config/readbench/profiles.toml).")
+@click.option("--json", "as_json", is_flag=True, help="Print the fit as JSON.")
+def fit_cmd(sessions: tuple[str, ...], name: str, base: str, seed: int, bootstrap: int, min_observations: int,
+            out_path: str | None, as_json: bool) -> None:
+    """Fit a profile's knobs from recorded sessions (pi, Claude Code, Codex, inspect logs; files or
+    directories) and add it to the user profile file, with a 95 % bootstrap interval per knob."""
+    from readbench.sessions import ImportFailure, load_sessions
+    from readbench.sim.fit import fit_profile, write_profile
+    from readbench.sim.profiles import profile_names, user_profiles_path
+
+    name = name if name.startswith("sim-") else f"sim-{name}"
+    if base not in profile_names():
+        raise click.BadParameter(f"unknown profile {base!r}", param_hint="--base")
+    loaded = []
+    for item in load_sessions(sessions):
+        if isinstance(item, ImportFailure):
+            click.echo(f"skipped {item.path}: {item.reason}", err=True)
+        elif item.calls:
+            loaded.append(item)
+    if not loaded:
+        raise click.ClickException("no session with model calls was imported; nothing fitted")
+    result = fit_profile(loaded, name, base=base, seed=seed, bootstrap=bootstrap, min_observations=min_observations)
+    try:
+        path = write_profile(result, out_path)
+    except ValueError as ex:
+        raise click.ClickException(str(ex))
+    if as_json:
+        click.echo(json.dumps({"profile": name, "path": str(path), "evidence": result.evidence,
+                               "tool_mix": result.tool_mix,
+                               "knobs": [asdict(k) for k in result.knobs]}, indent=2, default=list))
+        return
+    click.echo(f"{name}: {result.evidence}")
+    header = ("knob", "value", "95% interval", "obs", "source")
+    rows = [(k.knob, _fmt(k.value), _fmt(k.interval) if k.interval is not None else "-", str(k.observations),
+             k.note) for k in result.knobs]
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(4)]
+    for row in [header, *rows]:
+        click.echo("  ".join(c.ljust(w) for c, w in zip(row[:4], widths)) + "  " + row[4])
+    mix = ", ".join(f"{k} {v:.2f}" for k, v in result.tool_mix.items())
+    click.echo(f"tool mix of all calls: {mix}")
+    unidentified = [k.knob for k in result.knobs if not k.identified]
+    click.echo(f"kept defaults ({base}): {', '.join(unidentified) or 'none'}")
+    where = "" if out_path is None or Path(out_path) == user_profiles_path() else \
+        f" (set READBENCH_PROFILES={path} to use it)"
+    click.echo(f"wrote {name} to {path}; run it as readbench/{name}{where}")
 
 
 commands: list[click.Command] = [sim_group]
