@@ -17,8 +17,8 @@ recorded sessions seen so far are 140-470 calls long in ~12 prompts (sessions.md
 Prompts run in blocks: two first questions, a chain, two first questions, a chain, the first
 revisits, ... so every revisit comes >= 9 prompts after its first question.
 
-The three bugs are chosen so that none of a bug's failing tests calls another bug's function
-(the coverage map of readbench.corpus._bugfix), and :func:`validate_chain` runs it: with all
+The three bugs are preferably chosen so that none of a bug's failing tests calls another bug's
+function (the coverage map of readbench.corpus._bugfix), and :func:`validate_chain` runs it: with all
 three bugs in place each bug's own tests fail, and after fixing them in order each passes.
 The grade is the ``session`` check: the target's full test command passes and every answer
 matches.
@@ -53,7 +53,12 @@ class Chain:
 
 def pick_chains(kept: list[tuple[MutationSite, Outcome]], callers: dict[int, list[str]], n_sessions: int,
                 bugs: int = BUGS_PER_SESSION) -> list[list[tuple[MutationSite, Outcome]]]:
-    """Greedy groups of ``bugs`` killed mutants whose tests do not reach each other's functions.
+    """Groups of ``bugs`` killed mutants, best candidates first.
+
+    First, greedy groups whose failing tests do not call each other's functions (by the coverage
+    map, such bugs cannot interfere); then the leftover mutants in selection order, whose
+    independence only :func:`validate_chain` can show (a test suite where every test calls the
+    same core functions, like click's, yields no coverage-disjoint group).
 
     Args:
         kept: killed mutants in selection order (each in a distinct function).
@@ -61,7 +66,7 @@ def pick_chains(kept: list[tuple[MutationSite, Outcome]], callers: dict[int, lis
         n_sessions: groups wanted.
 
     Returns:
-        Up to ``n_sessions`` disjoint groups, in order; a mutant is in at most one group.
+        Up to ``n_sessions`` groups, in order; a mutant is in at most one group.
     """
     groups: list[list[tuple[MutationSite, Outcome]]] = []
     pool = list(kept)
@@ -80,6 +85,9 @@ def pick_chains(kept: list[tuple[MutationSite, Outcome]], callers: dict[int, lis
         groups.append(group)
         for cand in group:
             pool.remove(cand)
+    while len(groups) < n_sessions and len(pool) >= bugs:
+        groups.append(pool[:bugs])
+        pool = pool[bugs:]
     return groups
 
 
