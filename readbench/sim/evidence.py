@@ -43,7 +43,7 @@ from readbench.cache import count_tokens
 from readbench.sessions import Session
 from readbench.sessions.reads import ReadCall, read_calls
 
-__all__ = ["Evidence", "PromptTools", "session_evidence", "is_test_path"]
+__all__ = ["Evidence", "PromptTools", "is_test_path", "prompt_tools", "session_evidence"]
 
 _SEARCH_TOOLS = {"grep", "Grep", "search", "find_in_files", "rg"}
 _EDIT_TOOLS = {"edit", "Edit", "MultiEdit", "write", "Write", "apply_patch", "str_replace_editor", "NotebookEdit"}
@@ -150,7 +150,7 @@ def _classify(function: str, args: dict[str, Any], read: ReadCall | None, cwd: s
     return "other", tuple(_norm(p, cwd) for p in path_args)
 
 
-def _prompts(session: Session) -> list[PromptTools]:
+def prompt_tools(session: Session) -> list[PromptTools]:
     """The session cut into prompts, with every tool call classified."""
     results: dict[str, ChatMessageTool] = {}
     for ctx in session.contexts:
@@ -294,7 +294,7 @@ def session_evidence(session: Session) -> Evidence:
     first = next((c for c in session.calls if c.model), None)
     ev = Evidence(harness=session.harness, model=first.model if first else "",
                   started=next((c.ts_start_seconds for c in session.calls if c.ts_start_seconds is not None), None))
-    prompts = _prompts(session)
+    prompts = prompt_tools(session)
     for prompt in prompts:
         ev.calls_per_prompt.append(len(prompt.calls))
         for a in prompt.actions:

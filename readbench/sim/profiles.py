@@ -24,7 +24,7 @@ from typing import Any
 
 __all__ = [
     "PROFILES_ENV", "KnobDoc", "Mixture", "Profile", "builtin_profile_names", "get_mixture", "get_profile",
-    "knob_docs", "mixture_names", "profile_names", "profile_row", "user_profiles_path",
+    "knob_docs", "mixture_names", "profile_fit", "profile_names", "profile_row", "user_profiles_path",
 ]
 
 #: Environment variable naming the user profile file.
@@ -225,6 +225,13 @@ def profile_row(profile: Profile) -> dict[str, Any]:
         value = getattr(profile, k)
         row[k] = dict(value) if k in _WEIGHTS else list(value) if isinstance(value, tuple) else value
     return row
+
+
+def profile_fit(name: str) -> dict[str, Any] | None:
+    """The ``fit`` table of a user row (per knob: ``identified``, ``observations``, ``note``,
+    ``interval``), or None for a built-in or unknown profile."""
+    row = _table()["profiles"].get(name)
+    return None if row is None or name in _builtin()["profiles"] else row.get("fit")
 
 
 def builtin_profile_names() -> list[str]:

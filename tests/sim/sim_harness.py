@@ -29,6 +29,8 @@ from readbench.sim.oracle import ORACLE_KEY
 from readbench.sim.provider import generate_in_store
 
 TEST_CMD = "python3 -m pytest tests/test_target.py -q"
+#: Knob override that turns exploration calls off (the hand-set rows explore 4-14 calls per prompt).
+NO_EXPLORATION = {"calls_per_prompt": [0, 0]}
 
 
 def numbered_file(n_lines: int, trailing_newline: bool = True) -> str:
@@ -149,7 +151,11 @@ def run_session(model: str, task_oracle: dict[str, Any], ws: Workspace, *, overr
                 project: Callable[[list[ChatMessage]], list[ChatMessage]] = list,
                 tools: list[ToolInfo] | None = None, max_calls: int = 80) -> Trace:
     """Drive the provider like readbench's agent loop: project, generate, run the tool calls;
-    a reply without tool calls gets the next prompt or ends the session."""
+    a reply without tool calls gets the next prompt or ends the session.
+
+    The traces state the sim's own navigation, so exploration calls (readbench.sim.explore) are
+    off unless ``overrides`` sets ``calls_per_prompt``."""
+    overrides = {**NO_EXPLORATION, **(overrides or {})}
     st = Store()
     st.set(ORACLE_KEY, task_oracle)
     prompts = list(task_oracle["prompts"])
