@@ -47,7 +47,7 @@ def profiles_cmd(as_json: bool) -> None:
         click.echo("  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
     click.echo("")
     for p in profiles:
-        click.echo(f"{p.name}: {p.summary}")
+        click.echo(f"{p.name}: {p.summary}" + (f" [{p.evidence}]" if p.evidence else ""))
     for m in mixtures:
         if m:
             weights = ", ".join(f"{n} {w:g}" for n, w in m.weights)

@@ -179,7 +179,10 @@ def _check(name: str, value: Any, where: str) -> Any:
     bad = ValueError(f"{where}: bad value for knob {name!r}: {value!r}")
     if name in _WEIGHTS:
         if isinstance(value, (list, tuple)):
-            value = dict(value)
+            try:
+                value = dict(value)
+            except (TypeError, ValueError):
+                raise bad from None
         if not isinstance(value, dict) or set(value) - set(_WEIGHTS[name]) or any(
                 isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0 for v in value.values()):
             raise bad
@@ -270,8 +273,9 @@ def parse_overrides(overrides: dict[str, Any] | None) -> dict[str, Any]:
     for key, value in (overrides or {}).items():
         if key not in KNOB_NAMES:
             raise ValueError(f"unknown sim knob {key!r} (known: {', '.join(KNOB_NAMES)})")
-        if isinstance(value, str) and key in _WEIGHTS:
-            value = _parse_weights(key, value)
+        if key in _WEIGHTS and (isinstance(value, str) or (
+                isinstance(value, list) and all(isinstance(v, str) for v in value))):
+            value = _parse_weights(key, value if isinstance(value, str) else ",".join(value))
         elif isinstance(value, str):
             value = _parse_text(key, value)
         out[key] = _check(key, value, "model argument")
