@@ -65,18 +65,21 @@ def _name(goal: Goal) -> str | None:
 
 
 def _candidates(exs: list[Exchange], target: str, tests: str | None) -> list[tuple[str, int]]:
-    """(path, line) of files other than the target that visible listings and searches showed."""
+    """(path, line) of test files that visible listings and searches of the tests showed (never
+    a file of the code under change: reading those is the sim's own work)."""
+    if not tests:
+        return []
+    test_dir = tests if not tests.endswith(".py") else os.path.dirname(tests) or "."
     out: list[tuple[str, int]] = []
     for ex in exs:
         if ex.is_error:
             continue
-        if ex.function == "grep" and tests and norm_path(str(ex.arguments.get("path", ""))) == tests:
+        if ex.function == "grep" and norm_path(str(ex.arguments.get("path", ""))) == tests:
             for path, (_, hits) in parse_grep(ex.text, tests).items():
                 out += [(path, h) for h in hits[:3]]
-        elif ex.function == "bash" and str(ex.arguments.get("command", "")).startswith("ls "):
-            folder = shlex.split(ex.arguments["command"])[-1]
-            out += [(norm_path(os.path.join(folder, n)), 1) for n in ex.text.split() if n.endswith(".py")]
-    return [(p, n) for p, n in out if p != target]
+        elif ex.function == "bash" and str(ex.arguments.get("command", "")) == f"ls {shlex.quote(test_dir)}":
+            out += [(norm_path(os.path.join(test_dir, n)), 1) for n in ex.text.split() if n.endswith(".py")]
+    return [(p, n) for p, n in out if p != target and (p == tests or p.startswith(test_dir.rstrip("/") + "/"))]
 
 
 def exploration(goal: Goal, profile: Profile, draws: Draws, exs: list[Exchange], tools: frozenset[str],
