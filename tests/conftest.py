@@ -18,6 +18,10 @@ import pytest
 
 DRIVER = Path(__file__).parent / "differential" / "driver" / "node_modules"
 
+# The sim's user profile file (readbench.sim.profiles) is the developer's own data: tests see
+# only the built-in rows unless a test points READBENCH_PROFILES at a file of its own.
+os.environ["READBENCH_PROFILES"] = str(Path(__file__).parent / "_no_user_profiles.toml")
+
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     docker_reason = None

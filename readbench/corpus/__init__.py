@@ -3,7 +3,7 @@
 Public API (GitHub issue 2 item 3, issue 6):
 
 - :func:`build` fetches the sources of ``tasks/sources.toml``, generates and validates tasks of
-  the six FAMILIES and writes ``tasks.jsonl`` + ``manifest.json`` (default ``<cache>/corpus``).
+  the seven FAMILIES and writes ``tasks.jsonl`` + ``manifest.json`` (default ``<cache>/corpus``).
 - :func:`load_tasks` reads the records back; :data:`FEATURES` is the `datasets` schema of a line.
 - :func:`source_tree` / :func:`deps_dir`: the pristine unpacked tree of a source and its dir of
   unzipped pure wheels, so ``PYTHONPATH=<deps>[:src] python3 -m pytest ...`` runs offline.

@@ -21,6 +21,7 @@ from typing import Callable
 from readbench.corpus._assemble import bugfix_record, log_record, question_record, session_record
 from readbench.corpus._bugfix import TargetRunner
 from readbench.corpus._fetch import cache_root, ensure_source, sha256_file, validation_dir
+from readbench.corpus._long import BUGS_PER_SESSION, chain_bugs, longsession_record, pick_chains, validate_chain
 from readbench.corpus._logs import LOG_KINDS, generate_log
 from readbench.corpus._questions import locate_questions, wholefile_questions
 from readbench.corpus._records import TaskRecord, write_jsonl
@@ -30,7 +31,7 @@ from readbench.corpus._testrun import expand_env
 __all__ = ["GENERATOR_VERSION", "BuildResult", "build", "default_corpus_dir"]
 
 #: Bump when a generator changes its output for the same recipe and seed.
-GENERATOR_VERSION = "3"
+GENERATOR_VERSION = "4"
 LOG_PATH = "logs/service.log"
 
 
@@ -69,7 +70,7 @@ def _bounds(lines: int) -> tuple[int, ...]:
 
 def _fix_family_ok(family: str, lines: int) -> bool:
     return (family == "bugfix" and lines > 2000) or (family == "midsize" and 1000 <= lines <= 2000) \
-        or family == "session"
+        or family in ("session", "longsession")
 
 
 def build(
@@ -142,7 +143,7 @@ def build(
                 rng_of = lambda fam: random.Random(f"{spec.name}:{target.file}:{seed}:{fam}")  # noqa: E731
                 want = {f: n for f, n in target.tasks.items() if f in fams and n > 0}
                 for fam in want:
-                    if fam in ("bugfix", "midsize") and not _fix_family_ok(fam, lines):
+                    if fam in ("bugfix", "midsize", "longsession") and not _fix_family_ok(fam, lines):
                         raise ValueError(f"{spec.name}:{target.file} has {lines} lines: not a {fam} target")
                 if "locate" in want:
                     qs = locate_questions(text, target.file, want["locate"], rng_of("locate"),
@@ -160,7 +161,8 @@ def build(
                                                        version=spec.version, file=target.file, text=text, q=q))
                 n_fix = sum(want.get(f, 0) for f in ("bugfix", "midsize"))
                 n_session = want.get("session", 0)
-                if not (n_fix or n_session):
+                n_long = want.get("longsession", 0)
+                if not (n_fix or n_session or n_long):
                     continue
                 test_cmd = spec.test_cmd(target)
                 runner = TargetRunner(
@@ -176,7 +178,9 @@ def build(
                     log(f"  SKIP fix tasks of {spec.name}:{target.file}: {exc}")
                     skipped[f"{spec.name}:{target.file}"] = str(exc)[:2000]
                     continue
-                kept = runner.select(sites, callers, n_fix + n_session)
+                # long sessions take mutants after the others' (the kept list only grows at its end)
+                n_long_mutants = n_long * (BUGS_PER_SESSION + 1)
+                kept = runner.select(sites, callers, n_fix + n_session + n_long_mutants)
                 kill_stats[f"{spec.name}:{target.file}"] = dict(runner.stats)
                 timeout = round(min(target.timeout_seconds, 3 * base + 10))
                 fix_family = "bugfix" if lines > 2000 else "midsize"
@@ -186,7 +190,7 @@ def build(
                         file=target.file, pristine=data, site=site, failed=outcome.failed,
                         messages=outcome.messages, test_cmd=test_cmd, env=env, timeout_seconds=timeout))
                 srng = rng_of("session")
-                for site, outcome in kept[n_fix:]:
+                for site, outcome in kept[n_fix:n_fix + n_session]:
                     records.append(session_record(
                         task_id=next_id("session"), source=spec.name, version=spec.version, file=target.file,
                         pristine=data, site=site, failed=outcome.failed, messages=outcome.messages,
@@ -194,6 +198,9 @@ def build(
                         min_line=_min_line(lines)))
                 if len(kept) < n_fix + n_session:
                     log(f"  WARNING {target.file}: only {len(kept)} of {n_fix + n_session} mutants killed")
+                if n_long:
+                    records.extend(_long_records(spec, target, tree, data, runner, kept[n_fix + n_session:],
+                                                 callers, n_long, timeout, rng_of("longsession"), next_id, log))
         finally:
             shutil.rmtree(work, ignore_errors=True)
         manifest_sources[spec.name] = {
@@ -212,6 +219,36 @@ def build(
         json.dumps({"seconds": round(seconds, 1), "kill_stats": kill_stats, "skipped": skipped}, indent=2, sort_keys=True) + "\n")
     log(f"wrote {len(records)} tasks to {jsonl} in {seconds:.0f} s")
     return BuildResult(jsonl, out_dir / "manifest.json", tuple(records), seconds, kill_stats)
+
+
+def _long_records(spec, target, tree: Path, data: bytes, runner: TargetRunner, pool, callers, n_long: int,
+                  timeout: float, rng: random.Random, next_id, log) -> list[TaskRecord]:
+    """``n_long`` long-session tasks of one target (readbench.corpus._long), fewer when the killed
+    mutants do not form enough independent, validated chains (logged)."""
+    questions = {}
+    for other in spec.targets:
+        if other.file != target.file:
+            text = (tree / other.file).read_text(encoding="utf-8")
+            questions[other.file] = text
+    min_lines = {path: _min_line(text.count("\n")) for path, text in questions.items()}
+    out = []
+    for group in pick_chains(pool, callers, n_long * 2):  # spare groups stand in for invalid chains
+        if len(out) == n_long:
+            break
+        chains = chain_bugs(group, spec.pytest_cmd)
+        if not validate_chain(runner, chains):
+            continue
+        rec = longsession_record(
+            task_id=f"{spec.name}/longsession/{len(out)}", source=spec.name, version=spec.version,
+            file=target.file, pristine=data, chains=chains, question_files=questions,
+            full_test_cmd=spec.test_cmd(target), env=spec.env, timeout_seconds=timeout, rng=rng,
+            min_line_of=min_lines)
+        if rec is not None:
+            next_id("longsession")
+            out.append(rec)
+    if len(out) < n_long:
+        log(f"  WARNING {target.file}: only {len(out)} of {n_long} long sessions")
+    return out
 
 
 def _order(rec: TaskRecord, recipe: SourcesFile) -> tuple[int, int, int]:

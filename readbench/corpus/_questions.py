@@ -19,7 +19,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 __all__ = ["LOCATE_KINDS", "WHOLEFILE_KINDS", "FunctionInfo", "Question", "functions",
-           "locate_questions", "wholefile_questions"]
+           "locate_questions", "question_pairs", "wholefile_questions"]
 
 LOCATE_KINDS = ("default", "raise_msg", "def_line", "return_count")
 WHOLEFILE_KINDS = ("count_raise", "count_param", "count_methods", "count_toplevel")
@@ -183,6 +183,41 @@ def locate_questions(
                 used.add(f.qualname)
                 out.append(Question(kind, f"{prompt} {_ANSWER_LINE}", answer, line, key))
                 break
+    return out
+
+
+def question_pairs(text: str, file: str, n: int, rng: random.Random, min_line: int,
+                   exclude: frozenset[str] = frozenset()) -> list[tuple[Question, Question]]:
+    """Up to ``n`` pairs of questions, each pair about one function past ``min_line``: first a
+    body question (default value, raise message or ``return`` count, drawn in that order of
+    preference per function), then its ``def`` line (the long-session family asks the second one
+    several prompts later, after DCP's recency protections have expired, readbench.corpus._long).
+
+    Args:
+        text, file, rng, min_line: as :func:`locate_questions`.
+        n: how many pairs.
+        exclude: qualified names not to ask about (e.g. the functions that hold bugs).
+
+    Returns:
+        Pairs about distinct functions, in the rng's order; fewer than ``n`` if the pool runs dry.
+
+    Raises:
+        SyntaxError: ``text`` is not Python.
+    """
+    funcs = [f for f in _unique(functions(ast.parse(text))) if f.line > min_line and f.qualname not in exclude]
+    rng.shuffle(funcs)
+    out: list[tuple[Question, Question]] = []
+    for f in funcs:
+        if len(out) >= n:
+            break
+        body = [c for kind in ("default", "raise_msg", "return_count") for c in
+                [(kind, *x) for x in _candidates(kind, f, text, file)][:1]]
+        if not body:
+            continue
+        kind, prompt, answer, line, key = body[int(rng.random() * len(body))]
+        [(_, dprompt, danswer, dline, dkey)] = [("def_line", *x) for x in _candidates("def_line", f, text, file)]
+        out.append((Question(kind, f"{prompt} {_ANSWER_LINE}", answer, line, key),
+                    Question("def_line", f"{dprompt} {_ANSWER_LINE}", danswer, dline, dkey)))
     return out
 
 

@@ -44,6 +44,8 @@ class Step:
         answer: answer/locate steps: expected value after ``ANSWER:``.
         target_line: 1-based line the step needs (the bug, the definition); None for whole-file.
         whole_file: the step needs every line of the file in view (perception rule).
+        test_cmd: fix steps of a long session: the command that checks this one fix (its
+            fail-to-pass tests); None = the task's ``check.test_cmd``.
     """
 
     kind: str
@@ -54,6 +56,7 @@ class Step:
     answer: str | None = None
     target_line: int | None = None
     whole_file: bool = False
+    test_cmd: str | None = None
 
 
 @dataclass(frozen=True)
@@ -161,13 +164,13 @@ def _features():
     s, i, b, f = Value("string"), Value("int64"), Value("bool"), Value("float64")
     step = {
         "kind": s, "target_file": s, "search_key": s, "old_text": s, "new_text": s,
-        "answer": s, "target_line": i, "whole_file": b,
+        "answer": s, "target_line": i, "whole_file": b, "test_cmd": s,
     }
     return Features(
         {
             "id": s, "family": s, "source": s, "source_version": s,
             "prompts": [s], "file": s, "file_lines": i, "target_line": i,
-            "oracle": {**{k: v for k, v in step.items() if k != "kind"}, "steps": [step]},
+            "oracle": {**{k: v for k, v in step.items() if k not in ("kind", "test_cmd")}, "steps": [step]},
             "check": {
                 "kind": s, "test_cmd": s, "env": [{"name": s, "value": s}],
                 "timeout_seconds": f, "fail_to_pass": [s], "answer": s,

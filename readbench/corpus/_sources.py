@@ -25,8 +25,9 @@ __all__ = [
 #: Task families (GitHub issue 6). `bugfix`: one-token mutation in a file over 2,000 lines;
 #: `midsize`: the same in a 1,000-2,000-line file; `locate`: answer sits deep in a big file;
 #: `wholefile`: a count over the whole file computed with `ast`; `log`: needle in a generated
-#: 30-60k-line log; `session`: 3-5 user prompts (locate, fix, follow-up).
-FAMILIES: tuple[str, ...] = ("bugfix", "midsize", "locate", "wholefile", "log", "session")
+#: 30-60k-line log; `session`: 3-5 user prompts (locate, fix, follow-up); `longsession`: 15-19
+#: prompts over one repository (three bug-fix chains and revisited questions, readbench.corpus._long).
+FAMILIES: tuple[str, ...] = ("bugfix", "midsize", "locate", "wholefile", "log", "session", "longsession")
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -158,7 +159,7 @@ def _parse_target(raw: dict, where: str) -> TargetSpec:
         if not isinstance(n, int) or n < 0:
             raise ValueError(f"{where}: tasks.{fam} must be an int >= 0, got {n!r}")
     test_args = raw.get("test_args")
-    if test_args is None and any(f in tasks for f in ("bugfix", "midsize", "session")):
+    if test_args is None and any(f in tasks for f in ("bugfix", "midsize", "session", "longsession")):
         raise ValueError(f"{where}: fix families need test_args")
     return TargetSpec(
         file=_req(raw, "file", where, str),

@@ -5,7 +5,8 @@ One session per sample and epoch, read one sample at a time with inspect's own
 `read_eval_log_samples` (attachments resolved). Every `ModelEvent` is one call: `input` is the
 request as sent (for readbench's logs, the DCP projection), `tools` the tool definitions,
 `timestamp`/`completed` the start and end (readbench's simulated agent records simulated times in
-the output's metadata: `sim_ts_start_seconds`, `sim_ts_first_token_seconds`, used instead).
+the output's metadata: `sim_ts_start_seconds`, `sim_ts_first_token_seconds`, `sim_ts_end_seconds`,
+used instead).
 
 Usage (`ModelUsage`): inspect's providers fill `input_tokens` differently. The Anthropic provider
 reports the uncached part only (cache read and write are separate fields: `anthropic.py`,
@@ -102,7 +103,9 @@ def load(path: Path) -> list[Session]:
                     model=event.model.split("/", 1)[-1], provider=provider or None,
                     ts_start_seconds=float(start) if start is not None else event.timestamp.timestamp(),
                     ts_first_token_seconds=float(first) if first is not None else None,
-                    ts_end_seconds=None if start is not None or event.completed is None else event.completed.timestamp(),
+                    ts_end_seconds=(float(meta["sim_ts_end_seconds"]) if meta.get("sim_ts_end_seconds") is not None
+                                    else None if start is not None or event.completed is None
+                                    else event.completed.timestamp()),
                     usage=_usage(event.output.usage if event.output else None, provider), output=msg,
                     stop_reason=event.output.stop_reason if event.output else None,
                     tools=tuple(event.tools) if event.tools else None,

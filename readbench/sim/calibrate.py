@@ -15,7 +15,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CalibrationRow", "calibration_row", "run_calibration", "sample_metrics"]
+__all__ = ["HARNESS_PRESETS", "CalibrationRow", "ShapeRow", "calibrate_against", "calibration_row", "compare_shapes",
+           "run_calibration", "sample_metrics"]
+
+#: The read preset that reproduces each recorded harness's read tool (variants.md); Codex reads
+#: through its shell and inspect logs through whatever their task offered: name one with --variant.
+HARNESS_PRESETS = {"pi": "stock", "claude-code": "claude-code"}
+#: Relative difference (|sim - recorded| / recorded) the calibration aims for (issue 16).
+TOLERANCE = 0.10
+_DRIVERS = {
+    "blind_read_share": ("p_grep_first", "explore_tools"),
+    "reads_per_file": ("p_follow_paging", "p_restart_reread", "range_chunk_lines", "window_lines"),
+    "reread_ratio": ("p_restart_reread", "p_verify_reread"),
+    "lines_per_read": ("window_lines", "range_chunk_lines"),
+    "calls_per_prompt": ("calls_per_prompt",),
+    "read_result_share": ("window_lines", "explore_tools", "think_tokens"),
+}
 
 
 @dataclass(frozen=True)
@@ -78,7 +93,8 @@ def sample_metrics(log: Any) -> list[dict[str, Any]]:
 
 def run_calibration(profiles: list[str], *, variant: str = "stock", limit: int | None = None,
                     per_family: int | None = None, sandbox_kind: str = "auto",
-                    log_dir: str | Path = "results/calibration", epochs: int = 1) -> list[CalibrationRow]:
+                    log_dir: str | Path = "results/calibration", epochs: int = 1,
+                    families: list[str] | None = None) -> list[CalibrationRow]:
     """Run the ``read_strategies`` task once per profile and tabulate the behaviour.
 
     Args:
@@ -99,10 +115,108 @@ def run_calibration(profiles: list[str], *, variant: str = "stock", limit: int |
     rows = []
     for profile in profiles:
         task = read_strategies_task(variant=variant, dcp="off", sandbox_kind=sandbox_kind, limit=limit,
-                                    per_family=per_family)
+                                    per_family=per_family, families=families)
         [log] = inspect_eval(task, model=f"readbench/{profile}", log_dir=str(log_dir), epochs=epochs,
                              display="none", max_tool_output=0)
         if log.status != "success":
             raise RuntimeError(f"calibration run of {profile} ended with status {log.status}: {log.error}")
         rows.append(calibration_row(profile, sample_metrics(log)))
     return rows
+
+
+@dataclass(frozen=True)
+class ShapeRow:
+    """One metric side by side: recorded sessions vs the profile's runs on the corpus.
+
+    Attributes:
+        metric: one of readbench.sim.shape.METRICS.
+        recorded, simulated: the metric's values.
+        relative_difference: (simulated - recorded) / recorded (inf when recorded is 0 and simulated not).
+        within: |relative_difference| <= 10 %.
+        why: for a miss, what the data say about it (knobs that drive the metric and kept their
+            default, the contrast between the files read); empty when within.
+    """
+
+    metric: str
+    recorded: float
+    simulated: float
+    relative_difference: float
+    within: bool
+    why: str
+
+
+def compare_shapes(recorded: Any, simulated: Any, profile: str) -> list[ShapeRow]:
+    """Rows for the six metrics of two readbench.sim.shape.Shape values (see :class:`ShapeRow`)."""
+    from readbench.sim.profiles import profile_fit
+    from readbench.sim.shape import METRICS
+
+    fit = profile_fit(profile) or {}
+    rows = []
+    for metric in METRICS:
+        r, s = float(getattr(recorded, metric)), float(getattr(simulated, metric))
+        rel = (s - r) / r if r else (0.0 if s == 0 else float("inf"))
+        within = abs(rel) <= TOLERANCE
+        why = []
+        if not within:
+            kept = [k for k in _DRIVERS[metric] if k in fit and not fit[k].get("identified")]
+            if kept:
+                why.append("driving knob(s) kept their default: " + ", ".join(kept))
+            if not fit:
+                why.append(f"{profile} is a hand-set profile, not fitted to these sessions")
+            a, b = recorded.median_file_lines, simulated.median_file_lines
+            if a and b and max(a, b) / min(a, b) > 2:
+                why.append(f"the files differ: median {a:.0f} lines recorded vs {b:.0f} in the corpus run")
+            if metric == "calls_per_prompt" and s > r:
+                why.append("the sim's own work on a corpus prompt takes more calls than the recorded prompts")
+            if not why:
+                why.append("the corpus's tasks ask for other work than the recorded prompts did")
+        rows.append(ShapeRow(metric, r, s, rel, within, "; ".join(why)))
+    return rows
+
+
+def calibrate_against(profile: str, session_paths: list[str], *, variant: str | None = None,
+                      families: list[str] | None = None, limit: int | None = None, per_family: int | None = None,
+                      sandbox_kind: str = "auto", log_dir: str | Path = "results/calibration",
+                      max_turns: int = 600) -> tuple[str, Any, Any, list[ShapeRow]]:
+    """Run ``profile`` on the corpus under the recorded harness's read preset and compare shapes.
+
+    Args:
+        profile: a sim profile (built-in or fitted).
+        session_paths: recorded sessions (files or directories, any format).
+        variant: read preset; default from the sessions' harness (:data:`HARNESS_PRESETS`).
+        families, limit, per_family: the corpus tasks to run (default: the long sessions).
+        max_turns: model calls per sample (long sessions need hundreds).
+
+    Returns:
+        (variant, recorded Shape, simulated Shape, rows).
+
+    Raises:
+        ValueError: no recorded session with calls; sessions of several harnesses, or of one
+            without a preset, and no ``variant``.
+        RuntimeError: the run did not finish.
+    """
+    from inspect_ai import eval as inspect_eval
+
+    from readbench.sessions import load_sessions
+    from readbench.sim.shape import shape_of
+    from readbench.task import read_strategies_task
+
+    recorded_sessions = [s for s in load_sessions(session_paths) if not hasattr(s, "reason") and s.calls]
+    if not recorded_sessions:
+        raise ValueError("no recorded session with model calls under the given paths")
+    harnesses = sorted({s.harness for s in recorded_sessions})
+    if variant is None:
+        presets = {HARNESS_PRESETS.get(h) for h in harnesses}
+        if len(presets) != 1 or None in presets:
+            raise ValueError(f"sessions of harness(es) {harnesses}: no single read preset reproduces them; "
+                             f"pass --variant (pi -> stock, claude-code -> claude-code)")
+        variant = presets.pop()
+    recorded = shape_of(recorded_sessions)
+    task = read_strategies_task(variant=variant, dcp="off", sandbox_kind=sandbox_kind,
+                                families=families if families is not None else ["longsession"], limit=limit,
+                                per_family=per_family, max_turns=max_turns)
+    [log] = inspect_eval(task, model=f"readbench/{profile}", log_dir=str(log_dir), display="none", max_tool_output=0)
+    if log.status != "success":
+        raise RuntimeError(f"calibration run of {profile} ended with status {log.status}: {log.error}")
+    simulated = shape_of(s for s in load_sessions([log.location]) if not hasattr(s, "reason"))
+    return variant, recorded, simulated, compare_shapes(recorded, simulated, profile)

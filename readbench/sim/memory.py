@@ -60,6 +60,10 @@ class StepMemory:
     empty_reads: int = 0
     test_failures: int = 0
     outcome: str = ""  # why the sub-goal ended: done | gave_up:<reason>
+    calls: int = 0  # model calls answered in this sub-goal (exploration and final included)
+    target_calls: int = -1  # drawn from calls_per_prompt at the sub-goal's first call (-1: not yet)
+    pre_explore: int = 0  # exploration calls before locating
+    explored: int = 0  # exploration calls made
 
 
 @dataclass

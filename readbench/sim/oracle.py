@@ -75,7 +75,7 @@ def _text(value: Any) -> str | None:
 
 def _goal(raw: dict[str, Any], parent: dict[str, Any]) -> Goal:
     def get(key: str, default: Any = None) -> Any:
-        if key in raw:
+        if key in raw and not (raw[key] is None and key in _INHERITED):
             return raw[key]
         return parent.get(key, default) if key in _INHERITED else default
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from readbench.sim.draws import Draws
+from readbench.sim.explore import exploration
 from readbench.sim.memory import SimMemory, StepMemory, call_order
 from readbench.sim.observe import Exchange, grep_more_limit, norm_path
 from readbench.sim.oracle import Goal
@@ -83,6 +84,11 @@ def decide(exs: list[Exchange], user_messages: int, goals: tuple[Goal, ...], pro
     index = min(max(user_messages, 1), len(goals)) - 1
     if index != mem.step.index:
         mem.step = StepMemory(index=index)
+    if mem.step.target_calls < 0:  # the sub-goal's first call: how many calls this prompt gets
+        low, high = profile.calls_per_prompt
+        mem.step.target_calls = draws.integer(low, high, "calls", index) if high > 0 else 0
+        mem.step.pre_explore = min(round(profile.explore_before_share * mem.step.target_calls),
+                                   max(mem.step.target_calls - 2, 0))
     goal = goals[index]
     by_id = {e.call_id: e for e in exs}
     _absorb(goal, profile, draws, mem, by_id)
@@ -91,12 +97,33 @@ def decide(exs: list[Exchange], user_messages: int, goals: tuple[Goal, ...], pro
     view = file_view(exs, path, mutation_orders=orders, order_of=lambda cid: call_order(mem.seed, cid),
                      default_limit=default_read_limit)
     ctx = _Ctx(goal, profile, draws, mem, tools, view, by_id)
+    step = ctx.step
+    step.calls += 1
+    if step.phase == "done" and step.outcome == "done" and goal.kind == "question" and not goal_perceived(goal, view):
+        step.phase, step.outcome = "read", ""  # the held answer's evidence is gone: read it again
+    if step.phase == "locate" and step.actions == 0 and step.explored < step.pre_explore:
+        explored = _explore(ctx, exs)
+        if explored is not None:
+            return explored
     action = _dispatch(ctx)
     if action.function is not None and action.function not in tools:
         action = _finish(ctx, f"gave_up:no_{action.function}_tool")  # only offered tools are called
+    if action.function is None and step.calls + 1 <= step.target_calls:
+        explored = _explore(ctx, exs)  # the final message waits: explore until the prompt has its calls
+        if explored is not None:
+            return explored
     if action.function is not None:
         ctx.step.actions += 1
     return action
+
+
+def _explore(ctx: _Ctx, exs: list[Exchange]) -> Action | None:
+    """An exploration call (readbench.sim.explore), counted apart from the sub-goal's own actions."""
+    found = exploration(ctx.goal, ctx.profile, ctx.draws, exs, ctx.tools, (ctx.step.index, ctx.step.explored))
+    if found is None:
+        return None
+    ctx.step.explored += 1
+    return Action(found.function, found.arguments, found.intent)
 
 
 def _absorb(goal: Goal, profile: Profile, draws: Draws, mem: SimMemory, by_id: dict[str, Exchange]) -> None:

@@ -4,20 +4,31 @@ shared/specs/sim-agent.md ("Behaviour knobs", "Profiles are data (a table), not 
 branches"): every profile is one ``[profiles.<name>]`` row of ``profiles.toml`` that sets every
 knob; a mixture (``sim-mixed``) is a ``[mixtures.<name>]`` row of weights and draws one
 profile per sample. ``-M knob=value`` model arguments override knobs (:func:`get_profile`).
+
+User profiles (fitted from the user's own recorded sessions by ``readbench sim fit``, issue 16)
+live outside the package, in the TOML file :func:`user_profiles_path` names
+(``$READBENCH_PROFILES``, else ``~/.config/readbench/profiles.toml``); its ``[profiles.<name>]``
+rows have the same shape plus ``evidence`` and a ``fit`` table, and run as
+``readbench/<name>`` exactly like the built-in rows. A user row may not reuse a built-in name.
 """
 
 from __future__ import annotations
 
 import functools
+import os
 import tomllib
 from dataclasses import dataclass, fields, replace
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 __all__ = [
-    "KnobDoc", "Mixture", "Profile", "get_mixture", "get_profile", "knob_docs",
-    "mixture_names", "profile_names",
+    "PROFILES_ENV", "KnobDoc", "Mixture", "Profile", "builtin_profile_names", "get_mixture", "get_profile",
+    "knob_docs", "mixture_names", "profile_fit", "profile_names", "profile_row", "user_profiles_path",
 ]
+
+#: Environment variable naming the user profile file.
+PROFILES_ENV = "READBENCH_PROFILES"
 
 
 @dataclass(frozen=True)
@@ -70,6 +81,15 @@ class Profile:
     """Failed test runs after which the fix is submitted as is."""
     max_step_actions: int
     """Tool calls per sub-goal after which the sim gives up."""
+    calls_per_prompt: tuple[int, int]
+    """Model calls per user prompt the sim fills up to with exploration calls (drawn per prompt;
+    ``(0, 0)`` = no exploration), calls."""
+    explore_before_share: float
+    """Fraction of the drawn calls per prompt spent exploring before locating the target."""
+    explore_tools: tuple[tuple[str, float], ...]
+    """Weights of the exploration tools (``read``, ``grep``, ``bash``), normalised on draw."""
+    evidence: str = ""
+    """Where the row's numbers come from (user rows: "fitted from N sessions: ...")."""
 
 
 @dataclass(frozen=True)
@@ -91,15 +111,16 @@ class Mixture:
     weights: tuple[tuple[str, float], ...]
 
 
-KNOB_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Profile) if f.name not in ("name", "summary"))
-_PROBABILITIES = {n for n in KNOB_NAMES if n.startswith("p_")}
-_RANGES = {"window_lines", "think_tokens"}
+KNOB_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Profile) if f.name not in ("name", "summary", "evidence"))
+_PROBABILITIES = {n for n in KNOB_NAMES if n.startswith("p_")} | {"explore_before_share"}
+_RANGES = {"window_lines", "think_tokens", "calls_per_prompt"}
+_WEIGHTS = {"explore_tools": ("read", "grep", "bash")}
 _COUNTS = {"max_block_retries", "max_fix_attempts", "max_step_actions"}
 _POSITIVE_INTS = {"range_chunk_lines", "context_window_tokens"}
 
 
 @functools.lru_cache(maxsize=1)
-def _table() -> dict[str, Any]:
+def _builtin() -> dict[str, Any]:
     text = resources.files("readbench.sim").joinpath("profiles.toml").read_text(encoding="utf-8")
     table = tomllib.loads(text)
     documented = set(table.get("knobs", {}))
@@ -114,9 +135,58 @@ def _table() -> dict[str, Any]:
     return table
 
 
+def user_profiles_path() -> Path:
+    """The user profile file: ``$READBENCH_PROFILES``, else ``$XDG_CONFIG_HOME/readbench/profiles.toml``
+    (``~/.config/readbench/profiles.toml``). It need not exist."""
+    env = os.environ.get(PROFILES_ENV)
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "readbench" / "profiles.toml"
+
+
+@functools.lru_cache(maxsize=8)
+def _user(path: str, mtime_ns: int) -> dict[str, Any]:
+    try:
+        table = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{path}: not a readable profile file ({exc})") from None
+    rows = table.get("profiles", {})
+    builtin = _builtin()
+    for name, row in rows.items():
+        if name in builtin["profiles"] or name in builtin.get("mixtures", {}):
+            raise ValueError(f"{path}: profile {name!r} reuses a built-in name; rename it")
+        _build(name, row, where=path)
+    return {"profiles": rows}
+
+
+def _table() -> dict[str, Any]:
+    """Built-in rows plus the user file's rows (re-read when the file changes)."""
+    builtin = _builtin()
+    path = user_profiles_path()
+    try:
+        mtime = path.stat().st_mtime_ns
+    except OSError:
+        return builtin
+    user = _user(str(path), mtime)
+    if not user["profiles"]:
+        return builtin
+    return {**builtin, "profiles": {**builtin["profiles"], **user["profiles"]}}
+
+
 def _check(name: str, value: Any, where: str) -> Any:
     """Validate and normalise one knob value; raise ValueError naming ``where`` and the knob."""
     bad = ValueError(f"{where}: bad value for knob {name!r}: {value!r}")
+    if name in _WEIGHTS:
+        if isinstance(value, (list, tuple)):
+            try:
+                value = dict(value)
+            except (TypeError, ValueError):
+                raise bad from None
+        if not isinstance(value, dict) or set(value) - set(_WEIGHTS[name]) or any(
+                isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0 for v in value.values()):
+            raise bad
+        return tuple((k, float(value.get(k, 0.0))) for k in _WEIGHTS[name])
     if name in _RANGES:
         if not (isinstance(value, (list, tuple)) and len(value) == 2 and all(isinstance(v, int) for v in value)):
             raise bad
@@ -139,17 +209,45 @@ def _check(name: str, value: Any, where: str) -> Any:
     return float(value)
 
 
-def _build(name: str, row: dict[str, Any]) -> Profile:
+def _build(name: str, row: dict[str, Any], where: str | Path = "profiles.toml") -> Profile:
     missing = [k for k in KNOB_NAMES if k not in row]
-    extra = [k for k in row if k not in KNOB_NAMES and k != "summary"]
+    extra = [k for k in row if k not in KNOB_NAMES and k not in ("summary", "evidence", "fit")]
     if missing or extra:
-        raise RuntimeError(f"profiles.toml row {name!r}: missing knobs {missing}, unknown keys {extra}")
-    values = {k: _check(k, row[k], f"profiles.toml row {name!r}") for k in KNOB_NAMES}
-    return Profile(name=name, summary=str(row.get("summary", "")), **values)
+        error = RuntimeError if where == "profiles.toml" else ValueError
+        raise error(f"{where} row {name!r}: missing knobs {missing}, unknown keys {extra}")
+    values = {k: _check(k, row[k], f"{where} row {name!r}") for k in KNOB_NAMES}
+    return Profile(name=name, summary=str(row.get("summary", "")), evidence=str(row.get("evidence", "")), **values)
+
+
+def profile_row(profile: Profile) -> dict[str, Any]:
+    """The TOML row of ``profile`` (every knob; ranges as lists, tool weights as a table)."""
+    row: dict[str, Any] = {"summary": profile.summary}
+    if profile.evidence:
+        row["evidence"] = profile.evidence
+    for k in KNOB_NAMES:
+        value = getattr(profile, k)
+        row[k] = dict(value) if k in _WEIGHTS else list(value) if isinstance(value, tuple) else value
+    return row
+
+
+def profile_fit(name: str) -> dict[str, Any] | None:
+    """The ``fit`` table of a user row (per knob: ``identified``, ``observations``, ``note``,
+    ``interval``), or None for a built-in or unknown profile."""
+    row = _table()["profiles"].get(name)
+    return None if row is None or name in _builtin()["profiles"] else row.get("fit")
+
+
+def builtin_profile_names() -> list[str]:
+    """Names of the hand-set profiles shipped in the package's ``profiles.toml``."""
+    return list(_builtin()["profiles"])
 
 
 def profile_names() -> list[str]:
-    """Names of the plain profiles, in table order."""
+    """Names of the plain profiles, in table order (built-in rows, then the user file's).
+
+    Raises:
+        ValueError: the user profile file is malformed (named).
+    """
     return list(_table()["profiles"])
 
 
@@ -160,7 +258,7 @@ def mixture_names() -> list[str]:
 
 def knob_docs() -> list[KnobDoc]:
     """The knob documentation rows (unit, meaning, evidence), in :class:`Profile` field order."""
-    docs = _table()["knobs"]
+    docs = _builtin()["knobs"]
     return [KnobDoc(name=k, unit=docs[k]["unit"], meaning=docs[k]["meaning"], evidence=docs[k]["evidence"])
             for k in KNOB_NAMES]
 
@@ -175,7 +273,10 @@ def parse_overrides(overrides: dict[str, Any] | None) -> dict[str, Any]:
     for key, value in (overrides or {}).items():
         if key not in KNOB_NAMES:
             raise ValueError(f"unknown sim knob {key!r} (known: {', '.join(KNOB_NAMES)})")
-        if isinstance(value, str):
+        if key in _WEIGHTS and (isinstance(value, str) or (
+                isinstance(value, list) and all(isinstance(v, str) for v in value))):
+            value = _parse_weights(key, value if isinstance(value, str) else ",".join(value))
+        elif isinstance(value, str):
             value = _parse_text(key, value)
         out[key] = _check(key, value, "model argument")
     return out
@@ -191,18 +292,28 @@ def _parse_text(key: str, text: str) -> Any:
         raise ValueError(f"model argument: bad value for knob {key!r}: {text!r}") from None
 
 
+def _parse_weights(key: str, text: str) -> dict[str, float]:
+    """``read:0.5,grep:0.2,bash:0.3`` -> weights."""
+    try:
+        return {k.strip(): float(v) for k, v in (item.split(":") for item in text.split(",") if item.strip())}
+    except ValueError:
+        raise ValueError(f"model argument: bad value for knob {key!r}: {text!r} (want read:W,grep:W,bash:W)") from None
+
+
 def get_profile(name: str, overrides: dict[str, Any] | None = None) -> Profile:
     """The plain profile ``name`` with validated knob ``overrides`` applied.
 
     Raises:
         ValueError: ``name`` is not a plain profile (mixtures are drawn per sample, see
-            :func:`get_mixture`), or an override is invalid (see :func:`parse_overrides`).
+            :func:`get_mixture`), an override is invalid (see :func:`parse_overrides`), or the
+            user profile file is malformed.
     """
     table = _table()
     if name not in table["profiles"]:
         known = ", ".join(profile_names() + mixture_names())
-        raise ValueError(f"unknown sim profile {name!r} (known: {known})")
-    profile = _build(name, table["profiles"][name])
+        raise ValueError(f"unknown sim profile {name!r} (known: {known}; user profiles: {user_profiles_path()})")
+    where = "profiles.toml" if name in _builtin()["profiles"] else user_profiles_path()
+    profile = _build(name, table["profiles"][name], where)
     return replace(profile, **parse_overrides(overrides))
 
 

@@ -25,11 +25,19 @@ _FILLER = (
 
 
 def compose(intent: str, target_tokens: int, draws: Draws, *key: object) -> str:
-    """``intent`` followed by filler sentences until the text has at least ``target_tokens``
-    tokens (o200k_base); sentence choice is drawn with ``key`` so it is reproducible."""
+    """``intent`` followed by filler sentences, cut to the last word that keeps the text within
+    ``target_tokens`` tokens (o200k_base), so a turn's prose is the drawn size to a token or two
+    (readbench.sim.fit reads the knob back from it); never shorter than ``intent``. Sentence
+    choice is drawn with ``key`` so it is reproducible."""
     sentences = [intent]
     i = 0
     while count_tokens(" ".join(sentences)) < target_tokens:
         sentences.append(_FILLER[int(draws.unit("filler", *key, i) * len(_FILLER))])
         i += 1
-    return " ".join(sentences)
+    if len(sentences) == 1:
+        return intent
+    words = " ".join(sentences).split(" ")
+    floor = len(intent.split(" "))
+    while len(words) > floor and count_tokens(" ".join(words)) > target_tokens:
+        words.pop()
+    return " ".join(words)

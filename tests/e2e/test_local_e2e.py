@@ -60,7 +60,9 @@ def test_read_results_are_the_variants_bytes_untruncated(tiny_corpus):
             if message.role != "tool" or message.function != "read":
                 continue
             args = calls[message.tool_call_id]
-            assert args["path"] == "calc.py"
+            if args["path"] != "calc.py":  # the sim's exploration reads of test files (readbench.sim.explore)
+                assert args["path"].rsplit("/", 1)[-1].startswith("test")
+                continue
             want = stock.read(data[sample.id], "calc.py", args.get("offset"), args.get("limit"),
                               call_id=None, session=ReadSession(), visible_call_ids=None)
             assert message.text == want.text

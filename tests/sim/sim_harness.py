@@ -29,6 +29,8 @@ from readbench.sim.oracle import ORACLE_KEY
 from readbench.sim.provider import generate_in_store
 
 TEST_CMD = "python3 -m pytest tests/test_target.py -q"
+#: Knob override that turns exploration calls off (the hand-set rows explore 4-14 calls per prompt).
+NO_EXPLORATION = {"calls_per_prompt": [0, 0]}
 
 
 def numbered_file(n_lines: int, trailing_newline: bool = True) -> str:
@@ -93,6 +95,11 @@ class Workspace:
             ok = self.fixed is None or any(self.fixed in text for text in self.files.values())
             return ("1 passed\n", False) if ok else ("1 failed\n\n\nCommand exited with code 1", True)
         argv = shlex.split(command)
+        if argv[0] == "ls":  # the entries of a directory, one per line (exploration calls)
+            folder = os.path.normpath(argv[-1])
+            prefix = "" if folder == "." else folder + "/"
+            names = sorted({p[len(prefix):].split("/")[0] for p in self.files if p.startswith(prefix)})
+            return ("\n".join(names) + "\n", False) if names else (f"ls: cannot access '{folder}'", True)
         lines = self.files[argv[-1]].split("\n")
         if argv[:2] == ["sed", "-n"]:
             first, last = (int(x) for x in argv[2].rstrip("p").split(","))
@@ -144,7 +151,11 @@ def run_session(model: str, task_oracle: dict[str, Any], ws: Workspace, *, overr
                 project: Callable[[list[ChatMessage]], list[ChatMessage]] = list,
                 tools: list[ToolInfo] | None = None, max_calls: int = 80) -> Trace:
     """Drive the provider like readbench's agent loop: project, generate, run the tool calls;
-    a reply without tool calls gets the next prompt or ends the session."""
+    a reply without tool calls gets the next prompt or ends the session.
+
+    The traces state the sim's own navigation, so exploration calls (readbench.sim.explore) are
+    off unless ``overrides`` sets ``calls_per_prompt``."""
+    overrides = {**NO_EXPLORATION, **(overrides or {})}
     st = Store()
     st.set(ORACLE_KEY, task_oracle)
     prompts = list(task_oracle["prompts"])
@@ -171,3 +182,24 @@ def run_session(model: str, task_oracle: dict[str, Any], ws: Workspace, *, overr
         for call in output.message.tool_calls:
             messages.append(ws.run(call, visible))
     return Trace(messages, outputs, inputs, st)
+
+
+def trace_session(trace: Trace, model: str = "sim", harness: str = "inspect") -> Any:
+    """The trace as an imported recorded session (readbench.sessions.Session): call i sent
+    ``trace.inputs[i]``; usage, output and the simulated clock come from the provider's output."""
+    from readbench.sessions import BilledUsage, Session
+    from readbench.sessions._build import SessionBuilder
+
+    session = Session(source="trace", format="inspect", harness=harness, harness_version=None, session_id="trace")
+    builder = SessionBuilder(session)
+    for view, out in zip(trace.inputs, trace.outputs):
+        builder.reset(list(view))
+        meta = out.metadata or {}
+        usage = out.usage
+        builder.call(model=model, ts_start_seconds=meta.get("sim_ts_start_seconds"),
+                     ts_first_token_seconds=meta.get("sim_ts_first_token_seconds"),
+                     ts_end_seconds=meta.get("sim_ts_end_seconds"),
+                     usage=BilledUsage(usage.input_tokens, 0, 0, usage.output_tokens), output=out.message,
+                     stop_reason=out.stop_reason)
+    builder.reset(list(trace.messages))  # the last call's tool results
+    return session

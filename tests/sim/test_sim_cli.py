@@ -28,7 +28,7 @@ def test_profiles_json_round_trips_the_table():
     assert list(data["profiles"]) == ["sim-diligent", "sim-pager", "sim-rereader", "sim-stubborn"]
     assert data["profiles"]["sim-pager"]["window_lines"] == [100, 300]
     assert data["mixtures"]["sim-mixed"]["weights"]["sim-stubborn"] == 0.2
-    assert len(data["knobs"]) == 19
+    assert len(data["knobs"]) == 22
 
 
 def test_unknown_subcommand_exits_2():

@@ -60,6 +60,7 @@ def _run(model: str, variant: str, tmp_path: Path, **model_args):
     task = Task(dataset=[Sample(id="lib-f150", input=oracle["prompts"][0])], setup=_setup(oracle),
                 solver=pi_agent(variant=variant, dcp="off", cache_models=["anthropic-5m"]),
                 scorer=_checker(), sandbox="local", name="sim_e2e")
+    model_args = {"calls_per_prompt": [0, 0], **model_args}  # the sim's own navigation, no exploration
     [log] = eval(task, model=model, log_dir=str(tmp_path), display="none", max_tool_output=0, model_args=model_args)
     return log
 

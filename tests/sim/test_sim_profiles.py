@@ -22,7 +22,7 @@ def test_table_has_the_spec_profiles_and_mixture():
 def test_every_knob_is_documented_with_unit_and_evidence():
     docs = knob_docs()
     assert [d.name for d in docs] == list(KNOB_NAMES)
-    assert len(KNOB_NAMES) == 19
+    assert len(KNOB_NAMES) == 22
     assert all(d.unit and d.meaning and d.evidence for d in docs)
     by_name = {d.name: d for d in docs}
     assert by_name["p_comply_block"].evidence == "Gemini CLI #19066: repeated prompts needed"

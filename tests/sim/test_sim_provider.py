@@ -102,7 +102,7 @@ def test_generate_through_the_api_uses_the_sample_store():
     st = Store()
     st.set(ORACLE_KEY, FIX)
     init_subtask_store(st)
-    api = SimAgentAPI("sim-pager")
+    api = SimAgentAPI("sim-pager", calls_per_prompt="0-0")  # no exploration: the first call is the blind read
     out = asyncio.run(api.generate([ChatMessageUser(content="Fix it.")], tool_infos("stock"), "auto", GenerateConfig()))
     assert out.message.tool_calls[0].function == "read" and out.message.tool_calls[0].arguments == {"path": "big.py"}
     assert st.get(SIM_KEY)["calls"] == 1

@@ -230,3 +230,26 @@ def test_rereader_under_c_continues_after_the_cut_it_was_shown():
     pages = [(None, None)] + [(o, None) for o in range(401, 4402, 400)]  # C cuts every read to 400 lines
     restart = [(o, 1000) for o in range(1, 4402, 400)]  # 1000-line ranges cut to 400: the next starts at +400
     assert trace.reads() == pages + restart
+
+
+def test_exploration_fills_each_prompt_without_touching_the_target_or_running_tests():
+    """readbench.sim.explore: calls per prompt reach the drawn count, exploration never reads,
+    greps or lists the target file nor runs the test command, and the sim's own calls on the
+    target are the same as without exploration (its draws do not count exploration calls)."""
+    files = {"big.py": numbered_file(5000).replace("row 04500 value", "row 04500 BUG"),
+             "tests/test_target.py": "def test_big():\n    assert 'row 04500 FIXED' in open('big.py').read()\n"}
+    task = oracle(search_key="row 04500", old_text="row 04500 BUG", new_text="row 04500 FIXED", target_line=4500)
+    plain = run_session("sim-pager", task, Workspace(dict(files), "stock", fixed="row 04500 FIXED"))
+    knobs = {"calls_per_prompt": [12, 12], "explore_before_share": 0.5,
+             "explore_tools": {"read": 0.4, "grep": 0.3, "bash": 0.3}}
+    explored = run_session("sim-pager", task, Workspace(dict(files), "stock", fixed="row 04500 FIXED"), overrides=knobs)
+    def own(trace):
+        return [(f, a) for f, a in trace.tool_calls() if a.get("path") == "big.py" or a.get("command") == TEST_CMD]
+    assert own(explored) == own(plain)
+    # 12 calls drawn, 6 of them before locating; the pager's own work (3 pages, edit, verify read,
+    # test run) already takes the prompt past 12, so nothing is added after it
+    assert len(own(plain)) == 6 and len(explored.outputs) == 6 + 6 + 1
+    extra = [(f, a) for f, a in explored.tool_calls() if (f, a) not in own(plain)]
+    assert len(extra) == 6
+    assert all("big.py" not in str(a.get("path", "")) and a.get("command") != TEST_CMD for _, a in extra)
+    assert [f for f, _ in explored.tool_calls()][:6] == [f for f, _ in extra]
