@@ -23,6 +23,7 @@ written; `scan_logs` turns that into one `ArmRecord` per arm:
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -125,8 +126,18 @@ class LogScan:
         return not self.partial and not self.unreadable
 
 
+_RETRY_ERROR = re.compile(r"^RetryError\(<Future at 0x[0-9a-f]+ state=finished raised (\w+)>\)\)?$")
+
+
+def named_error(text: str) -> str:
+    """An error line with inspect's retry wrapper named for what it is:
+    ``RetryError(<Future ... raised APIConnectionError>)`` -> ``APIConnectionError (after inspect's retries)``."""
+    m = _RETRY_ERROR.match(text.strip())
+    return f"{m.group(1)} (after inspect's retries)" if m else text
+
+
 def _first_line(text: str | None, width: int = 160) -> str:
-    line = next((part.strip() for part in (text or "").splitlines() if part.strip()), "")
+    line = named_error(next((part.strip() for part in (text or "").splitlines() if part.strip()), ""))
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
