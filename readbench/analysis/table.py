@@ -166,7 +166,8 @@ def tidy_table(log_dir: str | Path, logs: list[str] | None = None) -> pd.DataFra
         (``results/<run-id>/logs/``); searched recursively by inspect.
     logs : list of str, optional
         Read only these log files under `log_dir` (e.g. `completeness.LogScan.logs`: each
-        task's newest readable log); None reads every log.
+        task's newest readable log); None reads every log but those a ``-recovered`` log
+        replaces (`completeness.superseded_logs`).
 
     Returns
     -------
@@ -193,6 +194,14 @@ def tidy_table(log_dir: str | Path, logs: list[str] | None = None) -> pd.DataFra
         raise FileNotFoundError(f"log_dir {str(path)!r} is not a directory")
     if logs is not None and not logs:
         raise ValueError(f"no readable log of task {TASK_NAME!r} under {str(path)!r}")
+    if logs is None:
+        from inspect_ai.log import list_eval_logs
+
+        from .completeness import superseded_logs
+
+        infos = list_eval_logs(str(path))
+        gone = superseded_logs([i.name for i in infos])
+        logs = [i.name for i in infos if i.name not in gone] if gone else None
     raw = samples_df(str(path) if logs is None else logs, columns=_columns(), quiet=True)
     if "task_name" in raw:
         raw = raw[raw["task_name"].astype(str).str.split("/").str[-1] == TASK_NAME]
