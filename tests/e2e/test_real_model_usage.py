@@ -156,3 +156,36 @@ def test_a_reply_reporting_no_prompt_tokens_is_not_priced(corpus, monkeypatch):
     calls = log.samples[0].store["readbench:calls"]
     assert [c["priced"] for c in calls] == [True, False]
     assert row["native_input_tokens"] == 700.0 and row["stop_reason"] == "gave_up"
+
+
+def test_the_report_says_what_the_model_was_and_shows_native_beside_simulated(corpus, monkeypatch):
+    """Issue 18, items 2 and 8: two arms of one model name run with different max_tokens; the
+    report names the model's URL and settings, warns that they differ, states which token counts
+    the list prices were applied to, shows native beside simulated usage, and flags the paired
+    comparison's single pair."""
+    from readbench.analysis.report_cli import build_report
+
+    def script(req, n):
+        return completion("ANSWER: limit of 4096 exceeded", prompt_tokens=1500, cached_tokens=1000, completion_tokens=8)
+
+    run_dir = corpus / "run"
+    with FakeOpenAI(script) as srv:
+        monkeypatch.setenv("LOCAL_BASE_URL", srv.base_url)
+        for variant, max_tokens in (("stock", 300), ("B", 500)):
+            task = rb_task.read_strategies(variant=variant, sandbox_kind="local", families="locate", allow_local=True,
+                                           cache_models="openai")
+            inspect_eval(task, model=MODEL, model_base_url=srv.base_url, log_dir=str(run_dir / "logs"),
+                         display="none", max_retries=0, max_tokens=max_tokens)
+    md = build_report(run_dir).read_text()
+    assert f"- openai-api/local/fake: reached at {srv.base_url}; chat template not declared; generate: " \
+           "max_retries=0, max_tokens=300; no sample time limit" in md
+    assert ("Warning: openai-api/local/fake ran with different settings in different logs (generate: "
+            '{"max_retries": 0, "max_tokens": 300} vs {"max_retries": 0, "max_tokens": 500})') in md \
+        or ('{"max_retries": 0, "max_tokens": 500} vs {"max_retries": 0, "max_tokens": 300}') in md
+    assert "The native cost applies them to the provider's reported counts (openai-api/local/fake: none " \
+           "(readbench has no price for it))" in md
+    row = next(line for line in md.splitlines() if line.startswith("| stock × off | openai | 1 |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[3] == "1,500" and cells[5] == "1,000" and cells[7] == "0.667"  # native input, cache read, ratio
+    assert float(cells[4].replace(",", "")) > 0 and cells[8] != "—"  # the simulator's figures beside them
+    assert "- B × off vs stock × off: 1 pair(s) in 1 cluster(s): no interval (CR2 needs 2 clusters)" in md
