@@ -18,6 +18,8 @@ from fake_openai import FakeOpenAI, completion
 from readbench.analysis.table import read_table
 from test_resume import _finished
 
+pytest.importorskip("openai", reason="the openai package is not installed (pip install -e '.[openai]')")
+
 pytestmark = pytest.mark.slow
 
 MATRIX = """

@@ -11,6 +11,8 @@ import json
 import pytest
 from inspect_ai import eval as inspect_eval
 
+pytest.importorskip("openai", reason="the openai package is not installed (pip install -e '.[openai]')")
+
 from corpus_fixture import write_corpus
 from fake_openai import FakeOpenAI, completion, tool_call
 from readbench import task as rb_task
