@@ -323,11 +323,17 @@ def pi_agent(
                 tripped = _tripping_output()
                 if tripped is not None:
                     native = native_fields(tripped)
+                    rejected = rejected_request(tripped, native["prompt_tokens"])
                     calls.append(CallLog(
-                        n_history=len(state.messages), n_input=len(state.messages), earliest_changed_index=None,
-                        prefix_break=False, pruned={}, footer_tokens_saved=0, band="", stop_reason=str(tripped.stop_reason),
-                        priced=False, **native))
+                        n_history=len(history), n_input=len(view), earliest_changed_index=None, prefix_break=broke,
+                        pruned={}, footer_tokens_saved=0, band="", stop_reason=str(tripped.stop_reason),
+                        priced=not rejected, **native))
                     store().set(context.CALLS, [asdict(c) for c in calls])
+                    if not rejected:
+                        ts_start, ts_first = _times(tripped, wall_start, time.monotonic(), t0)
+                        out_tokens = native["output_tokens"] or 0
+                        records.append(CallRecord(view, infos, out_tokens, ts_start, ts_first))
+                        unpruned.append(CallRecord(history, infos, out_tokens, ts_start, ts_first))
             raise
         except Exception:  # the sample errors (no scorer runs); a cancellation (time limit) is not one
             store().set(context.STOP_REASON, "error")

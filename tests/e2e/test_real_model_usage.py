@@ -191,3 +191,16 @@ def test_the_report_says_what_the_model_was_and_shows_native_beside_simulated(co
     assert cells[3] == "1,500" and cells[5] == "1,000" and cells[7] == "0.667"  # native input, cache read, ratio
     assert float(cells[4].replace(",", "")) > 0 and cells[8] != "—"  # the simulator's figures beside them
     assert "- B × off vs stock × off: 1 pair(s) in 1 cluster(s): no interval (CR2 needs 2 clusters)" in md
+
+
+def test_the_call_a_token_limit_raises_on_is_counted(corpus, monkeypatch):
+    """inspect raises a token limit after the call that crossed it returned (and was billed);
+    the loop takes that call's usage from the transcript instead of losing it (item 4)."""
+    def script(req, n):
+        return completion(None, tool_calls=[grep_call(n)], prompt_tokens=400, completion_tokens=10)
+
+    srv, log, row = run(corpus, monkeypatch, script, token_limit=1000)
+    assert len(srv.requests) == 3  # 410, 820, 1230 > 1000
+    assert row["stop_reason"] == "token_limit" and row["native_calls"] == 3.0
+    assert row["native_input_tokens"] == 1200.0 and row["input_tokens"] == 1200.0
+    assert [c["priced"] for c in log.samples[0].store["readbench:calls"]] == [True, True, True]
