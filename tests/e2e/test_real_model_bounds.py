@@ -59,6 +59,14 @@ def test_dead_port_ends_with_the_connection_error(tmp_path):
         "max_tokens", "max_connections", "max_tasks"}
     [row] = read_table(tmp_path / "results" / "r" / "table.parquet").to_dict("records")
     assert row["stop_reason"] == "error" and row["turns"] == 0.0
+    # the log records the settings and how the model was reached, as run.json does
+    from inspect_ai.log import read_eval_log
+
+    meta = read_eval_log(row["log"], header_only=True).eval.metadata
+    assert meta["readbench_settings"] == run["settings"]
+    prov = meta["readbench_provenance"]["openai-api/local/fake"]
+    assert prov["base_url"].endswith("/v1") and prov["kind"] == "real model"
+    assert prov["probe_error"].startswith("URLError")  # nothing listens there
 
 
 def test_http_500_ends_with_the_server_error(tmp_path):
