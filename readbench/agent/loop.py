@@ -321,7 +321,7 @@ def pi_agent(
             store().set(context.STOP_REASON, f"{ex.type}_limit")
             if in_generate:  # e.g. a token limit: inspect raises after the call returned and was billed
                 tripped = _tripping_output()
-                if tripped is not None:
+                if tripped is not None and tripped is not last:
                     native = native_fields(tripped)
                     rejected = rejected_request(tripped, native["prompt_tokens"])
                     calls.append(CallLog(
