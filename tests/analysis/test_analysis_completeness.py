@@ -120,8 +120,6 @@ def test_a_recovered_log_replaces_its_original(make_logs, tmp_path):
     from readbench.analysis.report_cli import build_report
     from readbench.analysis.table import tidy_table
 
-    from conftest import contract_metrics
-
     log_dir = make_logs([{"variant": "stock", "dcp": "off"}], lambda v, d, s, e: contract_metrics(1.0, "solved", 5.0))
     [original] = list(log_dir.glob("*.eval"))
     recovered = original.with_name(original.name.removesuffix(".eval") + "-recovered.eval")
