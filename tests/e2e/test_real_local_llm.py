@@ -10,7 +10,8 @@ per machine); without it the test skips saying so. It runs the matrix with `-T m
 `--time-limit 300` so that it stays well inside CI's budget. Measured on this 2-core machine shared
 with other work (load 8-10): with the matrix's own 8 calls and 600 s, `readbench eval` took 1,707 s
 for 28 calls (prompt evaluation ran at 3-12 tokens/s), one sample ended at its time limit, three
-at the turn limit; the printed ``real-local e2e`` lines (``-s``) give the numbers of each run.
+at the turn limit. As the test runs it (4 calls, 300 s): 358 s for 16 calls (pytest 365 s, load 2-5),
+every sample at its turn limit. The printed ``real-local e2e`` lines (``-s``) give each run's numbers.
 """
 
 from __future__ import annotations
