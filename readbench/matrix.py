@@ -16,6 +16,10 @@ A matrix file (YAML, e.g. evals/smoke.yaml)::
       B-1500: {base: B, max_lines: 1500}
     dcp_presets:
       pi-dcp-t4: {base: pi-dcp, turns: 4}   # a file preset may not take a built-in name
+    time_limit: 900              # seconds per sample; max_tasks, retry_attempts: see readbench.run_settings
+    generate: {max_retries: 2, timeout: 300, attempt_timeout: 120, max_tokens: 1024, max_connections: 1}
+    model: {base_url: "http://127.0.0.1:8080/v1", args: {}, server: llama-cpp-python 0.3.36,
+            chat_template: chatml-function-calling}
 
 Outputs under ``results/<run-id>/``: ``logs/`` (inspect .eval logs, one per arm; open them
 with ``inspect view --log-dir results/<run-id>/logs``), ``run.json`` (the resolved matrix),
@@ -40,7 +44,8 @@ __all__ = ["MATRIX_KEYS", "MAX_EPOCHS", "MAX_PARALLEL", "Matrix", "load_matrix",
 
 #: keys a matrix file may contain
 MATRIX_KEYS = {"name", "models", "epochs", "variants", "dcp", "arms", "cache_models", "task_args", "presets",
-               "dcp_presets", "max_samples", "max_sandboxes"}
+               "dcp_presets", "max_samples", "max_sandboxes", "time_limit", "max_tasks", "retry_attempts",
+               "generate", "model"}
 #: most epochs per sample: inspect builds every sample x epoch up front (10^9 epochs took 23 GB
 #: before the kernel killed it); the nightly matrix uses 2-3
 MAX_EPOCHS = 100
@@ -69,6 +74,10 @@ class Matrix:
         task_args: further task arguments (validated by readbench.task_args).
         extra_arms: (variant, dcp) pairs beyond the product.
         max_samples, max_sandboxes: inspect's parallelism limits (None = inspect's default).
+        settings: ``time_limit``, ``max_tasks``, ``retry_attempts`` as the file gives them
+            (None = not given; readbench.run_settings fills the defaults for real models).
+        generate: the file's ``generate:`` section (inspect GenerateConfig fields).
+        model: the file's ``model:`` section (base_url, args, server, chat_template).
     """
 
     name: str
@@ -81,6 +90,9 @@ class Matrix:
     extra_arms: list[tuple[Spec, Spec]] = field(default_factory=list)
     max_samples: int | None = None
     max_sandboxes: int | None = None
+    settings: dict[str, Any] = field(default_factory=dict)
+    generate: dict[str, Any] = field(default_factory=dict)
+    model: dict[str, Any] = field(default_factory=dict)
 
     def arms(self) -> list[tuple[Spec, Spec]]:
         """(variant, dcp) pairs in a stable order: the product, then the extra arms (no duplicates)."""
@@ -165,7 +177,7 @@ def load_matrix(path: str | Path) -> Matrix:
     unknown = set(raw) - MATRIX_KEYS
     if unknown:
         raise ValueError(f"{path}: unknown matrix keys {sorted(unknown)}; allowed: {sorted(MATRIX_KEYS)}")
-    for key in ("presets", "dcp_presets", "task_args"):
+    for key in ("presets", "dcp_presets", "task_args", "generate", "model"):
         if not isinstance(raw.get(key) or {}, dict):
             raise ValueError(f"{path}: `{key}` must be a mapping, got {raw[key]!r}")
     for key in ("models", "variants", "dcp", "cache_models", "arms"):
@@ -220,6 +232,10 @@ def load_matrix(path: str | Path) -> Matrix:
         check_task_args(task_args)
     except ValueError as ex:
         raise ValueError(f"{path}: task_args: {ex}") from ex
+    from readbench.run_settings import SETTING_BOUNDS, check_settings
+
+    settings = {key: raw.get(key) for key in SETTING_BOUNDS}
+    check_settings(settings, dict(raw.get("generate") or {}), dict(raw.get("model") or {}), f"{path}: ")
     name = raw.get("name", path.stem)
     try:
         check_run_id(name)
@@ -236,4 +252,7 @@ def load_matrix(path: str | Path) -> Matrix:
         extra_arms=extra,
         max_samples=raw.get("max_samples"),
         max_sandboxes=raw.get("max_sandboxes"),
+        settings=settings,
+        generate=dict(raw.get("generate") or {}),
+        model=dict(raw.get("model") or {}),
     )

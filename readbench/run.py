@@ -25,11 +25,12 @@ import json
 import os
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from readbench.matrix import Matrix, spec_label
+from readbench.run_settings import RunSettings, base_url_of, is_simulated, probe_server, resolve_settings
 
 __all__ = ["RUN_ID_PATTERN", "RunLock", "RunLocked", "RunPlan", "check_models", "check_run_id",
            "plan_run", "prepare_log_dir", "run_plan"]
@@ -101,8 +102,9 @@ def _plain(message: Any) -> str:
     return " ".join(part.strip() for part in text.splitlines() if part.strip()).removeprefix("ERROR: ")
 
 
-def check_models(models: list[str]) -> list[str]:
-    """Resolve every model with inspect's `get_model` before anything runs.
+def check_models(models: list[str], base_url: str | None = None, model_args: dict[str, Any] | None = None) -> list[str]:
+    """Resolve every model with inspect's `get_model` before anything runs (with the run's
+    base URL and model args, as eval_set will).
 
     Raises:
         ValueError: a model string inspect cannot use (an unknown sim profile, a provider whose
@@ -114,7 +116,7 @@ def check_models(models: list[str]) -> list[str]:
         if not isinstance(model, str) or "/" not in model:
             raise ValueError(f"model {model!r} is not an inspect model string like provider/name")
         try:
-            get_model(model)
+            get_model(model, base_url=base_url, memoize=False, **(model_args or {}))
         except Exception as ex:  # noqa: BLE001 - provider packages raise their own types; one line each
             raise ValueError(f"model {model!r} cannot be used: {_plain(getattr(ex, 'message', ex))}") from None
     return models
@@ -130,32 +132,60 @@ class RunPlan:
     """The resolved kind: docker, local or k8s."""
     tasks: list[Any]
     """One inspect Task per arm, in `Matrix.arms` order."""
+    settings: RunSettings = field(default_factory=lambda: resolve_settings([], {}, {}, {}))
+    """Bounds and connection settings (readbench.run_settings)."""
+    provenance: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Per model: how it was reached (base URL, declared server and chat template, what a
+    local server said about itself)."""
 
     def metadata(self) -> dict[str, Any]:
-        """The ``run.json`` record: the resolved matrix with every arm's full definition."""
+        """The ``run.json`` record: the resolved matrix with every arm's full definition, the
+        run settings and each model's provenance (also in every log's ``eval.metadata``)."""
         m = self.matrix
         return {
             "matrix": m.name, "models": self.models, "epochs": m.epochs, "variants": m.variants,
             "dcp": m.dcp, "cache_models": m.cache_models,
             "arms": [f"{spec_label(v)} × {spec_label(d)}" for v, d in m.arms()],
             "task_args": m.task_args, "sandbox": self.sandbox_kind,
+            "settings": self.settings.record(), "provenance": self.provenance,
         }
 
 
-def plan_run(matrix: Matrix, models: list[str] | None, sandbox_kind: str) -> RunPlan:
-    """Check the models and the sandbox kind and build every arm's task; nothing is written.
+def plan_run(matrix: Matrix, models: list[str] | None, sandbox_kind: str,
+             overrides: dict[str, Any] | None = None) -> RunPlan:
+    """Check the models and the sandbox kind, resolve the run settings and build every arm's
+    task; nothing is written.
+
+    Args:
+        overrides: flags of `readbench eval` over the matrix: ``time_limit``, ``max_tasks``,
+            ``retry_attempts``, ``generate`` (dict), ``model`` (dict); None values are not given.
 
     Raises:
-        ValueError: as `check_models`, `readbench.task.resolve_sandbox` and
-            `readbench.task.read_strategies_task` (task arguments, corpus filters).
+        ValueError: as `check_models`, `readbench.task.resolve_sandbox`,
+            `readbench.task.read_strategies_task` (task arguments, corpus filters) and
+            `readbench.run_settings.resolve_settings`.
     """
     from readbench.task import read_strategies, resolve_sandbox
 
-    models = check_models(list(models or matrix.models))
+    over = dict(overrides or {})
+    gen = {**matrix.generate, **{k: v for k, v in (over.pop("generate", None) or {}).items() if v is not None}}
+    model = {**matrix.model, **{k: v for k, v in (over.pop("model", None) or {}).items() if v}}
+    settings = {**matrix.settings, **{k: v for k, v in over.items() if v is not None}}
+    models = list(models or matrix.models)
+    run_settings = resolve_settings(models, settings, gen, model)
+    models = check_models(models, base_url=model.get("base_url"), model_args=run_settings.model_args)
     kind = resolve_sandbox(sandbox_kind)
     tasks = [read_strategies(variant=v, dcp=d, cache_models=matrix.cache_models, sandbox_kind=kind,
                              **matrix.task_args) for v, d in matrix.arms()]
-    return RunPlan(matrix, models, kind, tasks)
+    provenance = {}
+    for m in models:
+        if is_simulated(m):
+            provenance[m] = {"kind": "simulated agent (readbench/sim-*)"}
+            continue
+        provenance[m] = {"kind": "real model", "base_url": base_url_of(m, model.get("base_url")) or "",
+                         "server": model.get("server", ""), "chat_template": model.get("chat_template", ""),
+                         **probe_server(m, model.get("base_url"))}
+    return RunPlan(matrix, models, kind, tasks, run_settings, provenance)
 
 
 def prepare_log_dir(log_dir: Path, plan: RunPlan) -> list[str]:
@@ -221,8 +251,10 @@ def run_plan(plan: RunPlan, run_dir: Path) -> tuple[bool, bool]:
         # error would count as finished and never run it again)
         ok, _ = eval_set(
             plan.tasks, log_dir=str(run_dir / "logs"), model=plan.models, epochs=m.epochs,
-            retry_attempts=2, retry_wait=1, fail_on_error=True, continue_on_fail=True,
-            max_samples=m.max_samples, max_sandboxes=m.max_sandboxes, max_tasks=2, log_dir_allow_dirty=False,
+            retry_wait=1, fail_on_error=True, continue_on_fail=True,
+            max_samples=m.max_samples, max_sandboxes=m.max_sandboxes, log_dir_allow_dirty=False,
+            metadata={"readbench_settings": plan.settings.record(), "readbench_provenance": plan.provenance},
+            **plan.settings.eval_set_kwargs(),
         )
     except KeyboardInterrupt:
         interrupted = True

@@ -250,7 +250,7 @@ def read_strategies_task(
         dataset=MemoryDataset([_sample(r, kind, k8s_registry) for r in records], name="readbench-corpus"),
         setup=setup_workspace(variant, kind, allow_local),
         solver=pi_agent(variant=variant, dcp=dcp, cache_models=models,
-                        context_window_tokens=context_window_tokens),
+                        context_window_tokens=context_window_tokens, max_turns=max_turns),
         scorer=readbench_scorer(),
         turn_limit=max_turns,
         metadata={"sandbox": kind, "variant": variant, "dcp": dcp, "cache_models": models},

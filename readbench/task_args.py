@@ -19,6 +19,7 @@ __all__ = [
     "TASK_ARGS",
     "check_task_args",
     "names",
+    "parse_cli_model_args",
     "parse_cli_task_args",
 ]
 
@@ -93,14 +94,7 @@ def check_task_args(args: dict[str, Any], *, per_arm_allowed: bool = False) -> N
             _check_one(key, value)
 
 
-def parse_cli_task_args(items: tuple[str, ...] | list[str]) -> dict[str, Any]:
-    """Parse `-T KEY=VALUE` items (values are YAML, as inspect parses them) and validate them
-    with `check_task_args`.
-
-    Raises:
-        ValueError: an item without ``=``, a value that is not YAML, or what `check_task_args`
-            raises; the message starts with ``-T KEY=VALUE``-style context.
-    """
+def _key_values(items: tuple[str, ...] | list[str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for item in items:
         key, sep, text = item.partition("=")
@@ -111,5 +105,26 @@ def parse_cli_task_args(items: tuple[str, ...] | list[str]) -> dict[str, Any]:
         except yaml.YAMLError as ex:
             problem = getattr(ex, "problem", None) or str(ex).splitlines()[0]
             raise ValueError(f"{item!r}: the value is not valid YAML ({problem})") from None
+    return out
+
+
+def parse_cli_model_args(items: tuple[str, ...] | list[str]) -> dict[str, Any]:
+    """Parse `-M KEY=VALUE` model arguments (YAML values, as inspect parses its own ``-M``).
+
+    Raises:
+        ValueError: an item without ``=`` or a value that is not YAML.
+    """
+    return _key_values(items)
+
+
+def parse_cli_task_args(items: tuple[str, ...] | list[str]) -> dict[str, Any]:
+    """Parse `-T KEY=VALUE` items (values are YAML, as inspect parses them) and validate them
+    with `check_task_args`.
+
+    Raises:
+        ValueError: an item without ``=``, a value that is not YAML, or what `check_task_args`
+            raises; the message starts with ``-T KEY=VALUE``-style context.
+    """
+    out = _key_values(items)
     check_task_args(out)
     return out

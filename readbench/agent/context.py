@@ -18,6 +18,7 @@ Store keys (all JSON values):
 - ``readbench:calls``     list  one record per model call (see readbench.agent.loop.CallLog)
 - ``readbench:stop_reason`` str  set when the loop ends for a reason other than an answer
 - ``readbench:cache_metrics`` dict  the cache simulator's per-sample scalars (readbench.cache)
+- ``readbench:native_metrics`` dict  Σ of the provider-reported usage (readbench.metrics.native)
 - ``readbench:wall_seconds`` float  wall time of the agent loop (model calls + tools), seconds
 """
 
@@ -36,6 +37,7 @@ READ_SESSION = "readbench:read_session"
 CALLS = "readbench:calls"
 STOP_REASON = "readbench:stop_reason"
 CACHE_METRICS = "readbench:cache_metrics"
+NATIVE_METRICS = "readbench:native_metrics"
 WALL_SECONDS = "readbench:wall_seconds"
 _DETAILS = "readbench:details:"
 

@@ -8,9 +8,11 @@ inspect's ``execute_tools`` with its truncation off (the read variant's caps are
 experiment). When the assistant answers without tool calls, the next user prompt of a
 multi-prompt task is appended, or the sample ends.
 
-Per call, the loop records a small :class:`CallLog` in the store (``readbench:calls``) and,
-at the end, the cache simulator's per-sample metrics for the projected requests and for the
-same trajectory without projection (the counterfactual of shared/specs/metrics.md).
+Per call, the loop records a small :class:`CallLog` in the store (``readbench:calls``), with the
+provider's own usage (``native_*``); at the end -- in a ``finally``, so an errored sample keeps
+them -- the native sums (readbench.metrics.native) and the cache simulator's per-sample metrics
+for the projected requests and for the same trajectory without projection (the counterfactual
+of shared/specs/metrics.md).
 """
 
 from __future__ import annotations
@@ -55,9 +57,17 @@ class CallLog:
         pruned: items pruned per DCP strategy in this call.
         footer_tokens_saved: pi-dcp's footer estimate for this call (tokens, dcp.md §6).
         band: the pressure band the projection used (dcp.md §3; "low" when usage is unknown).
-        prompt_tokens: input tokens the model reported for this call (None if not reported).
+        prompt_tokens: the whole prompt the provider reported for this call: uncached + cache
+            read + cache write (tokens; None if not reported).
         output_tokens: output tokens reported.
         visible_intact: tool results intact in this call's input.
+        native_input_tokens, native_uncached_input_tokens, native_cache_read_tokens,
+            native_cache_write_tokens, native_output_tokens: the provider-reported usage split
+            (`readbench.sessions.inspect_log.native_usage`; None if not reported).
+        stop_reason: inspect's ``ModelOutput.stop_reason`` (``stop``, ``tool_calls``,
+            ``max_tokens``: the reply was cut at max_tokens, ``model_length``, ...).
+        priced: the call entered the cache simulation; False for a request the provider
+            rejected (a context overflow, a refusal, or one it reported 0 input tokens for).
     """
 
     n_history: int
@@ -71,6 +81,37 @@ class CallLog:
     output_tokens: int | None
     visible_intact: int = 0
     stats: dict[str, Any] = field(default_factory=dict)
+    native_input_tokens: int | None = None
+    native_uncached_input_tokens: int | None = None
+    native_cache_read_tokens: int | None = None
+    native_cache_write_tokens: int | None = None
+    native_output_tokens: int | None = None
+    stop_reason: str = ""
+    priced: bool = True
+
+
+def native_fields(output: ModelOutput | None) -> dict[str, Any]:
+    """The ``native_*`` fields and ``prompt_tokens``/``output_tokens`` of a `CallLog` for one
+    model output (all None when the provider reported no usage)."""
+    from readbench.sessions.inspect_log import native_usage
+
+    u = native_usage(output.usage if output is not None else None)
+    if u is None:
+        return {"prompt_tokens": None, "output_tokens": None, **{f"native_{k}": None for k in _NATIVE_PARTS}}
+    return {"prompt_tokens": u.input_tokens, "output_tokens": u.output_tokens, "native_input_tokens": u.input_tokens,
+            "native_uncached_input_tokens": u.uncached_input_tokens, "native_cache_read_tokens": u.cache_read_tokens,
+            "native_cache_write_tokens": u.cache_write_tokens, "native_output_tokens": u.output_tokens}
+
+
+_NATIVE_PARTS = ("input_tokens", "uncached_input_tokens", "cache_read_tokens", "cache_write_tokens", "output_tokens")
+
+
+def rejected_request(output: ModelOutput, prompt_tokens: int | None) -> bool:
+    """True when the provider refused the request and billed nothing for it: a context overflow
+    or a refusal answered without a tool call (shared/specs/metrics.md "Outcome"), or a reply
+    whose reported prompt is 0 tokens. Such a call enters no cache simulation."""
+    refused = output.stop_reason in ("model_length", "content_filter") and not output.message.tool_calls
+    return refused or prompt_tokens == 0
 
 
 def fingerprint(message: ChatMessage) -> str:
@@ -149,12 +190,31 @@ def _times(output: ModelOutput, wall_start: float, wall_end: float, t0: float) -
     return wall_start - t0, wall_end - t0
 
 
+def _tripping_output() -> ModelOutput | None:
+    """The output of the sample's last model call, from the transcript (the call a limit
+    raised on, whose result never reached the loop)."""
+    from inspect_ai.event import ModelEvent
+    from inspect_ai.log import transcript
+
+    for event in reversed(transcript().events):
+        if isinstance(event, ModelEvent):
+            return event.output
+    return None
+
+
+def _native(calls: list[CallLog], model_name: str) -> dict[str, float]:
+    from readbench.metrics.native import native_metrics
+
+    return native_metrics([asdict(c) for c in calls], model_name)
+
+
 @agent
 def pi_agent(
     variant: str | dict[str, Any] = "stock",
     dcp: str | dict[str, Any] = "off",
     cache_models: list[str] | None = None,
     context_window_tokens: int = 200_000,
+    max_turns: int | None = None,
 ) -> Agent:
     """pi's agent loop under one arm.
 
@@ -164,6 +224,9 @@ def pi_agent(
         cache_models: cache models to price the trajectory under (readbench.cache);
             default ``["anthropic-5m", "openai", "deepseek"]``.
         context_window_tokens: window used for DCP pressure bands (tokens).
+        max_turns: most model calls per sample; the loop stops before the call past it
+            (``stop_reason = turn_limit``), so no call is made, billed and left uncounted, as
+            when inspect's own turn limit raises after that call returns. None = no limit.
 
     Raises:
         ValueError: an unknown variant or DCP configuration (raised when the agent is built).
@@ -187,9 +250,13 @@ def pi_agent(
         previous_fps: list[str] = []
         fingerprints = FingerprintCache()
         last: ModelOutput | None = None
+        in_generate = False
         t0 = time.monotonic()
         try:
             while True:
+                if max_turns is not None and len(calls) >= max_turns:
+                    store().set(context.STOP_REASON, "turn_limit")
+                    break
                 history = list(state.messages)
                 projection = project(
                     history, dcp_config, state=dcp_state, cwd=cwd, cache=dcp_cache,
@@ -204,34 +271,34 @@ def pi_agent(
                 store().set(context.VISIBLE, intact)
 
                 wall_start = time.monotonic()
+                in_generate = True
                 output = await model.generate(view, tools)
+                in_generate = False
                 wall_end = time.monotonic()
                 last = output
-                usage = output.usage
+                native = native_fields(output)
+                # A request the provider rejected is billed nothing (metrics.md "Outcome":
+                # context_overflow), so it enters no cache simulation.
+                rejected = rejected_request(output, native["prompt_tokens"])
                 calls.append(CallLog(
                     n_history=len(history), n_input=len(view),
                     earliest_changed_index=projection.stats.earliest_changed_index,
                     prefix_break=broke, pruned=dict(projection.stats.pruned),
                     footer_tokens_saved=projection.stats.footer_tokens_saved,
                     band=str(projection.stats.effective_band or projection.stats.band),
-                    prompt_tokens=None if usage is None else usage.input_tokens
-                    + (usage.input_tokens_cache_read or 0) + (usage.input_tokens_cache_write or 0),
-                    output_tokens=None if usage is None else usage.output_tokens,
-                    visible_intact=len(intact),
+                    visible_intact=len(intact), stop_reason=str(output.stop_reason), priced=not rejected,
+                    **native,
                 ))
                 store().set(context.CALLS, [asdict(c) for c in calls])
                 ts_start, ts_first = _times(output, wall_start, wall_end, t0)
-                out_tokens = 0 if usage is None else usage.output_tokens
-                # A request over the context window is rejected by the provider and billed nothing
-                # (metrics.md "Outcome": context_overflow), so it enters no cache simulation.
-                overflow = output.stop_reason == "model_length" and not output.message.tool_calls
-                if not overflow:
+                out_tokens = native["output_tokens"] or 0
+                if not rejected:
                     records.append(CallRecord(view, infos, out_tokens, ts_start, ts_first))
                     unpruned.append(CallRecord(history, infos, out_tokens, ts_start, ts_first))
 
                 state.output = output
                 state.messages.append(output.message)
-                if overflow:
+                if output.stop_reason == "model_length" and not output.message.tool_calls:
                     store().set(context.STOP_REASON, "context_overflow")
                     break
                 if not output.message.tool_calls:
@@ -252,9 +319,28 @@ def pi_agent(
                 state.messages.extend(result.messages)
         except LimitExceededError as ex:
             store().set(context.STOP_REASON, f"{ex.type}_limit")
+            if in_generate:  # e.g. a token limit: inspect raises after the call returned and was billed
+                tripped = _tripping_output()
+                if tripped is not None and tripped is not last:
+                    native = native_fields(tripped)
+                    rejected = rejected_request(tripped, native["prompt_tokens"])
+                    calls.append(CallLog(
+                        n_history=len(history), n_input=len(view), earliest_changed_index=None, prefix_break=broke,
+                        pruned={}, footer_tokens_saved=0, band="", stop_reason=str(tripped.stop_reason),
+                        priced=not rejected, **native))
+                    store().set(context.CALLS, [asdict(c) for c in calls])
+                    if not rejected:
+                        ts_start, ts_first = _times(tripped, wall_start, time.monotonic(), t0)
+                        out_tokens = native["output_tokens"] or 0
+                        records.append(CallRecord(view, infos, out_tokens, ts_start, ts_first))
+                        unpruned.append(CallRecord(history, infos, out_tokens, ts_start, ts_first))
+            raise
+        except Exception:  # the sample errors (no scorer runs); a cancellation (time limit) is not one
+            store().set(context.STOP_REASON, "error")
             raise
         finally:
             store().set(context.WALL_SECONDS, time.monotonic() - t0)
+            store().set(context.NATIVE_METRICS, _native(calls, model.name))
             if records:
                 metrics = sample_cache_metrics(records, cache_models, unpruned_calls=unpruned)
                 store().set(context.CACHE_METRICS, metrics)

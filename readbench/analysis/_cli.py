@@ -23,18 +23,31 @@ RESULTS = Path("results")
               "Letters, digits, '.', '_', '-'.")
 @click.option("-T", "task_args", multiple=True, metavar="KEY=VALUE",
               help="Task argument (YAML value), checked like the matrix's task_args.")
+@click.option("--time-limit", type=int, default=None, help="Seconds per sample (real models: 1800).")
+@click.option("--max-retries", type=int, default=None, help="Retries per model call (real models: 3).")
+@click.option("--timeout", type=int, default=None, help="Seconds per model call, retries included (real models: 600).")
+@click.option("--attempt-timeout", type=int, default=None, help="Seconds per attempt of a model call (real models: 300).")
+@click.option("--max-tokens", type=int, default=None, help="Tokens per reply (real models: 4096).")
+@click.option("--max-connections", type=int, default=None, help="Concurrent calls per model (local servers: 1).")
+@click.option("--max-tasks", type=int, default=None, help="Arms run at once (default 2; local servers: 1).")
+@click.option("--model-base-url", default=None, help="Base URL of the model's API (default: the provider's env var).")
+@click.option("-M", "model_args", multiple=True, metavar="KEY=VALUE", help="Model argument (YAML value), inspect's -M.")
 def eval_cmd(matrix_path: str, models: tuple[str, ...], sandbox_kind: str, run_id: str | None,
-             task_args: tuple[str, ...]) -> None:
+             task_args: tuple[str, ...], time_limit: int | None, max_retries: int | None, timeout: int | None,
+             attempt_timeout: int | None, max_tokens: int | None, max_connections: int | None,
+             max_tasks: int | None, model_base_url: str | None, model_args: tuple[str, ...]) -> None:
     """Run a matrix of arms through inspect's eval_set, then write the table and the report.
 
     Exits 1 with one line when the run did not finish (Ctrl-C, a killed process, samples that
     errored after retries, an unreadable log): the report flags the partial arms, and running
-    the same command again resumes, keeping every finished sample.
+    the same command again resumes, keeping every finished sample. The bounds (--time-limit,
+    --max-retries, --timeout, ...) override the matrix's `time_limit`, `generate:` and `model:`
+    (readbench.run_settings; defaults for real models apply to what neither sets).
     """
     from readbench.analysis.completeness import incomplete_line, scan_logs
     from readbench.matrix import load_matrix
     from readbench.run import RunLock, RunLocked, check_run_id, plan_run, prepare_log_dir, run_plan
-    from readbench.task_args import parse_cli_task_args
+    from readbench.task_args import parse_cli_model_args, parse_cli_task_args
 
     try:
         matrix = load_matrix(matrix_path)
@@ -49,9 +62,18 @@ def eval_cmd(matrix_path: str, models: tuple[str, ...], sandbox_kind: str, run_i
     except ValueError as ex:
         raise click.BadParameter(str(ex), param_hint="--run-id")
     try:
-        plan = plan_run(matrix, list(models) or None, sandbox_kind)
+        args = parse_cli_model_args(model_args)
+    except ValueError as ex:
+        raise click.BadParameter(str(ex), param_hint="-M")
+    overrides = {"time_limit": time_limit, "max_tasks": max_tasks,
+                 "generate": {"max_retries": max_retries, "timeout": timeout, "attempt_timeout": attempt_timeout,
+                              "max_tokens": max_tokens, "max_connections": max_connections},
+                 "model": {"base_url": model_base_url, "args": {**(matrix.model.get("args") or {}), **args}}}
+    try:
+        plan = plan_run(matrix, list(models) or None, sandbox_kind, overrides)
     except ValueError as ex:
         raise click.ClickException(str(ex))
+    click.echo(f"readbench: settings {plan.settings.record()}", err=True)
     log_dir = run_dir / "logs"
     try:
         with RunLock(run_dir):

@@ -15,7 +15,11 @@ written; `scan_logs` turns that into one `ArmRecord` per arm:
 - a log that cannot be read (truncated, corrupt) is named with its error and skipped, and the
   others are read; so is a log set aside as ``*.eval.unreadable`` by a resumed run;
 - each task's newest log is the one that counts (inspect's eval_set rule: a retry's log is
-  seeded from the previous one, which holds nothing the newest lacks);
+  seeded from the previous one, which holds nothing the newest lacks); a log recovered after a
+  crash (``<name>-recovered.eval``, inspect_ai/log/_recover/_write.py `default_output_path`,
+  written beside the unfinished ``<name>.eval`` by eval_set's resume or ``inspect log
+  recover``) replaces its original whatever their times, since it holds every sample the
+  original had plus those from inspect's sample buffer (GitHub issue 18, item 5);
 - one arm name must mean one definition across the logs: a variant or DCP name with two
   parameter sets is refused, never merged into one row.
 """
@@ -23,6 +27,7 @@ written; `scan_logs` turns that into one `ArmRecord` per arm:
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +38,7 @@ import pandas as pd
 from ._document import Block, Bullets, Heading, Paragraph
 
 __all__ = [
+    "RECOVERED_SUFFIX",
     "UNREADABLE_SUFFIX",
     "ArmRecord",
     "LogScan",
@@ -42,10 +48,13 @@ __all__ = [
     "incomplete_section",
     "mark_partial",
     "scan_logs",
+    "superseded_logs",
 ]
 
 UNREADABLE_SUFFIX = ".unreadable"
 """Suffix a resumed run adds to a log it cannot read, so inspect's eval_set can run past it."""
+RECOVERED_SUFFIX = "-recovered.eval"
+"""inspect's name for a crashed log recovered from its sample buffer (`default_output_path`)."""
 
 _CANCELLED = "CancelledError"
 _STATUS_TEXT = {"cancelled": "cancelled", "started": "interrupted (its log was never closed)"}
@@ -125,8 +134,18 @@ class LogScan:
         return not self.partial and not self.unreadable
 
 
+_RETRY_ERROR = re.compile(r"^RetryError\(<Future at 0x[0-9a-f]+ state=finished raised (\w+)>\)\)?$")
+
+
+def named_error(text: str) -> str:
+    """An error line with inspect's retry wrapper named for what it is:
+    ``RetryError(<Future ... raised APIConnectionError>)`` -> ``APIConnectionError (after inspect's retries)``."""
+    m = _RETRY_ERROR.match(text.strip())
+    return f"{m.group(1)} (after inspect's retries)" if m else text
+
+
 def _first_line(text: str | None, width: int = 160) -> str:
-    line = next((part.strip() for part in (text or "").splitlines() if part.strip()), "")
+    line = named_error(next((part.strip() for part in (text or "").splitlines() if part.strip()), ""))
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
@@ -171,7 +190,11 @@ def scan_logs(log_dir: str | Path) -> LogScan:
                  for p in sorted(path.rglob(f"*{UNREADABLE_SUFFIX}"))]
     unreadable: list[UnreadableLog] = []
     newest: dict[str, tuple[float, Any, Any]] = {}
-    for info in list_eval_logs(str(path)):
+    infos = list_eval_logs(str(path))
+    gone = superseded_logs([i.name for i in infos])
+    for info in infos:
+        if info.name in gone:
+            continue
         try:
             header = read_eval_log(info.name, header_only=True)
         except Exception as ex:  # noqa: BLE001 - any reader failure: name the file, read the others
@@ -210,6 +233,12 @@ def scan_logs(log_dir: str | Path) -> LogScan:
         arms.append(ArmRecord(arm=arm, log=_local(info.name), status=header.status, expected=_expected(header),
                               finished=len(summaries) - unfinished, errored=len(errors), error=error))
     return LogScan(tuple(sorted(arms, key=lambda a: a.arm)), tuple(unreadable), tuple(set_aside))
+
+
+def superseded_logs(names: list[str]) -> set[str]:
+    """The logs among `names` that a ``<name>-recovered.eval`` beside them replaces (module docstring)."""
+    recovered = {n.removesuffix(RECOVERED_SUFFIX) + ".eval" for n in names if n.endswith(RECOVERED_SUFFIX)}
+    return {n for n in names if n in recovered}
 
 
 def _local(name: str) -> str:

@@ -25,6 +25,7 @@ from .compare import paired_comparisons
 from .completeness import LogScan, incomplete_section, mark_partial
 from .partition import partition_samples
 from .plan import plan_comparisons
+from .real_models import few_pairs_warnings, real_model_section
 from .table import cache_models_in
 
 __all__ = ["DEFAULT_COST_RATIO", "DEFAULT_EFFECT", "SIM_MODEL_PREFIX", "render_report"]
@@ -66,6 +67,16 @@ def _header(table: pd.DataFrame, run_meta: dict[str, Any]) -> list[Block]:
             "measure the harness mechanics (read-tool variants, DCP projection, prompt-cache pricing) under the "
             "stated simulated behaviours, not the quality of any LLM."))
     return blocks
+
+
+def _real_models(table: pd.DataFrame, settings: dict[str, list[dict[str, Any]]], cache_models: list[str]) -> list[Block]:
+    from readbench.cache.prices import PRICES_AS_OF
+    from readbench.cache.registry import DEFAULT_PRICED_MODELS
+    from readbench.metrics.native import native_cost_model
+
+    priced: dict[str, str | None] = {m: DEFAULT_PRICED_MODELS.get(m) for m in cache_models}
+    priced.update({m: native_cost_model(m) for m in set(table["model"]) if not m.startswith(SIM_MODEL_PREFIX)})
+    return real_model_section(table, settings, cache_models, priced, str(PRICES_AS_OF))
 
 
 def _methods(run_meta: dict[str, Any], baseline: tuple[str, str]) -> list[Block]:
@@ -125,6 +136,7 @@ def render_report(
     effect: float = DEFAULT_EFFECT,
     cost_ratio: float = DEFAULT_COST_RATIO,
     completeness: LogScan | None = None,
+    model_settings: dict[str, list[dict[str, Any]]] | None = None,
 ) -> Path:
     """Write ``report.md``, ``report.html``, ``partition.json`` and figures into `out_dir`.
 
@@ -153,6 +165,10 @@ def render_report(
         The run's log statuses: partial arms and unreadable logs get a flagged section, partial
         arms are marked ``[partial]`` in the tables and left out of the decision, the figures
         and the paired comparisons. None means every arm finished.
+    model_settings : dict, optional
+        `real_models.log_settings` of the run's logs: what each real model was and how it was
+        reached and bounded (the "Real models" section; a warning when one model name ran
+        with different settings).
 
     Returns
     -------
@@ -185,6 +201,7 @@ def render_report(
     blocks: list[Block] = _header(table, run_meta)
     if completeness is not None:
         blocks += incomplete_section(completeness, baseline)
+    blocks += _real_models(table, model_settings or {}, models)
     if finished.empty:
         comparisons, notes = (), ("No arm finished: no paired comparison.",)
         blocks += [Heading(2, "Decision"), Paragraph("No arm finished: no decision.")]
@@ -201,6 +218,7 @@ def render_report(
     if models:
         blocks += _sections.cache_section(summaries, models, multi)
     blocks += _sections.paired_section(comparisons, notes, multi)
+    blocks += few_pairs_warnings(tuple(comparisons), multi)
     blocks += _sections.partition_section(partition, multi)
     blocks += _methods(run_meta, baseline)
 

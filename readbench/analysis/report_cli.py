@@ -29,6 +29,7 @@ def build_report(
     `table.tidy_table`) or one arm name with two definitions (see `completeness.scan_logs`).
     """
     from .completeness import drop_unfinished, scan_logs
+    from .real_models import log_settings
     from .report import render_report
     from .table import tidy_table, write_table
 
@@ -43,7 +44,7 @@ def build_report(
     meta_path = run_dir / "run.json"
     meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
     return render_report(table, run_dir / "report", baseline=baseline, run_meta=meta, exclude=exclude,
-                         completeness=scan)
+                         completeness=scan, model_settings=log_settings(scan.logs))
 
 
 def load_table(run_dir: Path):

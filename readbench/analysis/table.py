@@ -36,9 +36,10 @@ TASK_NAME = "read_strategies"
 SCORER = "readbench"
 """The scorer whose ``Score.metadata`` carries the per-sample metrics."""
 
-STOP_REASONS = ("solved", "wrong", "context_overflow", "turn_limit", "token_limit", "gave_up", "error")
-"""metrics.md "Outcome": every value ``stop_reason`` may take."""
-LIMIT_STOP_REASONS = ("context_overflow", "turn_limit", "token_limit")
+STOP_REASONS = ("solved", "wrong", "context_overflow", "turn_limit", "token_limit", "time_limit", "gave_up", "error")
+"""metrics.md "Outcome": every value ``stop_reason`` may take (``time_limit``: inspect's sample
+time or working limit ended the sample, which metrics.md does not list)."""
+LIMIT_STOP_REASONS = ("context_overflow", "turn_limit", "token_limit", "time_limit")
 """Stop reasons that mean a limit ended the sample (partition bucket ``limit_hit``)."""
 
 BASE_METRICS = (
@@ -47,9 +48,13 @@ BASE_METRICS = (
     "wall_seconds", "sim_seconds", "blind_reads", "capped_reads", "blocked_reads", "dedup_stubs",
     "dedup_stub_misses", "files_read", "reads_per_file", "lines_delivered", "unique_lines_delivered",
     "reread_ratio", "read_tokens", "reread_tokens", "mean_lines_per_read", "dcp_pruned_items",
-    "dcp_footer_tokens_saved", "dcp_prefix_breaks",
+    "dcp_footer_tokens_saved", "dcp_prefix_breaks", "malformed_calls", "truncated_replies",
+    "final_reply_truncated", "native_calls", "native_input_tokens", "native_uncached_input_tokens",
+    "native_cache_read_tokens", "native_cache_write_tokens", "native_output_tokens", "native_cache_read_ratio",
+    "native_cost_usd",
 )
-"""Per-sample metrics (metrics.md), in the scorer contract's order. All numeric except stop_reason."""
+"""Per-sample metrics (metrics.md), in the scorer contract's order. All numeric except stop_reason.
+``native_*``: the provider-reported usage (readbench.metrics.native.NATIVE_METRICS)."""
 
 CACHE_METRICS = (
     "cache_read_tokens", "cache_write_tokens", "uncached_input_tokens", "cache_read_ratio",
@@ -161,7 +166,8 @@ def tidy_table(log_dir: str | Path, logs: list[str] | None = None) -> pd.DataFra
         (``results/<run-id>/logs/``); searched recursively by inspect.
     logs : list of str, optional
         Read only these log files under `log_dir` (e.g. `completeness.LogScan.logs`: each
-        task's newest readable log); None reads every log.
+        task's newest readable log); None reads every log but those a ``-recovered`` log
+        replaces (`completeness.superseded_logs`).
 
     Returns
     -------
@@ -188,6 +194,14 @@ def tidy_table(log_dir: str | Path, logs: list[str] | None = None) -> pd.DataFra
         raise FileNotFoundError(f"log_dir {str(path)!r} is not a directory")
     if logs is not None and not logs:
         raise ValueError(f"no readable log of task {TASK_NAME!r} under {str(path)!r}")
+    if logs is None:
+        from inspect_ai.log import list_eval_logs
+
+        from .completeness import superseded_logs
+
+        infos = list_eval_logs(str(path))
+        gone = superseded_logs([i.name for i in infos])
+        logs = [i.name for i in infos if i.name not in gone] if gone else None
     raw = samples_df(str(path) if logs is None else logs, columns=_columns(), quiet=True)
     if "task_name" in raw:
         raw = raw[raw["task_name"].astype(str).str.split("/").str[-1] == TASK_NAME]
@@ -232,6 +246,9 @@ def tidy_table(log_dir: str | Path, logs: list[str] | None = None) -> pd.DataFra
         if df[col].dtype == object:
             df[col] = df[col].map(lambda v: v if v is None or isinstance(v, str) else json.dumps(v))
     df = df[known + extra]
+    df = _fill_errored(df, known)
+    timed = df["limit"].isin(["time", "working"]) & ~df["stop_reason"].isin(LIMIT_STOP_REASONS) & (df["error"] == "")
+    df.loc[timed, "stop_reason"] = "time_limit"
     dup = df.duplicated(["model", "variant", "dcp", "sample_id", "epoch"], keep=False)
     if dup.any():
         first = df.loc[dup].iloc[0]
@@ -241,6 +258,30 @@ def tidy_table(log_dir: str | Path, logs: list[str] | None = None) -> pd.DataFra
             f"{int(same.sum())} times across logs {sorted(set(df.loc[same, 'log']))}: keep one log per arm"
         )
     return df.sort_values(["model", "variant", "dcp", "sample_id", "epoch"], ignore_index=True)
+
+
+def _fill_errored(df: pd.DataFrame, known: list[str]) -> pd.DataFrame:
+    """Rows of errored samples (no scorer ran, so no score metadata) get what the sample used
+    until the error, read from its own history and store (`metrics.scorer.errored_sample_metrics`),
+    and ``stop_reason = error``. Cancelled samples are left as they are (they did not finish:
+    completeness.drop_unfinished removes them)."""
+    from inspect_ai.log import read_eval_log_sample
+
+    from readbench.metrics.scorer import errored_sample_metrics
+
+    todo = df.index[(df["error"] != "") & ~df["error"].str.startswith("CancelledError") & df["score_value"].isna()]
+    for i in todo:
+        row = df.loc[i]
+        try:
+            sample = read_eval_log_sample(str(row["log"]), id=row["sample_id"], epoch=int(row["epoch"]))
+        except Exception:  # noqa: BLE001 - an unreadable sample keeps its NaNs, stop_reason still says error
+            df.loc[i, "stop_reason"] = "error"
+            continue
+        for key, value in errored_sample_metrics(sample).items():
+            if key in df.columns and key != "stop_reason":
+                df.loc[i, key] = float(value)
+        df.loc[i, "stop_reason"] = "error"
+    return df
 
 
 def write_table(table: pd.DataFrame, path: str | Path) -> Path:

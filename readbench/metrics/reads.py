@@ -37,9 +37,12 @@ def effort_metrics(messages: list[ChatMessage], calls: list[dict[str, Any]]) -> 
     Returns:
         ``turns`` (assistant messages generated), ``tool_calls``, ``{tool}_calls`` for each pi tool,
         ``input_tokens`` (Σ prompt tokens actually sent, tokens), ``output_tokens``,
-        ``peak_context_tokens`` (max prompt, tokens).
+        ``peak_context_tokens`` (max prompt, tokens), ``malformed_calls`` (tool calls whose
+        arguments failed to parse: the tool never ran).
     """
     per_tool = Counter(function for function, _ in _tool_calls(messages).values())
+    malformed = sum(isinstance(m, ChatMessageTool) and m.error is not None and m.error.type == "parsing"
+                    for m in messages)
     prompts = [c["prompt_tokens"] or 0 for c in calls]
     out = {
         "turns": float(sum(isinstance(m, ChatMessageAssistant) for m in messages)),
@@ -47,6 +50,7 @@ def effort_metrics(messages: list[ChatMessage], calls: list[dict[str, Any]]) -> 
         "input_tokens": float(sum(prompts)),
         "output_tokens": float(sum(c["output_tokens"] or 0 for c in calls)),
         "peak_context_tokens": float(max(prompts, default=0)),
+        "malformed_calls": float(malformed),
     }
     for tool in TOOLS:
         out[f"{tool}_calls"] = float(per_tool.get(tool, 0))
@@ -57,7 +61,9 @@ def read_metrics(messages: list[ChatMessage]) -> dict[str, float]:
     """Read counts and fragmentation (metrics.md "Reads and fragmentation").
 
     A line re-delivered after its file changed counts as new: lines are keyed by
-    (path, content sha256, line number).
+    (path, content sha256, line number). A read whose arguments failed to parse (inspect's
+    tool error of type ``parsing``) read nothing: it is no blind read, names no file and its
+    error text is no read tokens (it is counted in ``malformed_calls`` by `effort_metrics`).
 
     Returns:
         ``blind_reads``, ``capped_reads``, ``blocked_reads``, ``dedup_stubs``,
@@ -75,6 +81,8 @@ def read_metrics(messages: list[ChatMessage]) -> dict[str, float]:
     text_reads = 0
     for message in messages:
         if not isinstance(message, ChatMessageTool) or message.function != "read":
+            continue
+        if message.error is not None and message.error.type == "parsing":
             continue
         function, args = calls.get(message.tool_call_id or "", ("read", {}))
         counts["read"] += 1

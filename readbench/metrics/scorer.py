@@ -80,14 +80,67 @@ async def run_check(check: Check, messages: list[Any]) -> tuple[bool, str]:
     return (tests_ok is not False) and all(oks), "; ".join(notes)
 
 
-def stop_reason(success: bool, answered: bool) -> str:
-    """metrics.md `stop_reason`: the loop's recorded reason wins, else solved/wrong/gave_up."""
-    recorded = store().get(context.STOP_REASON)
+def stop_reason(success: bool, answered: bool, recorded: str | None = None) -> str:
+    """metrics.md `stop_reason`: the loop's recorded reason wins, else solved/wrong/gave_up
+    (`answered`: the agent gave a non-empty final reply; an empty one is giving up)."""
     if recorded:
         return str(recorded)
     if success:
         return "solved"
     return "wrong" if answered else "gave_up"
+
+
+def answered(messages: list[Any]) -> bool:
+    """Whether any assistant reply without tool calls has text (an empty reply is no answer)."""
+    return any(isinstance(m, ChatMessageAssistant) and not m.tool_calls and m.text.strip() for m in messages)
+
+
+def reply_flags(calls: list[dict[str, Any]]) -> dict[str, float]:
+    """``truncated_replies``: calls whose reply was cut at max_tokens (inspect's stop_reason
+    ``max_tokens``); ``final_reply_truncated``: 1.0 when the last call's reply was (the answer
+    graded may be incomplete), else 0.0."""
+    cut = [c.get("stop_reason") == "max_tokens" for c in calls]
+    return {"truncated_replies": float(sum(cut)), "final_reply_truncated": float(bool(cut and cut[-1]))}
+
+
+def sample_metrics(messages: list[Any], values: dict[str, Any], success: float, output_metadata: dict[str, Any]) -> dict[str, Any]:
+    """Every per-sample metric of metrics.md but the checker's, from the history and the store.
+
+    Args:
+        messages: the full history (``state.messages`` or ``EvalSample.messages``).
+        values: the sample store as a mapping (readbench.agent.context keys).
+        success: 1.0 / 0.0 from the checker; NaN when the checker did not run.
+        output_metadata: the last model output's metadata (the sim's clock), {} when none.
+
+    Returns:
+        The flat ``Score.metadata`` dict (scalars): success, stop_reason, effort, reads, DCP,
+        native usage, cache metrics per cache model, sim_seconds, wall_seconds, reply flags.
+    """
+    calls = values.get(context.CALLS, [])
+    ok = success == 1.0
+    metrics: dict[str, Any] = {"success": success,
+                               "stop_reason": stop_reason(ok, answered(messages), values.get(context.STOP_REASON))}
+    metrics.update(effort_metrics(messages, calls))
+    metrics.update(read_metrics(messages))
+    metrics.update(dcp_metrics(calls))
+    metrics.update(reply_flags(calls))
+    metrics.update(values.get(context.NATIVE_METRICS, {}))
+    metrics.update(values.get(context.CACHE_METRICS, {}))
+    # NaN, not 0, when unmeasured: a real model has no simulated clock
+    metrics["sim_seconds"] = float(output_metadata.get("sim_ts_end_seconds", math.nan))
+    metrics["wall_seconds"] = float(values.get(context.WALL_SECONDS, math.nan))
+    return metrics
+
+
+def errored_sample_metrics(sample: Any) -> dict[str, Any]:
+    """`sample_metrics` of an inspect ``EvalSample`` that errored (no scorer ran): what it used
+    until the error, from its history and store, with ``stop_reason = error`` and success 0
+    (an errored sample is a failure: shared/specs/metrics.md "Outcome")."""
+    values = dict(sample.store or {})
+    values[context.STOP_REASON] = "error"
+    out = sample.output
+    meta = (out.metadata or {}) if out is not None and out.choices else {}
+    return sample_metrics(list(sample.messages or []), values, 0.0, meta)
 
 
 @scorer(metrics=[accuracy(), stderr()], name="readbench")
@@ -100,17 +153,11 @@ def readbench_scorer():
 
         record = get_task(str(state.sample_id))
         success, explanation = await run_check(record.check, state.messages)
-        calls = store().get(context.CALLS, [])
-        answered = any(isinstance(m, ChatMessageAssistant) and not m.tool_calls for m in state.messages)
-        metrics: dict[str, Any] = {"success": float(success), "stop_reason": stop_reason(success, answered)}
-        metrics.update(effort_metrics(state.messages, calls))
-        metrics.update(read_metrics(state.messages))
-        metrics.update(dcp_metrics(calls))
-        metrics.update(store().get(context.CACHE_METRICS, {}))
+        values = {key: store().get(key) for key in (context.CALLS, context.STOP_REASON, context.NATIVE_METRICS,
+                                                     context.CACHE_METRICS, context.WALL_SECONDS)}
+        values = {k: v for k, v in values.items() if v is not None}
         sim = (state.output.metadata or {}) if state.output else {}
-        # NaN, not 0, when unmeasured: a real model has no simulated clock
-        metrics["sim_seconds"] = float(sim.get("sim_ts_end_seconds", math.nan))
-        metrics["wall_seconds"] = float(store().get(context.WALL_SECONDS, math.nan))
+        metrics = sample_metrics(state.messages, values, float(success), sim)
         replies = final_replies(state.messages)
         return Score(value=float(success), answer=extract_answer(replies[-1]) if replies else None,
                      explanation=explanation, metadata=metrics)

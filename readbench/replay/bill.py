@@ -29,10 +29,10 @@ from readbench.cache.policies.base import Usage
 from readbench.replay.calibrate import billed, cached_after, calibrate, infer_tier, levels, run
 from readbench.replay.requests import CALL_KINDS, Calibration, RequestSet, kind_rate
 from readbench.replay.simulate import is_miss, price_date
-from readbench.sessions import Session
+from readbench.sessions import BilledUsage, Session
 
-__all__ = ["MODES", "PROVIDER_CACHE_MODELS", "SessionReplay", "auto_cache_model", "billed_cost", "break_interval", "replay_session", "session_date",
-           "unpriced_note"]
+__all__ = ["MODES", "PROVIDER_CACHE_MODELS", "SessionReplay", "auto_cache_model", "billed_cost", "billed_usage_cost", "break_interval",
+           "replay_session", "session_date", "unpriced_note"]
 
 MODES = ("raw", "in_sample", "out_of_sample")
 #: The cache model of each recorded provider family (`--cache auto`).
@@ -139,15 +139,23 @@ def _priced_models(session: Session, cache_model: str, notes: list[str]) -> tupl
 
 
 def billed_cost(session: Session, i: int, model: str, tier: str | None, when: dt.date) -> float:
-    """What call i was billed (USD): its recorded usage at `model`'s prices on `when`; the write
-    split by TTL tier when recorded, else every write at `tier` (5m when None). NaN without usage.
+    """What call i was billed (USD): `billed_usage_cost` of its recorded usage. NaN without usage.
 
     Raises:
         ValueError: `model` has no price.
     """
     u = session.calls[i].usage
-    if u is None:
-        return math.nan
+    return math.nan if u is None else billed_usage_cost(u, model, tier, when)
+
+
+def billed_usage_cost(u: BilledUsage, model: str, tier: str | None, when: dt.date) -> float:
+    """Billed usage priced (USD) at `model`'s list prices on `when`: the write split by TTL tier
+    when recorded, else every write at `tier` (5m when None). Shared by the replay and the live
+    agent loop's ``native_cost_usd`` (shared/specs/metrics.md "Prompt cache and cost").
+
+    Raises:
+        ValueError: `model` has no price.
+    """
     if u.cache_write_5m_tokens is not None or u.cache_write_1h_tokens is not None:
         parts = [(u.cache_write_5m_tokens or 0, "5m"), (u.cache_write_1h_tokens or 0, "1h")]
     else:

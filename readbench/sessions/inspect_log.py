@@ -8,12 +8,12 @@ request as sent (for readbench's logs, the DCP projection), `tools` the tool def
 the output's metadata: `sim_ts_start_seconds`, `sim_ts_first_token_seconds`, `sim_ts_end_seconds`,
 used instead).
 
-Usage (`ModelUsage`): inspect's providers fill `input_tokens` differently. The Anthropic provider
-reports the uncached part only (cache read and write are separate fields: `anthropic.py`,
-`total_tokens = input + cache write + cache read + output`); the OpenAI-style providers report
-the whole prompt with the cached part inside it (`input_tokens_cache_read` is a subset). So for
-`anthropic/...` models uncached = `input_tokens`, for every other provider
-uncached = `input_tokens` - cache read - cache write.
+Usage (`ModelUsage`, `native_usage`): inspect 0.3.285's providers report `input_tokens` as the
+uncached part, with cache read and write in their own fields (`anthropic.py`; `_openai.py`
+`prompt_tokens - cached_tokens - cache_write_tokens`; `_openai_responses.py`; `google.py`), so
+`total_tokens = input + cache read + cache write + output`. Logs of older inspect versions (and
+some providers) put the cached part inside `input_tokens` instead, so `total_tokens = input +
+output`; `total_tokens` tells the two apart, whatever the provider.
 """
 
 from __future__ import annotations
@@ -24,26 +24,37 @@ from typing import Any
 from readbench.sessions._build import SessionBuilder
 from readbench.sessions._types import BilledUsage, ImportIssues, Session, SessionFormat
 
-__all__ = ["FORMATS", "load"]
+__all__ = ["FORMATS", "load", "native_usage"]
 
-_ANTHROPIC_PROVIDERS = ("anthropic", "bedrock", "vertex")
 
 
 def _provider(model: str) -> str:
     return model.split("/", 1)[0] if "/" in model else ""
 
 
-def _usage(usage: Any, provider: str) -> BilledUsage | None:
+def native_usage(usage: Any) -> BilledUsage | None:
+    """What the provider reported for one call (an inspect `ModelUsage`), as billed tokens.
+
+    `input_tokens` is the uncached part when `total_tokens` counts the cache read and write
+    beside it (inspect >= 0.3.285, every provider), and includes them otherwise (module
+    docstring). Shared by the session importer and the agent loop's native usage
+    (shared/specs/metrics.md "Prompt cache and cost": `native_*`).
+
+    Returns:
+        The usage (tokens), or None when `usage` is None or holds negative counts.
+    """
     if usage is None:
         return None
     read = int(usage.input_tokens_cache_read or 0)
     write = int(usage.input_tokens_cache_write or 0)
     inp = int(usage.input_tokens or 0)
-    anthropic_style = provider in _ANTHROPIC_PROVIDERS
-    uncached = inp if anthropic_style else max(inp - read - write, 0)
+    out = int(usage.output_tokens or 0)
+    total = int(usage.total_tokens or 0)
+    cached_inside = (read or write) and total == inp + out and inp >= read + write
+    uncached = inp - read - write if cached_inside else inp
     try:
         return BilledUsage(uncached_input_tokens=uncached, cache_read_tokens=read, cache_write_tokens=write,
-                           output_tokens=int(usage.output_tokens or 0),
+                           output_tokens=out,
                            reasoning_tokens=int(usage.reasoning_tokens) if usage.reasoning_tokens is not None else None)
     except ValueError:
         return None
@@ -106,7 +117,7 @@ def load(path: Path) -> list[Session]:
                     ts_end_seconds=(float(meta["sim_ts_end_seconds"]) if meta.get("sim_ts_end_seconds") is not None
                                     else None if start is not None or event.completed is None
                                     else event.completed.timestamp()),
-                    usage=_usage(event.output.usage if event.output else None, provider), output=msg,
+                    usage=native_usage(event.output.usage if event.output else None), output=msg,
                     stop_reason=event.output.stop_reason if event.output else None,
                     tools=tuple(event.tools) if event.tools else None,
                     params=_params(event.config),

@@ -6,6 +6,10 @@ into the states a Ctrl-C, a SIGKILL or failing samples leave."""
 
 from __future__ import annotations
 
+import os
+import time
+from pathlib import Path
+
 import pytest
 from click.testing import CliRunner
 from inspect_ai.log import EvalError, read_eval_log, write_eval_log
@@ -105,3 +109,25 @@ def test_one_variant_name_with_two_definitions_is_refused_not_merged(make_logs):
                                          r".*\.eval; report them as separate runs") as info:
         build_report(log_dir.parent)
     assert '"max_lines": 50' in str(info.value) and '"max_lines": 60' in str(info.value)
+
+
+def test_a_recovered_log_replaces_its_original(make_logs, tmp_path):
+    """Issue 18, item 5: after an interrupted run inspect leaves ``<name>-recovered.eval`` beside
+    ``<name>.eval``; the report reads one of them, not both ("appears 2 times across logs")."""
+    import shutil
+
+    from readbench.analysis.completeness import scan_logs
+    from readbench.analysis.report_cli import build_report
+    from readbench.analysis.table import tidy_table
+
+    log_dir = make_logs([{"variant": "stock", "dcp": "off"}], lambda v, d, s, e: contract_metrics(1.0, "solved", 5.0))
+    [original] = list(log_dir.glob("*.eval"))
+    recovered = original.with_name(original.name.removesuffix(".eval") + "-recovered.eval")
+    shutil.copy(original, recovered)
+    os.utime(original, (time.time() + 60, time.time() + 60))  # the original even looks newer
+    assert [Path(a.log).name for a in scan_logs(log_dir).arms] == [recovered.name]
+    table = tidy_table(log_dir)
+    assert len(table) == 3 and set(table["log"].map(lambda x: Path(x).name)) == {recovered.name}
+    run = tmp_path / "run"
+    shutil.copytree(log_dir, run / "logs")
+    assert build_report(run).is_file()

@@ -44,10 +44,12 @@ def test_tidy_table_one_row_per_sample_epoch_arm(make_logs, tmp_path):
     assert row["turns"] == 1000.0 + 20 + BASE_METRICS.index("turns")
     assert row["cost_usd_openai"] == 1000.0 + 20 + 200 + CACHE_METRICS.index("cost_usd")
     assert row["error"] == "" and row["limit"] == ""
-    # the errored sample: inspect error recorded, no score -> NaN metrics, empty stop_reason
+    # the errored sample: inspect error recorded, no score; it is a failure with stop_reason
+    # error, and what it used comes from its own history (issue 18: here it made no call)
     err = df[(df.variant == "B") & (df.sample_id == "repoB/edit/1")]
     assert len(err) == 2 and err["error"].str.contains("sandbox exploded").all()
-    assert err["success"].isna().all() and (err["stop_reason"] == "").all()
+    assert (err["success"] == 0.0).all() and (err["stop_reason"] == "error").all()
+    assert err["score_value"].isna().all() and (err["turns"] == 0.0).all()
     # parquet round trip keeps every value
     out = write_table(df, tmp_path / "run" / "table.parquet")
     back = read_table(out)

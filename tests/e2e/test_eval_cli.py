@@ -75,12 +75,13 @@ def test_run_problems_are_one_line_before_the_run_directory_exists(workdir, monk
     assert not (workdir / "results").exists()
 
 
-@pytest.mark.skipif(importlib.util.find_spec("openai") is not None, reason="the openai package is installed")
+@pytest.mark.skipif(importlib.util.find_spec("mistralai") is not None, reason="the mistralai package is installed")
 def test_a_real_model_without_its_provider_package_is_one_plain_line(workdir):
-    r = _eval("--model", "openai/gpt-5")
+    # mistral: a provider readbench installs no package for (openai and anthropic have extras)
+    r = _eval("--model", "mistral/mistral-large")
     assert r.exit_code == 1
-    assert r.output == ("Error: model 'openai/gpt-5' cannot be used: OpenAI API requires optional dependencies. "
-                        "Install with: pip install openai\n")
+    assert r.output == ("Error: model 'mistral/mistral-large' cannot be used: Mistral API requires optional "
+                        "dependencies. Install with: pip install mistralai\n")
     assert not (workdir / "results").exists()
 
 

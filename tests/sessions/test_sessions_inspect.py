@@ -28,13 +28,14 @@ def _event(model: str, messages: list, text: str, usage: ModelUsage, at_s: float
 def _log(path: str) -> str:
     sys_msg, q1 = ChatMessageSystem(content="Answer briefly."), ChatMessageUser(content="2+2?")
     a1, q2 = ChatMessageAssistant(content="four"), ChatMessageUser(content="and 3+3?")
-    # OpenAI-style usage: the cached part is inside input_tokens
-    first = [_event("openai/gpt-4o-mini", [sys_msg, q1], "four", ModelUsage(input_tokens=1500, output_tokens=7), 0.0),
+    # older inspect's OpenAI-style usage: the cached part is inside input_tokens (total = input + output)
+    first = [_event("openai/gpt-4o-mini", [sys_msg, q1], "four",
+                    ModelUsage(input_tokens=1500, output_tokens=7, total_tokens=1507), 0.0),
              _event("openai/gpt-4o-mini", [sys_msg, q1, a1, q2], "six",
-                    ModelUsage(input_tokens=1600, output_tokens=5, input_tokens_cache_read=1408), 30.0)]
-    # Anthropic's provider reports the uncached part alone, read and write apart
+                    ModelUsage(input_tokens=1600, output_tokens=5, input_tokens_cache_read=1408, total_tokens=1605), 30.0)]
+    # the uncached part alone, read and write apart (Anthropic; every provider from inspect 0.3.285)
     second = [_event("anthropic/claude-opus-4-6", [sys_msg, q1], "four",
-                     ModelUsage(input_tokens=3, output_tokens=7, input_tokens_cache_write=5000), 0.0)]
+                     ModelUsage(input_tokens=3, output_tokens=7, input_tokens_cache_write=5000, total_tokens=5010), 0.0)]
     samples = [EvalSample(id=sid, epoch=1, input="2+2?", target="", messages=[], events=events)
                for sid, events in (("a", first), ("b", second))]
     spec = EvalSpec(created=T0.isoformat(), task="arith", dataset=EvalDataset(samples=2, sample_ids=["a", "b"]),
