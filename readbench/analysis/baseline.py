@@ -265,6 +265,8 @@ def write_baseline(run_dir: Path, out_dir: Path, decisions_dir: Path | None = No
         IncompleteRun: a partial arm, an unreadable log, no logs or no run.json (the message is
             the reason); nothing is written.
         FileNotFoundError: `run_dir` is not a run directory.
+        ValueError: `out_dir` holds the baseline of another matrix (e.g. a smoke run given for
+            the nightly baseline); nothing is written.
     """
     from .completeness import incomplete_line, scan_logs
     from .report_cli import build_report
@@ -278,8 +280,12 @@ def write_baseline(run_dir: Path, out_dir: Path, decisions_dir: Path | None = No
         raise IncompleteRun(line or f"{run_dir}/logs holds no readbench log")
     if not (run_dir / "run.json").is_file():
         raise IncompleteRun(f"{run_dir}/run.json is missing: readbench eval did not finish recording the run")
-    build_report(run_dir)  # the table and report of exactly these logs, with this code
     meta = json.loads((run_dir / "run.json").read_text())
+    old = _meta(out).get("matrix")
+    if old is not None and old != meta.get("matrix"):
+        raise ValueError(f"{out} is the baseline of matrix {old!r}, {run_dir} a run of {meta.get('matrix')!r}: "
+                         "give the baseline of another matrix its own directory (--out)")
+    build_report(run_dir)  # the table and report of exactly these logs, with this code
     staging = out.with_name(out.name + ".new")
     shutil.rmtree(staging, ignore_errors=True)
     (staging / "report").mkdir(parents=True)

@@ -56,6 +56,10 @@ def test_a_baseline_holds_the_table_run_json_report_and_provenance_but_no_logs(r
         in decision
     # the baseline against the run it came from: no regression
     assert compare_run(run_dir, out).exit_code == 0
+    # a run of another matrix never replaces it
+    (run_dir / "run.json").write_text(json.dumps({"matrix": "smoke", "models": ["mockllm/model"]}))
+    with pytest.raises(ValueError, match=f"^{out} is the baseline of matrix 'nightly', {run_dir} a run of 'smoke': "):
+        write_baseline(run_dir, out)
 
 
 def test_a_partial_run_is_refused_as_a_baseline_and_is_no_verdict(run_dir, tmp_path):
