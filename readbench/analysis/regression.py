@@ -33,7 +33,8 @@ What is compared when the two runs differ (named, never silently passed or faile
 - columns the run has and the baseline lacks are ignored (they are not headline metrics); a
   headline column the run lacks makes the run incomplete (no verdict);
 - a partial arm (``arm_status``, `completeness`) is never a verdict: the comparison is
-  incomplete (`BaselineComparison.exit_code` 2).
+  incomplete (`BaselineComparison.exit_code` 2); so is a run whose compared arms pair fewer than
+  half of their baseline samples (`MIN_COVERAGE`: the run no longer covers the baseline).
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ from .table import cache_models_in
 __all__ = [
     "ALPHA",
     "HEADLINE_METRICS",
+    "MIN_COVERAGE",
     "TASK_KEYS",
     "BaselineComparison",
     "MetricCheck",
@@ -65,6 +67,9 @@ ALPHA = 0.05
 
 HEADLINE_METRICS = (SUCCESS, "turns", "input_tokens", "read_calls")
 """Metrics checked for every arm, besides ``cost_usd_{cache model}`` for each common cache model."""
+
+MIN_COVERAGE = 0.5
+"""Fewest paired samples, as a fraction of the compared arms' baseline samples, for a verdict."""
 
 TASK_KEYS = ("family", "source", "file", "file_lines", "target_line")
 """Task metadata that must be equal for a sample id to be the same task in both runs."""
@@ -270,7 +275,8 @@ def _arm_set(table: pd.DataFrame) -> list[str]:
 
 
 def compare_to_baseline(run: pd.DataFrame, baseline: pd.DataFrame, *, tolerance: Tolerance | None = None,
-                        expected_arms: Sequence[str] | None = None) -> BaselineComparison:
+                        expected_arms: Sequence[str] | None = None, min_coverage: float = MIN_COVERAGE
+                        ) -> BaselineComparison:
     """Check every arm and headline metric of `run` against the same arm of `baseline`.
 
     Parameters
@@ -284,6 +290,10 @@ def compare_to_baseline(run: pd.DataFrame, baseline: pd.DataFrame, *, tolerance:
     expected_arms : sequence of str, optional
         Arm labels the run's matrix asked for (``run.json``); an expected arm with no row in
         `run` makes the comparison incomplete.
+    min_coverage : float, default `MIN_COVERAGE`
+        Fewest paired (task, epoch) of the compared arms, as a fraction of those arms' baseline
+        samples, for a verdict; below it the comparison is incomplete (the run no longer covers
+        the baseline: a corpus that lost most of its tasks must not pass on the few left).
 
     Returns
     -------
@@ -347,18 +357,24 @@ def compare_to_baseline(run: pd.DataFrame, baseline: pd.DataFrame, *, tolerance:
         notes.append(f"epochs: baseline {base_epochs}, this run {run_epochs}: pairs use the common ones")
 
     checks: list[MetricCheck] = []
+    paired = expected = 0
     for arm in run_arms:
         if arm not in base_arms:
             continue
         now = run[(run["arm"] == arm) & run["sample_id"].isin(same_tasks)]
         then = baseline[(baseline["arm"] == arm) & baseline["sample_id"].isin(same_tasks)]
         pairs = pair_rows(now, then)
+        paired, expected = paired + len(pairs), expected + int((baseline["arm"] == arm).sum())
         if pairs.empty:
             notes.append(f"arm {arm}: shares no (task, epoch) with the baseline, not compared")
             continue
         checks += [c for c in (_check(arm, pairs, m, tol) for m in metrics) if c is not None]
     if not checks and not incomplete:
         incomplete.append("nothing to compare: no arm shares a (task, epoch) with the baseline")
+    elif checks and paired < min_coverage * expected:
+        incomplete.append(f"only {paired} of the {expected} baseline samples of the compared arms have a partner in "
+                          f"this run (< {100 * min_coverage:.0f} %): it no longer covers the baseline; if the corpus "
+                          "or the epochs shrank on purpose, make an accepted run the baseline (`make baseline`)")
     testable = [i for i, c in enumerate(checks) if not math.isnan(c.p_value)]
     adjusted = dict(zip(testable, stats.holm_adjust([checks[i].p_value for i in testable])))
     checks = [_with_holm(c, adjusted.get(i, float("nan"))) for i, c in enumerate(checks)]

@@ -172,6 +172,8 @@ def test_a_changed_task_and_fewer_epochs_are_named_and_left_out(base):
         "epochs: baseline [1, 2], this run [1]: pairs use the common ones",
     )
     assert {c.n_pairs for c in r.checks} == {29}
+    # half the epochs minus one task: under half of the baseline is covered, so no verdict
+    assert r.exit_code == 2 and r.incomplete[0].startswith("only 58 of the 120 baseline samples ")
 
 
 def test_a_partial_arm_a_missing_arm_or_a_missing_column_is_no_verdict_even_with_a_regression(base):
@@ -188,6 +190,17 @@ def test_a_partial_arm_a_missing_arm_or_a_missing_column_is_no_verdict_even_with
     r = compare_to_baseline(base.drop(columns=["read_calls"]), base)
     assert r.exit_code == 2
     assert r.incomplete == ("this run's table lacks headline column(s) ['read_calls'] that the baseline has",)
+
+
+def test_a_run_that_covers_less_than_half_of_the_baseline_is_no_verdict(base):
+    few = base[base["source"].isin(["a", "b"])]  # 2 of 6 repositories left, e.g. a broken corpus build
+    r = compare_to_baseline(few, base)
+    assert r.exit_code == 2
+    assert r.incomplete == ("only 40 of the 120 baseline samples of the compared arms have a partner in this run "
+                            "(< 50 %): it no longer covers the baseline; if the corpus or the epochs shrank on "
+                            "purpose, make an accepted run the baseline (`make baseline`)",)
+    assert r.notes[0].startswith("20 task(s) of the baseline missing from this run, not compared (locate: 20): ")
+    assert compare_to_baseline(few, base, min_coverage=0.3).exit_code == 0
 
 
 def test_nothing_in_common_is_no_verdict(base):
