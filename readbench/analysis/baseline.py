@@ -181,7 +181,7 @@ def write_comparison(result: BaselineComparison, out_dir: Path, baseline: str) -
     lines = [f"# Comparison with the baseline {baseline}", "", f"Verdict (exit {result.exit_code}): "
              f"{result.summary(baseline)}.", ""]
     for title, items in (("Incomplete (no verdict)", result.incomplete), ("Regressions", [c.line() for c in result.regressions]),
-                         ("Not compared", result.notes)):
+                         ("What differs from the baseline", result.notes)):
         if items:
             lines += [f"## {title}", ""] + [f"- {item}" for item in items] + [""]
     lines += ["## Every check", "", "| arm | metric | baseline | now | estimate [95% CI] | tolerance | p | Holm p |",

@@ -67,7 +67,7 @@ def compare(run_dir: Path, baseline_dir: Path, tolerance_success: float, toleran
     for check in result.regressions:
         click.echo(f"REGRESSION {check.line()}")
     for note in result.notes:
-        click.echo(f"not compared: {note}")
+        click.echo(f"note: {note}")
     click.echo(f"{result.summary(label)}; details: {path}")
     sys.exit(result.exit_code)
 

@@ -122,7 +122,7 @@ def test_a_planted_regression_exits_1_naming_the_arm_and_metrics(work, baseline)
     assert all(line.startswith("REGRESSION R × off @ readbench/sim-pager · ") for line in lines)  # stock is unchanged
     reads = next(line for line in lines if " · read_calls: " in line)
     assert "(mean over 6 pairs, 6 clusters); +" in reads and "95% CI [+" in reads and "Holm-adjusted p " in reads
-    assert ('not compared: variant R is defined differently: baseline {"base": "stock", "name": "R"}, this run '
+    assert ('note: variant R is defined differently: baseline {"base": "stock", "name": "R"}, this run '
             '{"base": "stock", "max_lines": 200, "name": "R"} (compared under the same name)') in r.stdout
     assert (work / "results" / "r" / "compare" / "compare.md").is_file()
 
