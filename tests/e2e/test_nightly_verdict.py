@@ -1,8 +1,8 @@
 """`readbench compare` / `make nightly` exit codes on real runs of a tiny matrix (issue 17): no
-baseline yet -> 2; `make baseline`; the baseline's own run -> 0; a planted regression (a preset
-whose read cap drops from 2000 to 200 lines, so the paging agent reads about 6x more) -> 1 with
-one line per regressed metric naming the arm; a sample that errors after inspect's retries -> 2;
-an interrupted run (its log never closed) -> 2.
+baseline yet -> 2; `make baseline`; the baseline's own run and a fresh run of the same matrix -> 0;
+a planted regression (a preset whose read cap drops from 2000 to 200 lines, so the paging agent
+reads about 6x more) -> 1 with one line per regressed metric naming the arm; a sample that errors
+after inspect's retries -> 2; an interrupted run (its log never closed) -> 2.
 
 The Makefile's recipes run as written, with `-o setup -o corpus` so that nothing is installed or
 built, on the simulated agent in the local sandbox, over a 6-task generated corpus. GNU make
@@ -107,9 +107,10 @@ def test_the_baseline_run_against_its_baseline_exits_0(work, baseline):
     r = _compare(work, "b")
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout.splitlines()[-1].startswith("no regression in 12 checks of 2 arm(s) against bl (Holm")
-    # make nightly on the same run id resumes it (nothing left to run) and compares: 0
-    again = _make(work, "nightly", "NIGHTLY=base.yaml", "NIGHTLY_RUN=b")
+    # a fresh run of the same matrix and code (other sandbox directories, other process) reproduces it: 0
+    again = _make(work, "nightly", "NIGHTLY=base.yaml", "NIGHTLY_RUN=b2")
     assert _recipe_status(again) == 0
+    assert "no regression in 12 checks of 2 arm(s) against bl" in again.stdout
 
 
 def test_a_planted_regression_exits_1_naming_the_arm_and_metrics(work, baseline):
