@@ -61,7 +61,7 @@ nightly: corpus
 	if [ $$verdict -eq 0 ] && [ $$rc -ne 0 ]; then echo "nightly: readbench eval exited $$rc: no verdict" >&2; exit 2; fi; \
 	exit $$verdict
 
-# the full matrix, weekly (about a day on 2 cores: README "Nightly and weekly")
+# the full matrix, weekly (about 22 CPU-hours: README "Nightly and weekly")
 weekly:
 	$(MAKE) nightly NIGHTLY=evals/weekly.yaml BASELINE=analysis/baselines/weekly NIGHTLY_ARGS="$(NIGHTLY_ARGS)"
 

@@ -233,19 +233,24 @@ def _git_commit() -> str:
     return out.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "") if out.returncode == 0 else ""
 
 
-def _wall_seconds(logs: list[str]) -> float | None:
-    """From the first log's start to the last log's completion (inspect's header stats), seconds."""
+def _log_facts(logs: list[str]) -> tuple[float | None, str]:
+    """The run's wall time, from the first log's start to the last log's completion (inspect's
+    header stats, seconds), and the git revision(s) inspect recorded in the logs (``b121f3d-dirty``)."""
     from datetime import datetime
 
     from inspect_ai.log import read_eval_log
 
-    starts, ends = [], []
+    starts, ends, revisions = [], [], set()
     for log in logs:
-        stats = read_eval_log(log, header_only=True).stats
-        if stats.started_at and stats.completed_at:
-            starts.append(datetime.fromisoformat(stats.started_at))
-            ends.append(datetime.fromisoformat(stats.completed_at))
-    return round((max(ends) - min(starts)).total_seconds(), 1) if starts else None
+        header = read_eval_log(log, header_only=True)
+        if header.stats.started_at and header.stats.completed_at:
+            starts.append(datetime.fromisoformat(header.stats.started_at))
+            ends.append(datetime.fromisoformat(header.stats.completed_at))
+        rev = header.eval.revision
+        if rev is not None and rev.commit:
+            revisions.add(rev.commit + ("-dirty" if rev.dirty else ""))
+    wall = round((max(ends) - min(starts)).total_seconds(), 1) if starts else None
+    return wall, ", ".join(sorted(revisions))
 
 
 def decision_text(report_md: str) -> str:
@@ -295,10 +300,11 @@ def write_baseline(run_dir: Path, out_dir: Path, decisions_dir: Path | None = No
         if path.suffix in (".md", ".png", ".json"):
             shutil.copy2(path, staging / "report" / path.name)
     matrix = str(meta.get("matrix", out.name))
+    wall, revision = _log_facts(scan.logs)
     provenance = {
-        "matrix": matrix, "source_run": str(run_dir), "git_commit": _git_commit(),
+        "matrix": matrix, "source_run": str(run_dir), "run_git_commit": revision, "git_commit": _git_commit(),
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "arms": len(scan.arms),
-        "samples": int(sum(a.finished for a in scan.arms)), "run_wall_seconds": _wall_seconds(scan.logs),
+        "samples": int(sum(a.finished for a in scan.arms)), "run_wall_seconds": wall,
         "rebuild": REFRESH if (matrix, out.as_posix()) == ("nightly", DEFAULT_BASELINE) else
                    f"make nightly NIGHTLY=evals/{matrix}.yaml BASELINE={out} && make baseline BASELINE={out}",
     }
@@ -311,7 +317,7 @@ def write_baseline(run_dir: Path, out_dir: Path, decisions_dir: Path | None = No
         full = os.path.relpath(out / "report" / "report.md", decisions_dir)
         (Path(decisions_dir) / f"{matrix}.md").write_text(
             f"# Decision: matrix {matrix}\n\nProduced by readbench from the accepted run now in `{out.as_posix()}` "
-            f"(commit {provenance['git_commit'] or 'unknown'}, {provenance['created']}). Rebuild: "
+            f"(run at commit {revision or 'unknown'}; baseline written {provenance['created']}). Rebuild: "
             f"`{provenance['rebuild']}`. The full report with figures: [{full}]({full}).\n\n"
             + decision.replace("## Decision", "## The report's decision", 1))
     return out

@@ -49,6 +49,8 @@ def test_a_baseline_holds_the_table_run_json_report_and_provenance_but_no_logs(r
     prov = json.loads((out / "baseline.json").read_text())
     assert (prov["matrix"], prov["arms"], prov["samples"]) == ("nightly", 2, 6)
     assert prov["run_wall_seconds"] >= 0 and prov["source_run"] == str(run_dir)
+    assert set(prov) == {"matrix", "source_run", "run_git_commit", "git_commit", "created", "arms", "samples",
+                         "run_wall_seconds", "rebuild"}
     decision = (tmp_path / "analysis" / "decisions" / "nightly.md").read_text()
     report = (out / "report" / "report.md").read_text()
     assert decision.endswith(decision_text(report).replace("## Decision", "## The report's decision", 1))
