@@ -10,7 +10,7 @@ SANDBOX ?= auto
 RUN_ID ?=
 PYTEST_ARGS ?=
 
-.PHONY: setup corpus images eval report plan test bench nightly setup-differential setup-browser setup-llm docker clean
+.PHONY: setup corpus images eval report plan test bench nightly weekly baseline setup-differential setup-browser setup-llm docker clean
 
 setup: $(STAMP)
 $(STAMP): pyproject.toml
@@ -41,8 +41,33 @@ test: setup
 bench: corpus
 	$(BIN)/readbench bench
 
-nightly:
-	$(MAKE) eval MATRIX=evals/nightly.yaml
+# The nightly benchmark and its verdict against the committed baseline (analysis/README.md):
+# a fresh run id per invocation (resume an interrupted one with NIGHTLY_RUN=<its id>), the report,
+# then `readbench compare`. The recipe exits 0 (no regression), 1 (regressions, one line each) or
+# 2 (no verdict: the run is incomplete, or readbench eval failed); GNU make itself exits 2 for any
+# failed recipe and names the recipe's status in its last line ("*** [nightly] Error 1").
+NIGHTLY  ?= evals/nightly.yaml
+BASELINE ?= analysis/baselines/nightly
+# the sandbox the committed baseline ran in (the simulated agent needs no isolation); more
+# readbench eval options, e.g. NIGHTLY_ARGS="--model readbench/sim-pager" (one shard of the weekly matrix)
+NIGHTLY_SANDBOX ?= local
+NIGHTLY_ARGS ?=
+ifndef NIGHTLY_RUN
+NIGHTLY_RUN := $(basename $(notdir $(NIGHTLY)))-$(shell date -u +%Y%m%d-%H%M%S)
+endif
+nightly: corpus
+	@rc=0; $(BIN)/readbench eval --matrix $(NIGHTLY) --sandbox $(NIGHTLY_SANDBOX) --run-id $(NIGHTLY_RUN) $(NIGHTLY_ARGS) || rc=$$?; \
+	verdict=0; $(BIN)/readbench compare results/$(NIGHTLY_RUN) --baseline $(BASELINE) || verdict=$$?; \
+	if [ $$verdict -eq 0 ] && [ $$rc -ne 0 ]; then echo "nightly: readbench eval exited $$rc: no verdict" >&2; exit 2; fi; \
+	exit $$verdict
+
+# the full matrix, weekly (about 22 CPU-hours: README "Nightly and weekly")
+weekly:
+	$(MAKE) nightly NIGHTLY=evals/weekly.yaml BASELINE=analysis/baselines/weekly NIGHTLY_ARGS="$(NIGHTLY_ARGS)"
+
+# the newest complete run of the baseline's matrix (or RUN_ID=...) becomes the committed baseline
+baseline: setup
+	$(BIN)/readbench baseline $(RUN_ID:%=results/%) --out $(BASELINE)
 
 # provisions a Docker engine >= 24.0.6 + Compose v2 on a bare Debian machine (root; idempotent)
 docker: setup

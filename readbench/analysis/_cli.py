@@ -1,4 +1,5 @@
-"""`readbench eval` (run a matrix) and `readbench report` (table + statistics + report from logs)."""
+"""`readbench eval` (run a matrix), `readbench report` (table + statistics + report from logs),
+`readbench compare` / `readbench baseline` (the nightly verdict against a committed baseline)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from readbench.analysis.baseline_cli import commands as baseline_commands
 from readbench.analysis.report_cli import build_report, plan, report
 
 RESULTS = Path("results")
@@ -103,7 +105,7 @@ def eval_cmd(matrix_path: str, models: tuple[str, ...], sandbox_kind: str, run_i
         sys.exit(130 if interrupted else 1)
 
 
-commands = [eval_cmd, report, plan]
+commands = [eval_cmd, report, plan, *baseline_commands]
 
 
 @click.command("bench")

@@ -1,0 +1,125 @@
+"""Baseline directories (`readbench baseline`) and `readbench compare` on run directories whose
+logs inspect wrote (conftest.make_logs): what a baseline holds, that a partial run is refused,
+the newest complete run of the matrix is the one taken, and compare's exit codes and files (issue 17)."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+import pytest
+from click.testing import CliRunner
+from inspect_ai.log import read_eval_log, write_eval_log
+
+from readbench.analysis.baseline import IncompleteRun, compare_run, decision_text, latest_run, write_baseline
+from readbench.analysis.baseline_cli import baseline as baseline_cmd
+from readbench.analysis.baseline_cli import compare as compare_cmd
+
+from conftest import contract_metrics  # noqa: E402
+
+ARMS = [{"variant": "stock", "dcp": "off"}, {"variant": "B", "dcp": "off"}]
+
+
+def _metrics(variant, dcp, sid, epoch):
+    return contract_metrics(1.0, "solved", 1000.0 if variant == "stock" else 500.0)
+
+
+@pytest.fixture
+def run_dir(make_logs, tmp_path):
+    make_logs(ARMS, _metrics)  # tmp_path/logs
+    (tmp_path / "run.json").write_text(json.dumps({"matrix": "nightly", "models": ["mockllm/model"],
+                                                   "arms": ["stock × off", "B × off"], "sandbox": "local"}))
+    return tmp_path
+
+
+def _cancel(run_dir):
+    path = next(p for p in (run_dir / "logs").glob("*.eval")
+                if read_eval_log(str(p), header_only=True).eval.task_args["variant"] == "B")
+    log = read_eval_log(str(path))
+    log.status, log.samples = "cancelled", log.samples[:2]
+    write_eval_log(log, str(path))
+
+
+def test_a_baseline_holds_the_table_run_json_report_and_provenance_but_no_logs(run_dir, tmp_path):
+    out = write_baseline(run_dir, tmp_path / "analysis" / "baselines" / "nightly", tmp_path / "analysis" / "decisions")
+    files = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
+    assert {"table.parquet", "run.json", "baseline.json", "report/report.md", "report/partition.json"} <= set(files)
+    assert not [f for f in files if f.endswith((".eval", ".html"))]
+    prov = json.loads((out / "baseline.json").read_text())
+    assert (prov["matrix"], prov["arms"], prov["samples"]) == ("nightly", 2, 6)
+    assert prov["run_wall_seconds"] >= 0 and prov["source_run"] == str(run_dir)
+    assert set(prov) == {"matrix", "source_run", "run_git_commit", "git_commit", "created", "arms", "samples",
+                         "run_wall_seconds", "rebuild"}
+    decision = (tmp_path / "analysis" / "decisions" / "nightly.md").read_text()
+    report = (out / "report" / "report.md").read_text()
+    assert decision.endswith(decision_text(report).replace("## Decision", "## The report's decision", 1))
+    assert "The full report with figures: [../baselines/nightly/report/report.md](../baselines/nightly/report/report.md)" \
+        in decision
+    # the baseline against the run it came from: no regression
+    assert compare_run(run_dir, out).exit_code == 0
+    # a run of another matrix never replaces it
+    (run_dir / "run.json").write_text(json.dumps({"matrix": "smoke", "models": ["mockllm/model"]}))
+    with pytest.raises(ValueError, match=f"^{out} is the baseline of matrix 'nightly', {run_dir} a run of 'smoke': "):
+        write_baseline(run_dir, out)
+
+
+def test_a_partial_run_is_refused_as_a_baseline_and_is_no_verdict(run_dir, tmp_path):
+    good = write_baseline(run_dir, tmp_path / "bl")
+    _cancel(run_dir)
+    with pytest.raises(IncompleteRun, match=r"^incomplete: B × off @ mockllm/model \(partial: 2 of 3 samples, "
+                                             r"cancelled\); finish it"):
+        write_baseline(run_dir, tmp_path / "bl")
+    assert (good / "table.parquet").is_file()  # the old baseline is untouched
+    r = CliRunner().invoke(compare_cmd, [str(run_dir), "--baseline", str(good)])
+    assert r.exit_code == 2, r.output
+    assert r.output.splitlines()[0] == ("incomplete: B × off @ mockllm/model (partial: 2 of 3 samples, cancelled): "
+                                        "a partial arm is never a verdict")
+    assert json.loads((run_dir / "compare" / "compare.json").read_text())["exit_code"] == 2
+    r = CliRunner().invoke(baseline_cmd, [str(run_dir), "--out", str(tmp_path / "bl2")])
+    assert r.exit_code == 2 and not (tmp_path / "bl2").exists()
+
+
+def test_a_run_without_run_json_is_no_verdict(run_dir, tmp_path):
+    good = write_baseline(run_dir, tmp_path / "bl")
+    (run_dir / "run.json").unlink()
+    r = compare_run(run_dir, good)
+    assert r.exit_code == 2
+    assert r.incomplete == (f"{run_dir / 'run.json'} is missing: readbench eval did not finish recording the run",)
+
+
+def test_compare_cli_exit_codes_and_missing_baseline(run_dir, tmp_path):
+    good = write_baseline(run_dir, tmp_path / "bl")
+    r = CliRunner().invoke(compare_cmd, [str(run_dir), "--baseline", str(good)])
+    assert r.exit_code == 0, r.output
+    assert r.output.splitlines()[-1] == (
+        f"no regression in 12 checks of 2 arm(s) against {good.as_posix()} (Holm across the checks at 0.05; "
+        "tolerance: success −5.0 pp; cost and input tokens ×1.10; turns and read calls +10 % of the baseline mean); "
+        f"details: {run_dir / 'compare' / 'compare.md'}")
+    r = CliRunner().invoke(compare_cmd, [str(run_dir), "--baseline", str(tmp_path / "nothing")])
+    assert r.exit_code == 2 and f"no baseline at {tmp_path / 'nothing'}: build one" in r.output
+    r = CliRunner().invoke(compare_cmd, [str(run_dir), "--baseline", str(good), "--tolerance", "1.5"])
+    assert r.exit_code == 2 and "tolerance relative must be a fraction in [0, 1), got 1.5" in r.output
+
+
+def test_latest_run_is_the_newest_complete_run_of_the_matrix(make_logs, tmp_path, monkeypatch):
+    results = tmp_path / "results"
+    for name, matrix, age in (("old", "nightly", 300), ("smoke", "smoke", 0), ("new", "nightly", 100),
+                              ("newest", "nightly", 10)):
+        d = results / name
+        (d / "logs").mkdir(parents=True)
+        if name in ("new", "newest"):  # the others are never read: older, or another matrix
+            for p in make_logs(ARMS, _metrics).glob("*.eval"):
+                p.rename(d / "logs" / p.name)
+        (d / "run.json").write_text(json.dumps({"matrix": matrix}))
+        os.utime(d / "run.json", (time.time() - age, time.time() - age))
+    _cancel(results / "newest")
+    assert latest_run(results, "nightly") == results / "new"
+    with pytest.raises(FileNotFoundError, match="no complete run of matrix 'weekly' under"):
+        latest_run(results, "weekly")
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(baseline_cmd, ["--out", "analysis/baselines/nightly", "--decisions", "analysis/decisions"])
+    assert r.exit_code == 0, r.output
+    assert r.output.strip() == "baseline: analysis/baselines/nightly (from results/new)"
+    assert json.loads((tmp_path / "analysis/baselines/nightly/baseline.json").read_text())["rebuild"] == \
+        "make nightly && make baseline"
