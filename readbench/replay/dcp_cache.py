@@ -74,18 +74,26 @@ def _usage(session: Session, requests: list[list[ChatMessage]], i: int, window: 
     return ContextUsage(sum(pi_estimate_tokens(m) for m in msgs if m.role != "system"), window)
 
 
-def _projections(session: Session, config: str, window: int) -> tuple[list[list[ChatMessage]], list[dict[str, Any]]]:
-    """Each call's projected request under `config`, and per-call statistics."""
+def _recorded(session: Session, window: int) -> tuple[list[list[ChatMessage]], list[ContextUsage]]:
+    """The recorded request of every call and pi's usage before it (`_usage`)."""
+    requests = [session.request(i) for i in range(len(session.calls))]
+    return requests, [_usage(session, requests, i, window) for i in range(len(session.calls))]
+
+
+def _projections(session: Session, config: str, window: int,
+                 recorded: tuple[list[list[ChatMessage]], list[ContextUsage]] | None = None,
+                 ) -> tuple[list[list[ChatMessage]], list[dict[str, Any]]]:
+    """Each call's projected request under `config`, and per-call statistics. `recorded`: the
+    recorded requests and pi's usage before each call (`_recorded`), shared between configurations."""
     cfg = get_config(config)
     cache = ProjectionCache(max_histories=4)
     state = DcpState()
     out: list[list[ChatMessage]] = []
     stats: list[dict[str, Any]] = []
-    recorded = [session.request(i) for i in range(len(session.calls))]
+    requests, usages = recorded if recorded is not None else _recorded(session, window)
     previous: list[ChatMessage] | None = None
     for i in range(len(session.calls)):
-        proj = project(recorded[i], cfg, state=state, usage=_usage(session, recorded, i, window), cwd=session.cwd,
-                       cache=cache)
+        proj = project(requests[i], cfg, state=state, usage=usages[i], cwd=session.cwd, cache=cache)
         state = proj.state
         brk = prefix_break_index(previous, proj.messages) if previous is not None else None
         # a new context (compaction) is not a DCP rewrite: compare within a context only
@@ -126,7 +134,8 @@ def replay_dcp(
     names = ["off"] + [c for c in configs if c != "off"]
     for c in names:
         get_config(c)
-    projections = {c: _projections(session, c, context_window) for c in names}
+    recorded = _recorded(session, context_window)
+    projections = {c: _projections(session, c, context_window, recorded) for c in names}
     for c, (_, stats) in projections.items():
         out.calls.extend({"file": session.source, "session_id": session.session_id, "config": c, **s} for s in stats)
     sim = arms if arms is not None else ArmSimulator(session, cache_models)
