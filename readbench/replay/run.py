@@ -13,7 +13,9 @@ order), streaming: at most `2 x jobs` files are in flight.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import gc
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -84,15 +86,39 @@ def replay_file(path: str, options: ReplayOptions, explicit: bool = True) -> tup
 
     results: list[SessionResult] = []
     failures: list[ImportFailure] = []
-    for item in load_path(Path(path), explicit):
-        if isinstance(item, ImportFailure):
-            failures.append(item)
-            continue
-        try:
-            results.append(_replay_session(item, options))
-        except ValueError as exc:  # bad data in this session (e.g. a model without a price): name it, go on
-            failures.append(ImportFailure(item.source, f"session {item.session_id!r} could not be replayed: {exc}"))
+    with _fewer_collections():
+        for item in load_path(Path(path), explicit):
+            if isinstance(item, ImportFailure):
+                failures.append(item)
+                continue
+            try:
+                results.append(_replay_session(item, options))
+            except ValueError as exc:  # bad data in this session (e.g. a model without a price): name it, go on
+                failures.append(ImportFailure(item.source, f"session {item.session_id!r} could not be replayed: {exc}"))
     return results, failures
+
+
+#: Allocations between the garbage collector's youngest-generation passes while a file is
+#: replayed (Python's default is 700).
+GC_THRESHOLD = 50_000
+
+
+@contextlib.contextmanager
+def _fewer_collections() -> Iterator[None]:
+    """Run the cyclic garbage collector less often (`GC_THRESHOLD`) for the duration.
+
+    A replay allocates millions of short-lived records (blocks, usages, row dicts) next to a
+    large live set (the session's messages, rendered blocks, memo tables) that every older-
+    generation pass walks again: at the default threshold about a quarter of the replay's CPU
+    time went to the collector, which finds almost nothing (the records hold no cycles).
+    Reference counting still frees them at once; at most `GC_THRESHOLD` objects wait for a pass.
+    """
+    old = gc.get_threshold()
+    gc.set_threshold(max(old[0], GC_THRESHOLD), old[1], old[2])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*old)
 
 
 def _replay_session(item: Any, options: ReplayOptions) -> SessionResult:
