@@ -128,6 +128,7 @@ class ArmSimulator:
         self._calib: Calibration | None = (calibrations or {}).get(self.cache_models[0]) if self.cache_models else None
         self._off: dict[str, ArmResult] | None = None
         self._results: dict[tuple[str, int], ArmResult] = {}  # (cache model, id(request set)) -> result
+        self._calibrated: dict[str, dict] = {}  # tokenizer family -> the sets' shared calibrated blocks
         self.billed_cost_usd = session_billed_cost(session)
 
     def _request_set(self, cm: str, requests: list[list[ChatMessage]] | None) -> RequestSet:
@@ -139,7 +140,8 @@ class ArmSimulator:
             records = self._records.get(id(requests))
             if records is None:  # one set of records per arm: the builder renders each call once for all families
                 records = self._records[id(requests)] = call_records(self.session, requests)
-            rs = RequestSet(self.session, family, models, builder=self.builder, records=records)
+            rs = RequestSet(self.session, family, models, builder=self.builder, records=records,
+                            calibrated=self._calibrated.setdefault(family, {}))
             # an arm that renders to the same blocks as one already set up (a configuration that
             # pruned nothing, two that pruned alike) shares its set, so its simulation is reused
             same = next((o for o in self._sets.values() if o.family == family and o.models == models

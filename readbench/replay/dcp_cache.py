@@ -26,6 +26,7 @@ from readbench.dcp import ContextUsage, DcpState, ProjectionCache, get_config, p
 from readbench.replay.arms import ArmSimulator
 from readbench.replay.calibrate import billed
 from readbench.replay.dcp_replay import pi_estimate_tokens
+from readbench.replay.timing import timed
 from readbench.sessions import Session
 
 __all__ = ["DCP_CALL_COLUMNS", "DCP_COLUMNS", "DEFAULT_CONTEXT_WINDOW", "DcpReplay", "replay_dcp"]
@@ -113,6 +114,7 @@ def replay_dcp(
     *,
     context_window: int = DEFAULT_CONTEXT_WINDOW,
     arms: ArmSimulator | None = None,
+    timings: dict[str, float] | None = None,
 ) -> DcpReplay:
     """Replay `session` under every DCP configuration x cache model (module docstring).
 
@@ -123,6 +125,7 @@ def replay_dcp(
         context_window: tokens, for pi-dcp's pressure bands.
         arms: the session's `ArmSimulator` when the caller shares it with other replays (its
             cache models must include `cache_models`); None = a new one.
+        timings: stage -> CPU seconds, `dcp_project` and `dcp_simulate` added to (None = not timed).
 
     Raises:
         ValueError: an unknown configuration or cache model.
@@ -134,12 +137,14 @@ def replay_dcp(
     names = ["off"] + [c for c in configs if c != "off"]
     for c in names:
         get_config(c)
-    recorded = _recorded(session, context_window)
-    projections = {c: _projections(session, c, context_window, recorded) for c in names}
+    with timed(timings, "dcp_project"):
+        recorded = _recorded(session, context_window)
+        projections = {c: _projections(session, c, context_window, recorded) for c in names}
     for c, (_, stats) in projections.items():
         out.calls.extend({"file": session.source, "session_id": session.session_id, "config": c, **s} for s in stats)
-    sim = arms if arms is not None else ArmSimulator(session, cache_models)
-    results = {c: sim.run(None if c == "off" else projections[c][0]) for c in names}
+    with timed(timings, "dcp_simulate"):
+        sim = arms if arms is not None else ArmSimulator(session, cache_models)
+        results = {c: sim.run(None if c == "off" else projections[c][0]) for c in names}
     billed_cost = sim.billed_cost_usd
     for k, cm in enumerate(sim.cache_models):
         if cm not in cache_models:

@@ -71,11 +71,14 @@ class RequestSet:
             renders each message object once, whatever set it appears in).
         records: the calls as CallRecords (`call_records`), to share between sets of other
             tokenizer families: the builder then renders each call once for all families.
+        calibrated: a memo of calibrated blocks to share with the other sets of the same session,
+            builder and tokenizer family (the arms of `readbench.replay.arms.ArmSimulator`): each
+            recorded block is then calibrated once per token fit and salt for all of them.
     """
 
     def __init__(self, session: Session, family: str, models: list[str], *,
                  requests: list[list[ChatMessage]] | None = None, builder: RequestBuilder | None = None,
-                 records: list[CallRecord] | None = None) -> None:
+                 records: list[CallRecord] | None = None, calibrated: dict | None = None) -> None:
         self.session = session
         self.family = family
         self.models = models
@@ -93,7 +96,9 @@ class RequestSet:
             first = call.ts_first_token_seconds or call.ts_end_seconds or start
             self.times.append((start, max(first, start)))
             prev = start
-        self._memos: dict[tuple[int, int], dict[int, Block]] = {}  # (fit id, salt) -> id(recorded block) -> block
+        # (a, b, n of the fit, salt) -> id(recorded block) -> (recorded block, calibrated block)
+        self._memos: dict[tuple[float, float, int, int], dict[int, tuple[Block, Block]]] = (
+            calibrated if calibrated is not None else {})
         self._salts: dict[int, tuple[Calibration, list[int], dict[int, tuple[tuple[int, int], ...]]]] = {}
         self._fit_ids: dict[tuple[float, float, int], int] = {}
         self._starts: dict[tuple, tuple[Calibration, tuple[Block, ...]]] = {}
@@ -209,8 +214,19 @@ class RequestSet:
         key = (id(calib), fid, salt_at, start_blocks)
         last = self._last
         ns = len(start_blocks)
-        if last is not None and last[0] == key and last[6] is calib:
-            k = _identical_prefix(base, last[1])
+        k = -1
+        if last is not None and last[6] is calib:
+            lkey = last[0]
+            if lkey == key:
+                k = _identical_prefix(base, last[1])
+            elif lkey[1] == fid and lkey[3] == start_blocks:
+                # a break since the previous call: its blocks before the first position whose salt
+                # changed are still the same blocks
+                k = _identical_prefix(base, last[1])
+                changed = _first_salt_change(lkey[2], salt_at)
+                if changed is not None:
+                    k = min(k, _blocks_before(last[4], ns, changed))
+        if k >= 0:
             # tuple slices: the whole previous tuple itself when the call only appends
             blocks0, hashes0, cum0 = last[2][: ns + k], last[3][: ns + k], last[4][: ns + k]
         else:
@@ -227,17 +243,21 @@ class RequestSet:
         j = bisect.bisect_right(cut, pos)
         salt, nxt = (best[j - 1] if j else 0), (cut[j] if j < len(cut) else _INF)
         memos = self._memos
-        memo = memos.setdefault((fid, salt), {})
+        fk = (fit.a, fit.b, fit.n)
+        memo = memos.setdefault((*fk, salt), {})
         blake = hashlib.blake2b
         for b in base[k:]:
             if pos >= nxt:
                 j = bisect.bisect_right(cut, pos)
                 salt, nxt = best[j - 1], (cut[j] if j < len(cut) else _INF)
-                memo = memos.setdefault((fid, salt), {})
-            out = memo.get(id(b))
-            if out is None:
+                memo = memos.setdefault((*fk, salt), {})
+            hit = memo.get(id(b))
+            if hit is not None and hit[0] is b:
+                out = hit[1]
+            else:
                 tokens = 0 if b.kind == "params" else b.tokens if id(b) in self._raw_ids else fit.apply(b.tokens)
-                out = memo[id(b)] = Block(b.kind, b.role, tokens, _salted(b.content_hash, salt), b.ends_message)
+                out = Block(b.kind, b.role, tokens, _salted(b.content_hash, salt), b.ends_message)
+                memo[id(b)] = (b, out)
             blocks.append(out)
             h = blake(h + out.content_hash, digest_size=16).digest()  # blocks.chain_hashes, one step
             hashes.append(h)
@@ -296,6 +316,23 @@ def _identical_prefix(a: tuple, b: tuple) -> int:
     """Length of the longest prefix of identical objects, at C speed."""
     n = min(len(a), len(b))
     return next(itertools.compress(itertools.count(), map(operator.is_not, a, b)), n)
+
+
+def _first_salt_change(old: tuple[tuple[int, int], ...], new: tuple[tuple[int, int], ...]) -> int | None:
+    """The lowest token position whose salt differs between the two break lists (`_salt` is a
+    step function changing only at break positions); None when no position's does."""
+    for p in sorted({0, *(q for q, _ in old), *(q for q, _ in new)}):
+        if _salt(old, p) != _salt(new, p):
+            return p
+    return None
+
+
+def _blocks_before(cum: tuple[int, ...], ns: int, position: int) -> int:
+    """How many recorded blocks start before token `position`, given the cumulative tokens `cum`
+    of a request whose first `ns` blocks are its start blocks."""
+    if ns:
+        return bisect.bisect_left(cum, position, ns - 1) - (ns - 1)
+    return bisect.bisect_left(cum, position) + 1 if position > 0 else 0
 
 
 def _salt(salt_at: tuple[tuple[int, int], ...], position: int) -> int:

@@ -53,7 +53,11 @@ def _calibrations(s) -> list[Calibration]:
     # (where the bill's read ends: the common case); a break never moves a boundary
     cum = RequestSet(s, "anthropic", [model] * len(s.calls)).request(31, third, 0).cum_tokens
     breaks = (Break(9, 0, 0), Break(23, 1700, 1700), Break(31, cum[12], cum[12]), Break(44, cum[12] + 5, 900))
-    return out + [dataclasses.replace(third, breaks=breaks)]
+    # no head: the recorded blocks start the request
+    bare = Calibration(tokens={model: TokenFit(1.05, 0.0, 20, "test")})
+    cum = RequestSet(s, "anthropic", [model] * len(s.calls)).request(27, bare, 0).cum_tokens
+    bare_breaks = (Break(5, 300, 300), Break(27, cum[len(cum) // 2], 0), Break(40, 0, 0))
+    return out + [dataclasses.replace(third, breaks=breaks), dataclasses.replace(bare, breaks=bare_breaks)]
 
 
 def _reference(rs: RequestSet, i: int, calib: Calibration) -> tuple[Block, ...]:
@@ -164,3 +168,27 @@ def test_a_request_with_its_hashes_and_cumulative_tokens_is_prepared_as_given():
     assert PrefixChainer().prepare(Request(blocks, 0.0, 1.0, 5)).cum_tokens == (1500, 1540)
     with pytest.raises(ValueError, match="cum_tokens has 1 entries for 2 blocks"):
         Request(blocks, 0.0, 1.0, 5, prefix_hashes=hashes, cum_tokens=(1500,))
+
+
+def test_worker_tables_convert_to_what_the_writer_wrote_from_rows():
+    import json
+    import math
+
+    import pyarrow as pa
+
+    from readbench.replay.report import TABLE_COLUMNS, _clean, arrow_tables
+
+    rows = [{"file": "a.jsonl", "session_id": "s", "format": "pi", "harness": "pi", "cache_model": "openai",
+             "mode": "raw", "calls": 3, "billed_cost_usd": 1.5, "billed_miss_reasons": {"ttl_expired": 2},
+             "simulated_cost_interval_usd": [math.nan, 2.0], "notes": ["x", "y"], "token_fit": {"m": [1.0, math.inf, 3]},
+             "not_a_column": 7},
+            {"file": "b.jsonl", "session_id": "t", "calls": 4, "notes": []}]
+    tables = arrow_tables({"sessions": rows, "calls": [], "extra": [{"k": 1}]})
+    assert set(tables) == {"sessions", "extra"} and tables["extra"] == [{"k": 1}]
+    # the rows as the writer converted them before: every dict or list value as JSON text
+    reference = pa.Table.from_pylist(
+        [{k: (json.dumps(_clean(v)) if isinstance(v, (dict, list)) else v) for k, v in r.items()} for r in rows],
+        schema=pa.schema([(k, pa.type_for_alias(t)) for k, t in TABLE_COLUMNS["sessions"].items()]))
+    assert tables["sessions"].equals(reference)
+    assert tables["sessions"].column("simulated_cost_interval_usd").to_pylist() == ["[null, 2.0]", None]
+    assert arrow_tables(tables)["sessions"] is tables["sessions"]
