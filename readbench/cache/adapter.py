@@ -187,6 +187,7 @@ class RequestBuilder:
         self._prev: _Previous | None = None
         self._base: dict[int, tuple[CallRecord, Request]] = {}  # id(call) -> o200k Request
         self._family_maps: dict[str, dict[int, Block]] = {}  # family -> id(o200k block) -> block
+        self._family_last: dict[str, tuple[tuple[Block, ...], tuple[Block, ...]]] = {}  # family -> (o200k, mapped)
         self._last_chain: tuple[tuple[Block, ...], tuple[bytes, ...]] = ((), ())
 
     def _render(self, obj: Any, make: Any) -> tuple[Block, ...]:
@@ -327,18 +328,25 @@ class RequestBuilder:
 
     def _family_blocks(self, base: tuple[Block, ...], family: str,
                        calibration: tuple[float, float] | None) -> tuple[Block, ...]:
-        fmap = self._family_maps.setdefault(f"{family}:{calibration}" if calibration else family, {})
-        ids = list(map(id, base))
+        key = f"{family}:{calibration}" if calibration else family
+        fmap = self._family_maps.setdefault(key, {})
+        # over the identical prefix of the previous call mapped to this family, its mapping holds
+        last = self._family_last.get(key)
+        k = _identical_prefix_len(base, last[0]) if last is not None else 0
+        head = last[1][:k] if last is not None else ()
+        ids = list(map(id, base[k:]))
         try:
-            return tuple(map(fmap.__getitem__, ids))
+            out = head + tuple(map(fmap.__getitem__, ids))
         except KeyError:
-            for b in base:
+            for b in base[k:]:
                 if id(b) not in fmap:
                     tokens = scale_tokens(b.tokens, family)
                     if calibration is not None and b.kind != "params":
                         tokens = max(int(round(calibration[0] * tokens + calibration[1])), 0)
                     fmap[id(b)] = Block(b.kind, b.role, tokens, b.content_hash, b.ends_message)
-            return tuple(map(fmap.__getitem__, ids))
+            out = head + tuple(map(fmap.__getitem__, ids))
+        self._family_last[key] = (base, out)
+        return out
 
 
 def calls_to_requests(

@@ -129,6 +129,7 @@ class ArmSimulator:
         self._off: dict[str, ArmResult] | None = None
         self._results: dict[tuple[str, int], ArmResult] = {}  # (cache model, id(request set)) -> result
         self._calibrated: dict[str, dict] = {}  # tokenizer family -> the sets' shared calibrated blocks
+        self._what_if: Calibration | None = None
         self.billed_cost_usd = session_billed_cost(session)
 
     def _request_set(self, cm: str, requests: list[list[ChatMessage]] | None) -> RequestSet:
@@ -158,9 +159,12 @@ class ArmSimulator:
         calib = self._calib
         if self._priced[cache_model][1]:
             return calib
-        return Calibration(heads=calib.heads, head_cuts=calib.head_cuts, context_extra=calib.context_extra,
-                           tier=calib.tier, cold_start_tokens=calib.cold_start_tokens, breaks=calib.breaks,
-                           notes=("what-if: the recorded session is not priced under this cache model's family",))
+        if self._what_if is None:  # one object for every what-if model and arm (the request sets memoise by it)
+            self._what_if = Calibration(
+                heads=calib.heads, head_cuts=calib.head_cuts, context_extra=calib.context_extra, tier=calib.tier,
+                cold_start_tokens=calib.cold_start_tokens, breaks=calib.breaks,
+                notes=("what-if: the recorded session is not priced under this cache model's family",))
+        return self._what_if
 
     def priced_as_recorded(self, cache_model: str) -> bool:
         """True when `cache_model` prices the session's own models (its provider's family)."""
