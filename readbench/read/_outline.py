@@ -309,12 +309,13 @@ def _outline_of(tree: Any, text: str, language: str) -> list[OutlineEntry]:
     return _code_outline(tree.root_node, language)
 
 
-#: Texts up to this many characters have their parse results memoised (`_parsed`): a replay asks
-#: for the same file's outline and function bodies under several read presets (C, swe-agent).
-MEMO_MAX_CHARS = 2_000_000
+#: Texts up to this many characters have their parse results memoised (`_parsed`, the last 16
+#: texts: at most 16 M characters held): a replay asks for the same file's outline and function
+#: bodies under several read presets (C, swe-agent).
+MEMO_MAX_CHARS = 1_000_000
 
 
-@functools.lru_cache(maxsize=32)
+@functools.lru_cache(maxsize=16)
 def _parsed(text: str, language: str) -> tuple[tuple[OutlineEntry, ...], tuple[tuple[int, int], ...]]:
     """(outline, Python function bodies) of `text` from one parse (bodies empty for other languages)."""
     tree = _parse(text, language)
