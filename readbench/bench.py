@@ -6,8 +6,9 @@
    counterfactual) and the read metrics. Goal: <= 2 ms per call in total.
 3. Recorded sessions (readbench.replay.bench): import and replay time per 1,000 calls, the
    peak memory of importing a ~100 MB session, and `readbench replay --dcp all` x 5 cache models
-   over synthetic 450-call sessions, with and without `--audit --gate-sweep`, extrapolated to
-   issue 14's goal (1,000 sessions in 5 minutes on 2 cores, under 2 GB).
+   over synthetic 450-call sessions, with and without `--audit --gate-sweep`, projected to
+   issue 14's goal (1,000 sessions in 5 minutes on 2 cores, under 2 GB) from the CPU cost of
+   each session beyond the first two, with the CPU seconds of each stage of one session.
 2. Per sample, Docker start/stop overhead of inspect's docker sandbox: a trivial sample
    (one bash call) sequentially and 4 in parallel. Goal: <= 1.5 s per sample
    (inspect's default measured 2.7-3.2 s sequential here, inspect-notes.md §4).
