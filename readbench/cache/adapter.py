@@ -25,6 +25,7 @@ re-send the same message objects tokenizes and hashes each message once.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import operator
@@ -186,6 +187,7 @@ class RequestBuilder:
         self._prev: _Previous | None = None
         self._base: dict[int, tuple[CallRecord, Request]] = {}  # id(call) -> o200k Request
         self._family_maps: dict[str, dict[int, Block]] = {}  # family -> id(o200k block) -> block
+        self._family_last: dict[str, tuple[tuple[Block, ...], tuple[Block, ...]]] = {}  # family -> (o200k, mapped)
         self._last_chain: tuple[tuple[Block, ...], tuple[bytes, ...]] = ((), ())
 
     def _render(self, obj: Any, make: Any) -> tuple[Block, ...]:
@@ -262,17 +264,28 @@ class RequestBuilder:
         conv_ends.extend(itertools.islice(itertools.accumulate(map(len, found), initial=base), 1, None))
         conv = tuple(conv_list)
         blocks = head + conv
-        prev_blocks, prev_hashes = self._last_chain
-        hashes = chain_hashes(blocks, prev_blocks, prev_hashes)
-        self._last_chain = (blocks, hashes)
         self._prev = _Previous(messages, system_indices, head, tools, call.params, conv, conv_ends)
         return Request(
             blocks=blocks,
             ts_start_seconds=float(call.ts_start_seconds),
             ts_first_token_seconds=float(call.ts_first_token_seconds),
             output_tokens=int(call.output_tokens),
-            prefix_hashes=hashes,
         )
+
+    def _hashed(self, call: CallRecord) -> tuple[CallRecord, Request]:
+        """The o200k Request of `call` with its chained prefix hashes (rendered once per call
+        object; hashed on first need, reusing the previous hashed call's chain)."""
+        hit = self._base.get(id(call))
+        if hit is None:
+            hit = self._base[id(call)] = (call, self._build_base(call))
+        base = hit[1]
+        if base.prefix_hashes is None:
+            prev_blocks, prev_hashes = self._last_chain
+            hashes = chain_hashes(base.blocks, prev_blocks, prev_hashes)
+            self._last_chain = (base.blocks, hashes)
+            base = dataclasses.replace(base, prefix_hashes=hashes)
+            hit = self._base[id(call)] = (call, base)
+        return hit
 
     def message_tokens(self, msg: ChatMessage, family: str = "openai") -> int:
         """Tokens of one message's blocks in tokenizer `family`, exactly as `build` counts them
@@ -294,27 +307,46 @@ class RequestBuilder:
             ValueError: unknown family, or bad timestamps/output tokens (from Request).
         """
         scale_tokens(0, family)  # validates the family name
-        hit = self._base.get(id(call))
-        if hit is None:
-            hit = (call, self._build_base(call))
-            self._base[id(call)] = hit
-        base = hit[1]
+        base = self._hashed(call)[1]
         if family == "openai" and calibration is None:
             return base
-        fmap = self._family_maps.setdefault(f"{family}:{calibration}" if calibration else family, {})
-        ids = list(map(id, base.blocks))
+        return Request(self._family_blocks(base.blocks, family, calibration), base.ts_start_seconds,
+                       base.ts_first_token_seconds, base.output_tokens, prefix_hashes=base.prefix_hashes)
+
+    def blocks(self, call: CallRecord, family: str = "openai") -> tuple[Block, ...]:
+        """The blocks of `build(call, family)` without its prefix hashes (nothing is hashed:
+        for a caller that re-hashes the blocks anyway, as `readbench.replay.requests` does).
+
+        Raises:
+            ValueError: unknown family.
+        """
+        scale_tokens(0, family)  # validates the family name
+        hit = self._base.get(id(call))
+        if hit is None:
+            hit = self._base[id(call)] = (call, self._build_base(call))
+        return hit[1].blocks if family == "openai" else self._family_blocks(hit[1].blocks, family, None)
+
+    def _family_blocks(self, base: tuple[Block, ...], family: str,
+                       calibration: tuple[float, float] | None) -> tuple[Block, ...]:
+        key = f"{family}:{calibration}" if calibration else family
+        fmap = self._family_maps.setdefault(key, {})
+        # over the identical prefix of the previous call mapped to this family, its mapping holds
+        last = self._family_last.get(key)
+        k = _identical_prefix_len(base, last[0]) if last is not None else 0
+        head = last[1][:k] if last is not None else ()
+        ids = list(map(id, base[k:]))
         try:
-            blocks = tuple(map(fmap.__getitem__, ids))
+            out = head + tuple(map(fmap.__getitem__, ids))
         except KeyError:
-            for b in base.blocks:
+            for b in base[k:]:
                 if id(b) not in fmap:
                     tokens = scale_tokens(b.tokens, family)
                     if calibration is not None and b.kind != "params":
                         tokens = max(int(round(calibration[0] * tokens + calibration[1])), 0)
                     fmap[id(b)] = Block(b.kind, b.role, tokens, b.content_hash, b.ends_message)
-            blocks = tuple(map(fmap.__getitem__, ids))
-        return Request(blocks, base.ts_start_seconds, base.ts_first_token_seconds, base.output_tokens,
-                       prefix_hashes=base.prefix_hashes)
+            out = head + tuple(map(fmap.__getitem__, ids))
+        self._family_last[key] = (base, out)
+        return out
 
 
 def calls_to_requests(

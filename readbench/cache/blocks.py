@@ -94,6 +94,10 @@ class Request:
             `chain_hashes` computes (RequestBuilder supplies them so that simulating several
             tokenizer families does not re-hash); None = computed when prepared. Not part of
             equality.
+        cum_tokens: optional precomputed cumulative tokens, one per block, equal to
+            `PreparedRequest.cum_tokens` (used together with `prefix_hashes`: the request is then
+            prepared without any work, `readbench.replay.requests.RequestSet` supplies both).
+            Not part of equality.
     """
 
     blocks: tuple[Block, ...]
@@ -102,12 +106,15 @@ class Request:
     output_tokens: int
     breakpoints: tuple[int, ...] | None = None
     prefix_hashes: tuple[bytes, ...] | None = field(default=None, compare=False, repr=False)
+    cum_tokens: tuple[int, ...] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.prefix_hashes is not None and len(self.prefix_hashes) != len(self.blocks):
             raise ValueError(
                 f"prefix_hashes has {len(self.prefix_hashes)} entries for {len(self.blocks)} blocks"
             )
+        if self.cum_tokens is not None and len(self.cum_tokens) != len(self.blocks):
+            raise ValueError(f"cum_tokens has {len(self.cum_tokens)} entries for {len(self.blocks)} blocks")
         if self.ts_first_token_seconds < self.ts_start_seconds:
             raise ValueError(
                 f"ts_first_token_seconds ({self.ts_first_token_seconds}) precedes "
@@ -223,6 +230,9 @@ class PrefixChainer:
     def prepare(self, request: Request) -> PreparedRequest:
         """Return `request` with its chained hashes and cumulative tokens."""
         blocks = request.blocks
+        if request.prefix_hashes is not None and request.cum_tokens is not None:
+            self._blocks, self._hashes, self._cum = blocks, request.prefix_hashes, request.cum_tokens
+            return PreparedRequest(request, request.prefix_hashes, request.cum_tokens)
         k = _common_prefix(blocks, self._blocks)
         if request.prefix_hashes is not None:
             hashes = request.prefix_hashes

@@ -15,10 +15,14 @@ exactly as `ProtectionPolicy.get` and the three default strategies do, but re-ev
 results whose inputs changed since the previous call; counters, output list and changed indices
 are updated by difference.
 
+supersedeWrites (off by default, on in `pi-dcp-aggressive`) is decided per call from its own
+columns (`readbench.dcp._fast_supersede`): it runs between purgeErrors and outputBodyReplace, and
+outputBodyReplace's placeholder quotes the arguments it replaced.
+
 Fast only for well-formed histories: every tool-call id appears once across assistant messages,
-and every tool result answers a call made earlier that no earlier result answered. Otherwise
-(`PiSeq.ok` False) and whenever supersedeWrites would run, the caller uses the straightforward
-implementation.
+and every tool result answers a call made earlier that no earlier result answered; with
+supersedeWrites, also every call's arguments a dict. Otherwise (`PiSeq.ok` False, or `PiSeq.sw.ok`
+False when supersedeWrites runs) the caller uses the straightforward implementation.
 """
 
 from __future__ import annotations
@@ -29,11 +33,13 @@ from typing import Any
 
 from inspect_ai.model import ChatMessage
 
+from readbench.dcp._fast_supersede import SupersedeColumns
 from readbench.dcp._js import glob_to_regex
 from readbench.dcp._params import PiDcpParams
 from readbench.dcp._pidcp_run import STRATEGY_NAMES, is_dcp_placeholder
 from readbench.dcp._protection import _path_info, _plan_like, is_verification_command, verification_outcome
-from readbench.dcp._seq import SeqBase, text_only
+from readbench.dcp._fast_steps import StepSeq
+from readbench.dcp._seq import text_only
 from readbench.dcp._view import blocks, calls_of
 from readbench.dcp.strategies.deduplicate import PLACEHOLDER as DEDUP_PLACEHOLDER
 from readbench.dcp.strategies.deduplicate import signature
@@ -78,7 +84,7 @@ class PiFastOutcome:
         """Input indices of replaced messages, ascending."""
 
 
-class PiSeq(SeqBase):
+class PiSeq(StepSeq):
     """pi-dcp columns of one growing history under fixed `PiDcpParams`."""
 
     def __init__(self, params: PiDcpParams) -> None:
@@ -86,15 +92,6 @@ class PiSeq(SeqBase):
         self.params = params
         self.ok = True
         self.globs = [glob_to_regex(g.strip().replace("\\", "/")) for g in params.protected_file_patterns if g.strip()]
-        # per view position
-        self.call_ids: list[frozenset[str] | None] = []
-        self.text_only: list[bool] = []
-        self.rcid: list[str | None] = []
-        self.step_idx: list[int] = []
-        # segmentation
-        self.steps: list[tuple[int, int]] = []
-        self.step_starts: list[int] = []
-        self.seg_restart = 0
         # calls: id -> (function, arguments, path info)
         self.calls: dict[str, tuple[str, Any, Any]] = {}
         self.answered: set[str] = set()
@@ -107,7 +104,7 @@ class PiSeq(SeqBase):
         self.r_ph: list[bool] = []
         self.r_size: list[int] = []
         self.r_dup_later: list[bool] = []
-        self.r_summary: list[tuple[int, str] | None] = []
+        self.r_summary: list[tuple[int, bool, str] | None] = []
         self.last_sig: dict[str, int] = {}
         # frontier pins (dcp.md §4)
         self.modified: set[str] = set()
@@ -126,6 +123,10 @@ class PiSeq(SeqBase):
         self.saved = 0
         self.out: list[ChatMessage] = []
         self.changed: list[int] = []
+        # supersedeWrites: its columns, the arguments it replaced and the assistant copies of the last call
+        self.sw = SupersedeColumns()
+        self.sw_args: dict[str, dict[str, Any]] = {}
+        self.sw_out: dict[int, ChatMessage] = {}
 
     def add(self, pos: int, msg: ChatMessage, role: str) -> None:
         """Record the message at view position `pos` (see the module docstring)."""
@@ -150,6 +151,7 @@ class PiSeq(SeqBase):
                     self.ok = False
                 info = path_info(c.arguments, p.cwd)
                 self.calls[c.id] = (c.function, c.arguments, info)
+                self.sw.add_call(pos, c, c.function in p.protected_tools or self._file_protected(info))
                 if c.function in ("write", "edit") and info and info.primary:
                     self.modified.add(info.primary)
             return
@@ -166,8 +168,8 @@ class PiSeq(SeqBase):
         self.r_cid.append(cid)
         self.r_name.append(name)
         self.r_args.append(args)
-        file = info is not None and any(g.fullmatch(c) for g in self.globs for c in info.candidates)
-        self.r_static.append(name in p.protected_tools or file)
+        self.r_static.append(name in p.protected_tools or self._file_protected(info))
+        self.sw.add_result(pos, name, args)
         self.r_err.append(err)
         self.r_ph.append(is_dcp_placeholder(msg.content))
         images = sum(1 for kind, _ in blocks(msg.content) if kind == "image")
@@ -193,80 +195,20 @@ class PiSeq(SeqBase):
             else:
                 self.passing = cid
 
-    # -- step segmentation (readbench.dcp._ages.segment_steps, redone from seg_restart) --
-
-    def _progress(self, p: int) -> tuple[bool, bool]:
-        """(`_progress(p)`, whether the answer can no longer change as messages are appended)."""
-        roles = self.roles
-        n = len(roles)
-        if p >= n:
-            return False, False
-        if roles[p] != "assistant" or not self.text_only[p]:
-            return False, True
-        for q in range(p + 1, n):
-            r = roles[q]
-            if r == "user":
-                return False, True
-            if r == "toolResult" or (r == "assistant" and self.call_ids[q]):
-                return True, True
-        return False, False
-
-    def segment(self) -> None:
-        """Bring `steps`/`step_idx` up to date with the consumed messages."""
-        start = self.seg_restart
-        while self.steps and self.steps[-1][0] >= start:
-            s, e = self.steps.pop()
-            self.step_starts.pop()
-            for q in range(s, e + 1):
-                self.step_idx[q] = -1
-        roles, call_ids, rcid = self.roles, self.call_ids, self.rcid
-        n = len(roles)
-        restart: int | None = None
-        pos = start
-        while pos < n:
-            role = roles[pos]
-            if role == "user":
-                pos += 1
-                continue
-            if role == "assistant" and not call_ids[pos]:
-                prog, final = self._progress(pos)
-                if not final and restart is None:
-                    restart = pos
-                if prog:
-                    self._add_step(pos, pos)
-                pos += 1
-                continue
-            ids = call_ids[pos]
-            end = pos
-            cur = pos + 1 if ids else pos
-            while cur < n and roles[cur] == "toolResult" and (ids is None or rcid[cur] in ids):
-                end = cur
-                cur += 1
-            prog, final = self._progress(cur)
-            if not final and restart is None:
-                restart = pos
-            if prog:
-                end = cur
-            self._add_step(pos, end)
-            pos = end + 1
-        self.seg_restart = restart if restart is not None else n
-
-    def _add_step(self, start: int, end: int) -> None:
-        k = len(self.steps)
-        self.steps.append((start, end))
-        self.step_starts.append(start)
-        for q in range(start, end + 1):
-            self.step_idx[q] = k
+    def _file_protected(self, info: Any) -> bool:
+        return info is not None and any(g.fullmatch(c) for g in self.globs for c in info.candidates)
 
     # -- one call --
 
     def run(self, ran: tuple[str, ...]) -> PiFastOutcome:
-        """Apply the strategies in `ran` (no supersedeWrites) to the consumed history.
+        """Apply the strategies in `ran` to the consumed history.
 
         Only results whose decision inputs may have changed since the previous call are
         re-evaluated: new results, results whose "later duplicate" flag or pin changed, results
-        in steps whose step age crossed the step window or whose step was re-segmented; all of
-        them after a new user prompt (turn ages shift) or a change of step engagement.
+        in steps whose step age crossed the step window or whose step was re-segmented, results
+        of calls whose arguments supersedeWrites replaced or restored; all of them after a new
+        user prompt (turn ages shift) or a change of step engagement. supersedeWrites itself is
+        decided afresh for every write/edit call (`SupersedeColumns.run`).
         """
         old_restart, old_nsteps = self.seg_restart, len(self.steps)
         self.out.extend(self.msgs[len(self.out):])
@@ -306,6 +248,13 @@ class PiSeq(SeqBase):
         self.dirty.clear()
         self.pins = pins
         ctx = (users, nsteps, engaged, turn_active, pins, ran)
+        sw = self.sw.run(lambda pos: self._recent(pos, ctx)) if "supersedeWrites" in ran else None
+        sw_args = sw.args if sw is not None else {}
+        if not isinstance(todo, range):
+            flipped = [self.r_ord[c] for c in sw_args.keys() ^ self.sw_args.keys() if c in self.r_ord]
+            if flipped:
+                todo = sorted(set(todo).union(flipped))
+        self.sw_args = sw_args
         counts, outcomes, out, changed = self.counts, self.outcomes, self.out, self.changed
         index, msgs = self.index, self.msgs
         for k in todo:
@@ -328,9 +277,47 @@ class PiSeq(SeqBase):
                 insort(changed, i)
             elif was and not now:
                 del changed[bisect_left(changed, i)]
+        self._supersede_output(sw_args)
         pruned = {name: counts[(name, "pruned")] for name in STRATEGY_NAMES}
         skipped = {name: {r: counts[(name, r)] for r in ("protected", "recent", "other")} for name in STRATEGY_NAMES}
-        return PiFastOutcome(pruned, skipped, self.saved, list(out), tuple(changed))
+        saved = self.saved
+        if sw is not None:
+            pruned["supersedeWrites"] = sw.counts["pruned"]
+            skipped["supersedeWrites"] = {r: sw.counts[r] for r in ("protected", "recent", "other")}
+            saved += sw.saved
+        return PiFastOutcome(pruned, skipped, saved, list(out), tuple(changed))
+
+    def _supersede_output(self, sw_args: dict[str, dict[str, Any]]) -> None:
+        """Put this call's assistant copies (arguments superseded) into `out`/`changed`, and
+        restore the assistant messages of the previous call's copies that are gone."""
+        by_pos: dict[int, dict[str, dict[str, Any]]] = {}
+        for pos, call, _ in self.sw.writes:
+            if call.id in sw_args:
+                by_pos.setdefault(pos, {})[call.id] = sw_args[call.id]
+        if not by_pos and not self.sw_out:
+            return
+        out, changed, index, msgs = self.out, self.changed, self.index, self.msgs
+        new = {pos: self.sw.copy(pos, msgs[index[pos]], args) for pos, args in by_pos.items()}
+        for pos in self.sw_out.keys() - new.keys():
+            i = index[pos]
+            out[i] = msgs[i]
+            del changed[bisect_left(changed, i)]
+        for pos, msg in new.items():
+            i = index[pos]
+            if pos not in self.sw_out:
+                insort(changed, i)
+            out[i] = msg
+        self.sw_out = new
+
+    def _recent(self, pos: int, ctx: tuple[Any, ...]) -> bool:
+        """The turn or step window protects view position `pos` in this call (`ProtectionPolicy.get`)."""
+        users, nsteps, engaged, turn_active = ctx[:4]
+        p = self.params
+        turn_age = len(users) - bisect_right(users, pos)
+        si = self.step_idx[pos]
+        step_age = nsteps - 1 - si if si >= 0 else -1
+        uses_steps = engaged and turn_age == 0 and step_age >= 0
+        return (turn_active and turn_age < p.turns and not uses_steps) or (uses_steps and step_age < p.steps)
 
     def _evaluate(self, k: int, ctx: tuple[Any, ...]) -> tuple[tuple[tuple[str, str], ...], int, ChatMessage | None]:
         """(counter keys, tokens saved, replacement or None) of result `k` in this call:
@@ -388,10 +375,13 @@ class PiSeq(SeqBase):
         return tuple(keys), tokens, self.replaced(k, self._obr_text(k, turn_age))
 
     def _obr_text(self, k: int, turn_age: int) -> str:
-        """outputBodyReplace placeholder of result `k` (cached per turn age)."""
+        """outputBodyReplace placeholder of result `k` (cached per turn age), quoting its call's
+        arguments as supersedeWrites left them in this call."""
+        args = self.sw_args.get(self.r_cid[k])
+        superseded = args is not None
         hit = self.r_summary[k]
-        if hit is not None and (hit[0] == turn_age or not self.params.turn_counter):
-            return hit[1]
-        text = obr_placeholder(self.r_name[k], self.r_args[k], turn_age, self.params.turn_counter)
-        self.r_summary[k] = (turn_age, text)
+        if hit is not None and hit[1] == superseded and (hit[0] == turn_age or not self.params.turn_counter):
+            return hit[2]
+        text = obr_placeholder(self.r_name[k], args if superseded else self.r_args[k], turn_age, self.params.turn_counter)
+        self.r_summary[k] = (turn_age, superseded, text)
         return text

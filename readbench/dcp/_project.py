@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
+import operator
 from typing import Any
 
 from inspect_ai.model import ChatMessage
@@ -85,17 +87,16 @@ def project(
             name for name in STRATEGY_NAMES
             if getattr(params, _ENABLED[name]) and band_at_least(band, MINIMUM_BAND[name])
         )
-        if "supersedeWrites" not in ran:
-            seq = cache.sequence("pi-dcp", params, messages, lambda: PiSeq(params))
-            if seq.ok:
-                out = seq.run(ran)
-                return _projection(
-                    cfg, out.messages, out.changed,
-                    pruned={k: out.pruned[k] for k in ran},
-                    skipped={k: dict(out.skipped[k]) for k in ran},
-                    saved=out.tokens_saved, footer=footer_text(out.tokens_saved, band, params.debug),
-                    band=band, eff=effective_band(band), ratio=ratio, state=state,
-                )
+        seq = cache.sequence("pi-dcp", params, messages, lambda: PiSeq(params))
+        if seq.ok and (seq.sw.ok or "supersedeWrites" not in ran):
+            out = seq.run(ran)
+            return _projection(
+                cfg, out.messages, out.changed,
+                pruned={k: out.pruned[k] for k in ran},
+                skipped={k: dict(out.skipped[k]) for k in ran},
+                saved=out.tokens_saved, footer=footer_text(out.tokens_saved, band, params.debug),
+                band=band, eff=effective_band(band), ratio=ratio, state=state,
+            )
     elif isinstance(params, SisterParams):
         seq_s = cache.sequence("sister", params, messages, lambda: SisterSeq(params))
         if seq_s.ok:
@@ -263,9 +264,12 @@ def prefix_break_index(previous: list[ChatMessage], current: list[ChatMessage]) 
     previous call's projected list and this call's. Messages are compared by content (ids
     ignored). A `current` shorter than `previous` breaks at `len(current)`.
     """
-    for i, prev in enumerate(previous):
+    # identical objects first, at C speed (a projection keeps most messages as they are)
+    start = next(itertools.compress(itertools.count(), map(operator.is_not, previous, current)),
+                 min(len(previous), len(current)))
+    for i in range(start, len(previous)):
         if i >= len(current):
             return i
-        if not _same(prev, current[i]):
+        if not _same(previous[i], current[i]):
             return i
     return None

@@ -297,18 +297,42 @@ def outline(text: str, path: str) -> list[OutlineEntry] | None:
     language = language_for_path(path)
     if language is None:
         return None
-    tree = _parse(text, language)
+    if len(text) <= MEMO_MAX_CHARS:
+        return list(_parsed(text, language)[0])
+    return _outline_of(_parse(text, language), text, language)
+
+
+def _outline_of(tree: Any, text: str, language: str) -> list[OutlineEntry]:
     if language == "markdown":
         n_lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
         return _markdown_outline(tree.root_node, n_lines)
     return _code_outline(tree.root_node, language)
 
 
+#: Texts up to this many characters have their parse results memoised (`_parsed`, the last 16
+#: texts: at most 16 M characters held): a replay asks for the same file's outline and function
+#: bodies under several read presets (C, swe-agent).
+MEMO_MAX_CHARS = 1_000_000
+
+
+@functools.lru_cache(maxsize=16)
+def _parsed(text: str, language: str) -> tuple[tuple[OutlineEntry, ...], tuple[tuple[int, int], ...]]:
+    """(outline, Python function bodies) of `text` from one parse (bodies empty for other languages)."""
+    tree = _parse(text, language)
+    bodies = _bodies_of(tree) if language == "python" else ()
+    return tuple(_outline_of(tree, text, language)), tuple(bodies)
+
+
 def python_function_bodies(text: str) -> list[tuple[int, int]]:
     """0-based (start_row, end_row) of every Python function body (`function_definition`'s
     `body` field, nested ones included) in document order, as SWE-agent's file map finds
     them with the query `(function_definition body: (_) @body)` (anchors.md §1)."""
-    tree = _parse(text, "python")
+    if len(text) <= MEMO_MAX_CHARS:
+        return list(_parsed(text, "python")[1])
+    return _bodies_of(_parse(text, "python"))
+
+
+def _bodies_of(tree: Any) -> list[tuple[int, int]]:
     bodies: list[tuple[int, int]] = []
     stack = [tree.root_node]
     while stack:

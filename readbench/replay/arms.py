@@ -11,7 +11,9 @@ requests (`off`). For one session, `ArmSimulator`:
    cold start, exogenous breaks); other cache models (a what-if: the same requests priced at that
    provider's default model) get its token-free parts (head, cold start, breaks);
 2. renders every arm with one shared `RequestBuilder` (each message object once) and simulates
-   it per cache model (`SessionSimulator`), the recorded output tokens and times carried over.
+   it per cache model (`SessionSimulator`), the recorded output tokens and times carried over;
+   an arm whose rendered blocks equal an earlier arm's at every call (a configuration that pruned
+   nothing, two that pruned alike) is not simulated again: the same requests give the same result.
 """
 
 from __future__ import annotations
@@ -120,11 +122,14 @@ class ArmSimulator:
         priced = {cm: _priced(session, cm) for cm in cache_models}
         self.cache_models = sorted(cache_models, key=lambda m: not priced[m][1])  # own families first
         self._priced = priced
-        self._records_off = call_records(session)
+        self._records: dict[int, list] = {id(None): call_records(session)}  # arm id -> its CallRecords
         self._sets: dict[tuple[str, int, tuple[str, ...]], RequestSet] = {}
         self._keep: dict[int, Any] = {}  # arm objects by id, so their ids stay unique
         self._calib: Calibration | None = (calibrations or {}).get(self.cache_models[0]) if self.cache_models else None
         self._off: dict[str, ArmResult] | None = None
+        self._results: dict[tuple[str, int], ArmResult] = {}  # (cache model, id(request set)) -> result
+        self._calibrated: dict[str, dict] = {}  # tokenizer family -> the sets' shared calibrated blocks
+        self._what_if: Calibration | None = None
         self.billed_cost_usd = session_billed_cost(session)
 
     def _request_set(self, cm: str, requests: list[list[ChatMessage]] | None) -> RequestSet:
@@ -133,8 +138,16 @@ class ArmSimulator:
         key = (family, id(requests), tuple(models))
         if key not in self._sets:
             self._keep[id(requests)] = requests
-            records = self._records_off if requests is None else call_records(self.session, requests)
-            self._sets[key] = RequestSet(self.session, family, models, builder=self.builder, records=records)
+            records = self._records.get(id(requests))
+            if records is None:  # one set of records per arm: the builder renders each call once for all families
+                records = self._records[id(requests)] = call_records(self.session, requests)
+            rs = RequestSet(self.session, family, models, builder=self.builder, records=records,
+                            calibrated=self._calibrated.setdefault(family, {}))
+            # an arm that renders to the same blocks as one already set up (a configuration that
+            # pruned nothing, two that pruned alike) shares its set, so its simulation is reused
+            same = next((o for o in self._sets.values() if o.family == family and o.models == models
+                         and o.base == rs.base), None)
+            self._sets[key] = same if same is not None else rs
         return self._sets[key]
 
     def calibration(self, cache_model: str) -> Calibration:
@@ -146,9 +159,12 @@ class ArmSimulator:
         calib = self._calib
         if self._priced[cache_model][1]:
             return calib
-        return Calibration(heads=calib.heads, head_cuts=calib.head_cuts, context_extra=calib.context_extra,
-                           tier=calib.tier, cold_start_tokens=calib.cold_start_tokens, breaks=calib.breaks,
-                           notes=("what-if: the recorded session is not priced under this cache model's family",))
+        if self._what_if is None:  # one object for every what-if model and arm (the request sets memoise by it)
+            self._what_if = Calibration(
+                heads=calib.heads, head_cuts=calib.head_cuts, context_extra=calib.context_extra, tier=calib.tier,
+                cold_start_tokens=calib.cold_start_tokens, breaks=calib.breaks,
+                notes=("what-if: the recorded session is not priced under this cache model's family",))
+        return self._what_if
 
     def priced_as_recorded(self, cache_model: str) -> bool:
         """True when `cache_model` prices the session's own models (its provider's family)."""
@@ -181,6 +197,12 @@ class ArmSimulator:
     def _simulate(self, cm: str, requests: list[list[ChatMessage]] | None) -> ArmResult:
         calib = self.calibration(cm)
         rs = self._request_set(cm, requests)
+        done = self._results.get((cm, id(rs)))
+        if done is None:
+            done = self._results[(cm, id(rs))] = self._simulate_set(cm, calib, rs)
+        return done
+
+    def _simulate_set(self, cm: str, calib: Calibration, rs: RequestSet) -> ArmResult:
         sim = SessionSimulator(cm, self.when)
         ttl = _TTL.get(calib.tier or "5m", 300.0)
         cost, read, total = 0.0, 0, 0

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-__all__ = ["bench_replay", "bench_replay_scale"]
+__all__ = ["bench_replay", "bench_replay_scale", "replay_stage_seconds"]
 
 # VmHWM (the peak resident set of this address space) starts afresh at exec; getrusage's
 # ru_maxrss would carry the forking parent's size into the child.
@@ -131,33 +131,92 @@ def _run_measured(cmd: list[str], log: Path) -> tuple[float, float, float]:
     return seconds, usage.ru_utime + usage.ru_stime, peak / 1024
 
 
-def bench_replay_scale(out_dir: Path, sessions: int = 4, jobs: int = 2) -> dict[str, Any]:
+_SCALE_CACHES = ("anthropic-5m", "anthropic-1h", "openai", "deepseek", "gemini-implicit")
+
+
+def replay_stage_seconds(path: Path, reps: int = 2) -> dict[str, float]:
+    """CPU seconds of each stage of `replay --dcp all --cache <5 cache models> --audit --gate-sweep`
+    on the file at `path`, in this process: the best of `reps` runs (by total) after a warm-up run
+    that pays the imports and first-use tables. Keys: `import` (parsing the file), the stages of
+    `readbench.replay.run._replay_session` (`bill`, `dcp_project`, `dcp_simulate`, `audit`,
+    `read_counterfactual`, `gate_sweep`), `other` (the rest: rows, the session JSON) and `total`."""
+    from readbench.dcp import list_configs
+    from readbench.replay.run import ReplayOptions, _fewer_collections, _replay_session
+    from readbench.replay.timing import timed
+    from readbench.sessions.registry import load_path
+
+    options = ReplayOptions(cache=_SCALE_CACHES, dcp=tuple(c.name for c in list_configs()), dcp_cache=_SCALE_CACHES,
+                            gate_sweep=True, audit=True)
+    from readbench.read._outline import _parsed
+
+    best: dict[str, float] | None = None
+    for k in range(reps + 1):
+        _parsed.cache_clear()  # file contents differ between sessions: a warm parse memo would flatter this one
+        t: dict[str, float] = {}
+        with _fewer_collections():
+            with timed(t, "total"):
+                with timed(t, "import"):
+                    items = list(load_path(path, True))
+                for item in items:
+                    _replay_session(item, options, t)
+        if k and (best is None or t["total"] < best["total"]):
+            best = t
+    assert best is not None
+    best["other"] = best["total"] - sum(v for key, v in best.items() if key != "total")
+    return best
+
+
+def bench_replay_scale(out_dir: Path, sessions: int = 8, jobs: int = 2) -> dict[str, Any]:
     """`readbench replay --dcp all --cache <5 cache models> --jobs 2` over `sessions` synthetic
     450-call sessions (pi and Claude Code formats alternating), then the same with `--audit
-    --gate-sweep` (the read audit, every read preset's counterfactual and the gate sweep); per
-    run the wall time, CPU-independent throughput extrapolated to the goal's 1,000 sessions, and
-    the peak resident memory of the command and its workers together. Returns the figures."""
+    --gate-sweep` (the read audit, every read preset's counterfactual and the gate sweep).
+
+    Each command runs twice: over the first `jobs` files (one per worker: the start-up of the
+    command and its workers, and the report, are paid once) and over all `sessions`; the
+    difference divided by the `sessions - jobs` extra files is the CPU cost of one more session,
+    which start-up does not blur. Per command: wall time, CPU time (user + system of the command
+    and its workers), the peak resident memory of the command and its workers together, and the
+    projection to the goal's 1,000 sessions: (start-up CPU + 1,000 x the CPU per session) /
+    `jobs` cores, a floor that a shared machine's load does not move (wall time does). Also the
+    CPU seconds per stage of one pi and one Claude Code session in-process
+    (`replay_stage_seconds`). Returns the figures.
+
+    Raises:
+        ValueError: `sessions` <= `jobs` (nothing to take the difference of).
+    """
     import shutil
 
     from readbench.sessions.synth import write_claude_session, write_pi_session
 
+    if sessions <= jobs:
+        raise ValueError(f"--scale-sessions must exceed the {jobs} jobs (got {sessions}): the per-session cost is "
+                         "the difference between a run over all sessions and one over one session per worker")
     work = out_dir / "scale"
     shutil.rmtree(work, ignore_errors=True)
     (work / "in").mkdir(parents=True)
+    (work / "first").mkdir()
     for k in range(sessions):
         writer = write_pi_session if k % 2 == 0 else write_claude_session
-        writer(work / "in" / f"s{k}.jsonl", seed=100 + k)
-    base = [sys.executable, "-m", "readbench.cli", "replay", str(work / "in"), "--dcp", "all", "--cache",
-            "anthropic-5m,anthropic-1h,openai,deepseek,gemini-implicit", "--jobs", str(jobs)]
+        f = writer(work / "in" / f"s{k}.jsonl", seed=100 + k)
+        if k < jobs:
+            shutil.copy(f, work / "first" / f.name)
     goal = SCALE_GOAL
-    out: dict[str, Any] = {"sessions": sessions, "jobs": jobs, "goal_seconds": goal["seconds"],
-                           "goal_memory_mb": goal["memory_mb"]}
+    out: dict[str, Any] = {"sessions": sessions, "jobs": jobs, "goal_sessions": goal["sessions"],
+                           "goal_seconds": goal["seconds"], "goal_memory_mb": goal["memory_mb"]}
     for label, extra in (("dcp", []), ("dcp_audit_sweep", ["--audit", "--gate-sweep"])):
-        seconds, cpu, peak = _run_measured([*base, *extra, "--out", str(work / f"out-{label}")], work / f"{label}.log")
-        # on a shared machine wall time includes others' load: the CPU time over 2 cores is the floor
-        out[label] = {"seconds": seconds, "cpu_seconds": cpu, "seconds_per_session": seconds / sessions,
-                      "cpu_seconds_per_session": cpu / sessions,
-                      "extrapolated_seconds_for_goal": seconds / sessions * goal["sessions"],
-                      "extrapolated_cpu_bound_seconds_for_goal": cpu / sessions * goal["sessions"] / jobs,
+        runs = {}
+        for name, n in (("first", jobs), ("in", sessions)):
+            cmd = [sys.executable, "-m", "readbench.cli", "replay", str(work / name), "--dcp", "all", "--cache",
+                   ",".join(_SCALE_CACHES), "--jobs", str(jobs), *extra, "--out", str(work / f"out-{label}-{name}")]
+            runs[name] = _run_measured(cmd, work / f"{label}-{name}.log")
+        (w0, c0, _), (w1, c1, peak) = runs["first"], runs["in"]
+        per_session = (c1 - c0) / (sessions - jobs)
+        startup = c0 - jobs * per_session
+        out[label] = {"seconds": w1, "cpu_seconds": c1, "seconds_per_session": w1 / sessions,
+                      "cpu_seconds_per_session": per_session, "startup_cpu_seconds": startup,
+                      "extrapolated_seconds_for_goal": w0 + (w1 - w0) / (sessions - jobs) * (goal["sessions"] - jobs),
+                      "extrapolated_cpu_bound_seconds_for_goal": (startup + goal["sessions"] * per_session) / jobs,
                       "peak_rss_mb": peak}
+    out["stages_cpu_seconds"] = {fmt: replay_stage_seconds(work / "in" / f"s{k}.jsonl")
+                                 for fmt, k in (("pi", 0), ("claude-code", 1))}
     return out

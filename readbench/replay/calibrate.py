@@ -31,7 +31,7 @@ from dataclasses import replace
 
 from readbench.cache.prices import get_price
 from readbench.replay.requests import CALL_KINDS, Break, Calibration, Insertion, RequestSet, TokenFit
-from readbench.replay.simulate import MISS_MIN_TOKENS, SessionSimulator, is_miss, price_date
+from readbench.replay.simulate import MISS_MIN_TOKENS, is_miss, price_date, run
 from readbench.sessions import BilledUsage, Call, Session
 
 __all__ = ["MAX_BREAK_PASSES", "MIN_PAIRS", "billed", "break_counts", "cached_after", "break_rates", "calibrate", "levels", "pooled_fits", "fit_tokens", "infer_breaks", "infer_insertions", "infer_tier", "insertion_offsets", "insertion_threshold", "start_tokens"]
@@ -90,10 +90,9 @@ def levels(session: Session, rs: RequestSet, window: range,
         u = billed(call)
         if u is None or call.kind != "model":
             continue
-        blocks = [b for b in rs.base[i] if b.kind != "params"]
+        tokens, blocks = rs.counted_total(i)
         extra = offsets.get(i, 0) if offsets else 0
-        out.setdefault(rs.models[i], []).append((call.context, sum(b.tokens for b in blocks), len(blocks),
-                                                 u.input_tokens - extra))
+        out.setdefault(rs.models[i], []).append((call.context, tokens, blocks, u.input_tokens - extra))
     return out
 
 
@@ -275,23 +274,6 @@ def infer_breaks(
     return calib
 
 
-def run(session: Session, rs: RequestSet, calib: Calibration, cache_model: str, when: dt.date, ttl_seconds: float):
-    """Simulate every call of `session` under `calib`; yields (call index, RequestUsage, Diagnosis).
-
-    Raises:
-        ValueError: an unknown cache model, or a model without a price.
-    """
-    sim = SessionSimulator(cache_model, when)
-    compactions = {e.call_index for e in session.events if e.kind == "compaction"}
-    for i, call in enumerate(session.calls):
-        out = call.usage.output_tokens if call.usage is not None else 0
-        req = rs.request(i, calib, out)
-        if i == 0 and calib.cold_start_tokens > 0:
-            sim.seed(rs.models[0], req, calib.cold_start_tokens, req.ts_start_seconds - 1.0, ttl_seconds)
-        usage, diag = sim.step(rs.models[i], req, compaction=i in compactions)
-        yield i, usage, diag
-
-
 def calibrate(session: Session, rs: RequestSet, cache_model: str, when: dt.date, window: range) -> Calibration:
     """Fit (a)-(e) of the module docstring on the calls in `window`.
 
@@ -367,7 +349,7 @@ def infer_insertions(session: Session, rs: RequestSet, calib: Calibration, windo
         u = billed(session.calls[i])
         if u is None or session.calls[i].kind != "model":
             continue
-        sim = sum(b.tokens for b in rs.request(i, calib, 0).blocks)
+        sim = rs.prompt_tokens(i, calib)
         resid.setdefault((rs.models[i], session.calls[i].context), []).append((i, u.input_tokens - sim))
     found: list[Insertion] = []
     for (_model, ctx), rows in resid.items():

@@ -26,6 +26,7 @@ from readbench.dcp import ContextUsage, DcpState, ProjectionCache, get_config, p
 from readbench.replay.arms import ArmSimulator
 from readbench.replay.calibrate import billed
 from readbench.replay.dcp_replay import pi_estimate_tokens
+from readbench.replay.timing import timed
 from readbench.sessions import Session
 
 __all__ = ["DCP_CALL_COLUMNS", "DCP_COLUMNS", "DEFAULT_CONTEXT_WINDOW", "DcpReplay", "replay_dcp"]
@@ -74,18 +75,26 @@ def _usage(session: Session, requests: list[list[ChatMessage]], i: int, window: 
     return ContextUsage(sum(pi_estimate_tokens(m) for m in msgs if m.role != "system"), window)
 
 
-def _projections(session: Session, config: str, window: int) -> tuple[list[list[ChatMessage]], list[dict[str, Any]]]:
-    """Each call's projected request under `config`, and per-call statistics."""
+def _recorded(session: Session, window: int) -> tuple[list[list[ChatMessage]], list[ContextUsage]]:
+    """The recorded request of every call and pi's usage before it (`_usage`)."""
+    requests = [session.request(i) for i in range(len(session.calls))]
+    return requests, [_usage(session, requests, i, window) for i in range(len(session.calls))]
+
+
+def _projections(session: Session, config: str, window: int,
+                 recorded: tuple[list[list[ChatMessage]], list[ContextUsage]] | None = None,
+                 ) -> tuple[list[list[ChatMessage]], list[dict[str, Any]]]:
+    """Each call's projected request under `config`, and per-call statistics. `recorded`: the
+    recorded requests and pi's usage before each call (`_recorded`), shared between configurations."""
     cfg = get_config(config)
     cache = ProjectionCache(max_histories=4)
     state = DcpState()
     out: list[list[ChatMessage]] = []
     stats: list[dict[str, Any]] = []
-    recorded = [session.request(i) for i in range(len(session.calls))]
+    requests, usages = recorded if recorded is not None else _recorded(session, window)
     previous: list[ChatMessage] | None = None
     for i in range(len(session.calls)):
-        proj = project(recorded[i], cfg, state=state, usage=_usage(session, recorded, i, window), cwd=session.cwd,
-                       cache=cache)
+        proj = project(requests[i], cfg, state=state, usage=usages[i], cwd=session.cwd, cache=cache)
         state = proj.state
         brk = prefix_break_index(previous, proj.messages) if previous is not None else None
         # a new context (compaction) is not a DCP rewrite: compare within a context only
@@ -105,6 +114,7 @@ def replay_dcp(
     *,
     context_window: int = DEFAULT_CONTEXT_WINDOW,
     arms: ArmSimulator | None = None,
+    timings: dict[str, float] | None = None,
 ) -> DcpReplay:
     """Replay `session` under every DCP configuration x cache model (module docstring).
 
@@ -115,6 +125,7 @@ def replay_dcp(
         context_window: tokens, for pi-dcp's pressure bands.
         arms: the session's `ArmSimulator` when the caller shares it with other replays (its
             cache models must include `cache_models`); None = a new one.
+        timings: stage -> CPU seconds, `dcp_project` and `dcp_simulate` added to (None = not timed).
 
     Raises:
         ValueError: an unknown configuration or cache model.
@@ -126,11 +137,14 @@ def replay_dcp(
     names = ["off"] + [c for c in configs if c != "off"]
     for c in names:
         get_config(c)
-    projections = {c: _projections(session, c, context_window) for c in names}
+    with timed(timings, "dcp_project"):
+        recorded = _recorded(session, context_window)
+        projections = {c: _projections(session, c, context_window, recorded) for c in names}
     for c, (_, stats) in projections.items():
         out.calls.extend({"file": session.source, "session_id": session.session_id, "config": c, **s} for s in stats)
-    sim = arms if arms is not None else ArmSimulator(session, cache_models)
-    results = {c: sim.run(None if c == "off" else projections[c][0]) for c in names}
+    with timed(timings, "dcp_simulate"):
+        sim = arms if arms is not None else ArmSimulator(session, cache_models)
+        results = {c: sim.run(None if c == "off" else projections[c][0]) for c in names}
     billed_cost = sim.billed_cost_usd
     for k, cm in enumerate(sim.cache_models):
         if cm not in cache_models:

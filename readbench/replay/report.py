@@ -26,6 +26,7 @@ the label `note` that it is first-order).
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -130,6 +131,46 @@ def _table_columns() -> dict[str, dict[str, str]]:
 TABLE_COLUMNS: dict[str, dict[str, str]] = _table_columns()
 
 
+@functools.lru_cache(maxsize=None)
+def _schema(name: str) -> Any:
+    import pyarrow as pa
+
+    return pa.schema([(k, pa.type_for_alias(t)) for k, t in TABLE_COLUMNS[name].items()])
+
+
+def arrow_tables(tables: dict[str, Any]) -> dict[str, Any]:
+    """`tables` (name -> rows) with every non-empty table of `TABLE_COLUMNS` as a pyarrow Table
+    of its column types (dict and list values of its string columns as JSON text, NaN and
+    infinities inside them as null); other tables stay rows, empty ones are dropped. A replay
+    worker converts its tables before they cross the process boundary (a table pickles faster
+    than its rows and the writer process has less to do). Already converted tables pass through.
+
+    Raises:
+        pyarrow.ArrowInvalid: a value that does not fit its column's type (naming the column).
+    """
+    import pyarrow as pa
+
+    out: dict[str, Any] = {}
+    for name, rows in tables.items():
+        if not isinstance(rows, list):
+            out[name] = rows
+            continue
+        if not rows:
+            continue
+        cols = TABLE_COLUMNS.get(name)
+        if cols is None:
+            out[name] = rows
+            continue
+        data = {}
+        for k, t in cols.items():
+            vals = [r.get(k) for r in rows]
+            if t == "string":
+                vals = [json.dumps(_clean(v)) if isinstance(v, (dict, list)) else v for v in vals]
+            data[k] = vals
+        out[name] = pa.Table.from_pydict(data, schema=_schema(name))
+    return out
+
+
 class ReplayWriter:
     """Streams replay results into `out_dir` (module docstring).
 
@@ -155,23 +196,19 @@ class ReplayWriter:
         return self
 
     def add(self, result: Any) -> None:
-        """Record one session's `readbench.replay.run.SessionResult`."""
-        import pyarrow as pa
+        """Record one session's `readbench.replay.run.SessionResult` (its tables as rows, or
+        already converted by `arrow_tables`)."""
         import pyarrow.parquet as pq
 
         self.sessions.append(result.json)
-        for name, rows in result.tables.items():
-            if not rows:
-                continue
-            rows = [{k: (json.dumps(_clean(v)) if isinstance(v, (dict, list)) else v) for k, v in r.items()} for r in rows]
-            cols = TABLE_COLUMNS.get(name)
-            if cols is None:
-                self._buffered.setdefault(name, []).extend(rows)
-                continue
-            if name not in self._writers:
-                self._schemas[name] = pa.schema([(k, pa.type_for_alias(t)) for k, t in cols.items()])
-                self._writers[name] = pq.ParquetWriter(self.tmp / f"{name}.parquet", self._schemas[name])
-            self._writers[name].write_table(pa.Table.from_pylist(rows, schema=self._schemas[name]))
+        for name, table in arrow_tables(result.tables).items():
+            if not isinstance(table, list):
+                if name not in self._writers:
+                    self._writers[name] = pq.ParquetWriter(self.tmp / f"{name}.parquet", table.schema)
+                self._writers[name].write_table(table)
+            elif table:
+                self._buffered.setdefault(name, []).extend(
+                    {k: (json.dumps(_clean(v)) if isinstance(v, (dict, list)) else v) for k, v in r.items()} for r in table)
         if result.curve is not None and len(self.curves) < 12:
             self.curves[result.curve[0]] = result.curve[1]
 

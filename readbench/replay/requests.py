@@ -21,8 +21,10 @@ a `Calibration` then maps it to what the provider most likely received:
   provider's cache sees new bytes there (a restart re-rendering the system prompt is a break at
   position 0);
 - thinking parameters and the like enter as the call's `params` block (caching.md §8.1).
-Blocks are interned per (recorded block, salt), so consecutive requests share block objects and
-the simulator's prefix chaining stays O(new blocks) per call.
+Blocks are interned per (recorded block, salt), so consecutive requests share block objects; each
+request carries its chained prefix hashes and cumulative tokens, extended from the previous call's
+over the identical prefix, so the simulator prepares it with no work and a call costs O(new
+blocks) Python work. The records (`Calibration` and its parts) live in `readbench.replay.records`.
 """
 
 from __future__ import annotations
@@ -32,132 +34,17 @@ import functools
 import hashlib
 import itertools
 import operator
-from dataclasses import dataclass, field
-
 from inspect_ai.model import ChatMessage
 
 from readbench.cache.adapter import CallRecord, RequestBuilder
-from readbench.cache.blocks import Block, Request
+from readbench.cache.blocks import Block, Request, chain_hashes
+from readbench.replay.records import CALL_KINDS, Break, Calibration, Insertion, TokenFit, kind_rate
 from readbench.sessions import Session
 
 __all__ = ["CALL_KINDS", "Break", "Calibration", "Insertion", "RequestSet", "TokenFit", "call_records", "kind_rate"]
 
 #: Seconds between calls of a transcript that records no times (e.g. Codex's Sept-2025 format).
 UNTIMED_STEP_SECONDS = 10.0
-
-
-@dataclass(frozen=True)
-class TokenFit:
-    """billed ~ a x counted + b per block (tokens), for one model.
-
-    Attributes:
-        a: multiplier on readbench's count (dimensionless).
-        b: tokens added per block (framing, unrecorded per-block content).
-        n: consecutive-call pairs the fit used (0 = not fitted: the identity).
-        source: where it came from (`identity`, `session fit`, `calibration table <date>`).
-    """
-
-    a: float = 1.0
-    b: float = 0.0
-    n: int = 0
-    source: str = "identity"
-
-    def apply(self, tokens: int) -> int:
-        """Calibrated tokens of one block: round(a x tokens + b), at least 0."""
-        return max(int(round(self.a * tokens + self.b)), 0)
-
-
-@dataclass(frozen=True)
-class Break:
-    """An exogenous prefix change: from call `call_index` on, content from token `token_position`
-    on differs from what the recording shows (e.g. a restart that re-rendered the system prompt).
-
-    Attributes:
-        call_index: the first call that sent the changed bytes.
-        token_position: first token (in the calibrated request) whose block changed; 0 = all.
-        billed_read: the cache read the bill shows at that call (tokens), for the record.
-    """
-
-    call_index: int
-    token_position: int
-    billed_read: int
-
-
-@dataclass(frozen=True)
-class Insertion:
-    """Unrecorded content the bill shows entering one context at one call and staying there (e.g.
-    Claude Code's plan-mode instructions or the files it re-attaches after a compaction,
-    sessions.md §2): from call `call_index` on, every call of context `context` carries a block of
-    `tokens` billed tokens right after its first `after_messages` non-system messages.
-
-    Attributes:
-        call_index: the first call that sent it.
-        context: the context (Session.contexts index) it belongs to.
-        after_messages: non-system messages before it (the messages the previous call sent).
-        tokens: its size in billed tokens (not rescaled by the token fit).
-    """
-
-    call_index: int
-    context: int
-    after_messages: int
-    tokens: int
-
-
-@dataclass(frozen=True)
-class Calibration:
-    """How to turn a recorded session into provider requests (module docstring).
-
-    Attributes:
-        tokens: canonical model -> TokenFit (a model absent here uses the identity).
-        heads: model -> its unrecorded head, in tokens (absent = none).
-        head_cuts: token offsets inside a head where it splits into separate blocks (from
-            partial reads inside the head and a cold start's read).
-        context_extra: (model, context index) -> unrecorded tokens at the start of that
-            context's messages (absent = none).
-        tier: the write TTL tier (`5m` or `1h`), None when unknown.
-        cold_start_tokens: tokens of the first request already cached by an earlier session.
-        breaks: exogenous prefix changes, by call.
-        break_rates: call kind (`CALL_KINDS`: a call that sends tool results, a new user prompt,
-            a prompt after an aborted call, ...) -> the share of priced calls of that kind in the
-            fitted window that were exogenous breaks: the expected rate for calls the fit did not
-            see (`kind_rate`: an unseen kind takes its coarser kind's rate).
-        break_counts: call kind -> (breaks, priced calls) behind `break_rates`.
-        insertions: unrecorded content entering a context mid-way, inferred from the bill.
-        notes: what was fitted and what could not be, in words.
-    """
-
-    tokens: dict[str, TokenFit] = field(default_factory=dict)
-    heads: dict[str, int] = field(default_factory=dict)
-    head_cuts: tuple[int, ...] = ()
-    context_extra: dict[tuple[str, int], int] = field(default_factory=dict)
-    tier: str | None = None
-    cold_start_tokens: int = 0
-    breaks: tuple[Break, ...] = ()
-    break_rates: dict[str, float] = field(default_factory=dict)
-    break_counts: dict[str, tuple[int, int]] = field(default_factory=dict)
-    insertions: tuple[Insertion, ...] = ()
-    notes: tuple[str, ...] = ()
-
-    def head(self, model: str) -> int:
-        """The unrecorded head of `model`'s requests (tokens)."""
-        return self.heads.get(model, 0)
-
-
-#: Call kinds (`RequestSet.call_kind`) and the coarser kind whose break rate stands in for one
-#: the fitted calls never saw (`user_turn`: every kind of user turn together).
-CALL_KINDS: dict[str, str | None] = {
-    "tool": None, "user_turn": None, "prompt": "user_turn", "resume": "user_turn", "after_abort": "user_turn",
-    "notification": "user_turn", "command": "user_turn", "thinking_change": "user_turn", "model_change": "user_turn",
-}
-
-
-def kind_rate(rates: dict[str, float], kind: str) -> float:
-    """The break rate of `kind`, or of its coarser kind when `kind` was not seen (0 when neither)."""
-    while kind is not None:
-        if kind in rates:
-            return rates[kind]
-        kind = CALL_KINDS.get(kind)
-    return 0.0
 
 
 def _salted(h: bytes, salt: int) -> bytes:
@@ -184,11 +71,14 @@ class RequestSet:
             renders each message object once, whatever set it appears in).
         records: the calls as CallRecords (`call_records`), to share between sets of other
             tokenizer families: the builder then renders each call once for all families.
+        calibrated: a memo of calibrated blocks to share with the other sets of the same session,
+            builder and tokenizer family (the arms of `readbench.replay.arms.ArmSimulator`): each
+            recorded block is then calibrated once per token fit and salt for all of them.
     """
 
     def __init__(self, session: Session, family: str, models: list[str], *,
                  requests: list[list[ChatMessage]] | None = None, builder: RequestBuilder | None = None,
-                 records: list[CallRecord] | None = None) -> None:
+                 records: list[CallRecord] | None = None, calibrated: dict | None = None) -> None:
         self.session = session
         self.family = family
         self.models = models
@@ -198,7 +88,7 @@ class RequestSet:
         prev = float("-inf")
         records = records if records is not None else call_records(session, requests)
         for i, call in enumerate(session.calls):
-            self.base.append(builder.build(records[i], family).blocks)
+            self.base.append(builder.blocks(records[i], family))
             start = call.ts_start_seconds
             if start is None:
                 start = (prev + UNTIMED_STEP_SECONDS) if prev > float("-inf") else 0.0
@@ -206,12 +96,20 @@ class RequestSet:
             first = call.ts_first_token_seconds or call.ts_end_seconds or start
             self.times.append((start, max(first, start)))
             prev = start
-        self._memo: dict[tuple[int, int, int], Block] = {}
+        # (a, b, n of the fit, salt) -> id(recorded block) -> (recorded block, calibrated block)
+        self._memos: dict[tuple[float, float, int, int], dict[int, tuple[Block, Block]]] = (
+            calibrated if calibrated is not None else {})
+        self._salts: dict[int, tuple[Calibration, list[int], dict[int, tuple[tuple[int, int], ...]]]] = {}
         self._fit_ids: dict[tuple[float, float, int], int] = {}
         self._starts: dict[tuple, tuple[Calibration, tuple[Block, ...]]] = {}
-        self._last: tuple | None = None  # (key, recorded blocks, calibrated blocks, positions, call, calib)
+        self._last: tuple | None = None  # (key, recorded blocks, calibrated blocks, hashes, cum tokens, call, calib)
         self._inserted: dict[Insertion, Block] = {}  # one Block object per insertion (ids: no token fit)
         self._raw_ids: set[int] = set()
+        self._kinds: list[str | None] = [None] * len(session.calls)
+        self._events: dict[int, set[str]] | None = None
+        self._counted: list[tuple[int, int]] | None = None
+        #: simulations of this set already run (`readbench.replay.calibrate.run` memo): key -> results
+        self.runs: dict[tuple, list] = {}
 
     def call_kind(self, i: int) -> str:
         """What started call i, from recorded facts (`CALL_KINDS`): `tool` when it sends tool
@@ -221,14 +119,24 @@ class RequestSet:
         command output, e.g. Claude Code's `/mcp`), `thinking_change` or `model_change` (an event
         at this call). Exogenous breaks are counted per kind (sessions.md §5: restarts and
         notification turns break the prefix, tool calls do not)."""
+        kind = self._kinds[i]
+        if kind is None:
+            kind = self._kinds[i] = self._call_kind(i)
+        return kind
+
+    def _call_kind(self, i: int) -> str:
         from inspect_ai.model import ChatMessageTool, ChatMessageUser
 
+        if self._events is None:
+            self._events = {}
+            for e in self.session.events:
+                self._events.setdefault(e.call_index, set()).add(e.kind)
         call = self.session.calls[i]
         ctx = self.session.contexts[call.context]
         last = ctx[call.n_messages - 1] if call.n_messages else None
         if isinstance(last, ChatMessageTool) or not isinstance(last, ChatMessageUser):
             return "tool"
-        events = {e.kind for e in self.session.events if e.call_index == i}
+        events = self._events.get(i, set())
         if "resume" in events:
             return "resume"
         prev = self.session.calls[i - 1] if i > 0 else None
@@ -247,6 +155,20 @@ class RequestSet:
     def counted(self, i: int) -> tuple[int, ...]:
         """readbench's token count of each recorded block of call i (no calibration)."""
         return tuple(b.tokens for b in self.base[i])
+
+    def counted_total(self, i: int) -> tuple[int, int]:
+        """(tokens, blocks) of call i's recorded blocks other than `params` blocks (no calibration)."""
+        if self._counted is None:
+            self._counted = []
+            for base in self.base:
+                blocks = [b.tokens for b in base if b.kind != "params"]
+                self._counted.append((sum(blocks), len(blocks)))
+        return self._counted[i]
+
+    def prompt_tokens(self, i: int, calib: Calibration) -> int:
+        """Input tokens of call i under `calib`: the summed block tokens of `request(i, calib, 0)`."""
+        cum = self.request(i, calib, 0).cum_tokens
+        return cum[-1] if cum else 0
 
     def _start_blocks(self, calib: Calibration, model: str, ctx: int, salt_at: tuple[tuple[int, int], ...]) -> tuple[Block, ...]:
         """The head segments and the context's unrecorded start (memoised: the same objects on
@@ -282,42 +204,81 @@ class RequestSet:
             IndexError: no call i.
         """
         model = self.models[i]
-        fit = calib.tokens.get(model, TokenFit())
+        fit = calib.tokens.get(model, _IDENTITY)
         fid = self._fit_ids.setdefault((fit.a, fit.b, fit.n), len(self._fit_ids))
-        salt_at = tuple((b.token_position, k + 1) for k, b in enumerate(calib.breaks) if b.call_index <= i)
+        salt_at = self._salt_at(calib, i)
         start_blocks = self._start_blocks(calib, model, self.session.calls[i].context, salt_at)
         base = self.base[i]
         if calib.insertions:
             base = self._with_insertions(i, base, calib)
         key = (id(calib), fid, salt_at, start_blocks)
         last = self._last
-        if last is not None and last[0] == key and last[5] is calib:
-            prev_base, prev_out, prev_pos = last[1], last[2], last[3]
-            k = _identical_prefix(base, prev_base)
-            blocks = list(prev_out[: len(start_blocks) + k])
-            positions = prev_pos[: k + 1]
+        ns = len(start_blocks)
+        k = -1
+        if last is not None and last[6] is calib:
+            lkey = last[0]
+            if lkey == key:
+                k = _identical_prefix(base, last[1])
+            elif lkey[1] == fid and lkey[3] == start_blocks:
+                # a break since the previous call: its blocks before the first position whose salt
+                # changed are still the same blocks
+                k = _identical_prefix(base, last[1])
+                changed = _first_salt_change(lkey[2], salt_at)
+                if changed is not None:
+                    k = min(k, _blocks_before(last[4], ns, changed))
+        if k >= 0:
+            # tuple slices: the whole previous tuple itself when the call only appends
+            blocks0, hashes0, cum0 = last[2][: ns + k], last[3][: ns + k], last[4][: ns + k]
         else:
             k = 0
-            blocks = list(start_blocks)
-            positions = [sum(b.tokens for b in start_blocks)]
-        memo = self._memo
-        pos = positions[-1]
+            blocks0, hashes0 = start_blocks, chain_hashes(start_blocks)
+            cum0 = tuple(itertools.accumulate(b.tokens for b in start_blocks))
+        pos = cum0[-1] if cum0 else 0
+        h = hashes0[-1] if hashes0 else b""
+        blocks: list[Block] = []
+        hashes: list[bytes] = []
+        cum: list[int] = []
+        # the salt changes only where the running position crosses a break's position
+        cut, best = _salt_index(salt_at) if salt_at else ([], [])
+        j = bisect.bisect_right(cut, pos)
+        salt, nxt = (best[j - 1] if j else 0), (cut[j] if j < len(cut) else _INF)
+        memos = self._memos
+        fk = (fit.a, fit.b, fit.n)
+        memo = memos.setdefault((*fk, salt), {})
+        blake = hashlib.blake2b
         for b in base[k:]:
-            salt = _salt(salt_at, pos) if salt_at else 0
-            mk = (id(b), fid, salt)
-            out = memo.get(mk)
-            if out is None:
+            if pos >= nxt:
+                j = bisect.bisect_right(cut, pos)
+                salt, nxt = best[j - 1], (cut[j] if j < len(cut) else _INF)
+                memo = memos.setdefault((*fk, salt), {})
+            hit = memo.get(id(b))
+            if hit is not None and hit[0] is b:
+                out = hit[1]
+            else:
                 tokens = 0 if b.kind == "params" else b.tokens if id(b) in self._raw_ids else fit.apply(b.tokens)
                 out = Block(b.kind, b.role, tokens, _salted(b.content_hash, salt), b.ends_message)
-                memo[mk] = out
+                memo[id(b)] = (b, out)
             blocks.append(out)
+            h = blake(h + out.content_hash, digest_size=16).digest()  # blocks.chain_hashes, one step
+            hashes.append(h)
             pos += out.tokens
-            positions.append(pos)
-        result = tuple(blocks)
-        self._last = (key, base, result, positions, i, calib)
+            cum.append(pos)
+        result, result_hashes, result_cum = blocks0 + tuple(blocks), hashes0 + tuple(hashes), cum0 + tuple(cum)
+        self._last = (key, base, result, result_hashes, result_cum, i, calib)
         start, first = self.times[i]
-        return Request(result, start, first, output_tokens)
+        return Request(result, start, first, output_tokens, prefix_hashes=result_hashes, cum_tokens=result_cum)
 
+    def _salt_at(self, calib: Calibration, i: int) -> tuple[tuple[int, int], ...]:
+        """(token position, epoch) of the breaks of `calib` at or before call i (epoch k + 1 for
+        `calib.breaks[k]`), memoised per number of such breaks."""
+        hit = self._salts.get(id(calib))
+        if hit is None or hit[0] is not calib:
+            hit = self._salts[id(calib)] = (calib, sorted(b.call_index for b in calib.breaks), {})
+        n = bisect.bisect_right(hit[1], i)
+        out = hit[2].get(n)
+        if out is None:
+            out = hit[2][n] = tuple((b.token_position, k + 1) for k, b in enumerate(calib.breaks) if b.call_index <= i)
+        return out
 
     def _with_insertions(self, i: int, base: tuple[Block, ...], calib: Calibration) -> tuple[Block, ...]:
         """Call i's recorded blocks with the insertions of its context that started at or before
@@ -347,10 +308,31 @@ class RequestSet:
         return blk
 
 
+_IDENTITY = TokenFit()
+_INF = float("inf")
+
+
 def _identical_prefix(a: tuple, b: tuple) -> int:
     """Length of the longest prefix of identical objects, at C speed."""
     n = min(len(a), len(b))
     return next(itertools.compress(itertools.count(), map(operator.is_not, a, b)), n)
+
+
+def _first_salt_change(old: tuple[tuple[int, int], ...], new: tuple[tuple[int, int], ...]) -> int | None:
+    """The lowest token position whose salt differs between the two break lists (`_salt` is a
+    step function changing only at break positions); None when no position's does."""
+    for p in sorted({0, *(q for q, _ in old), *(q for q, _ in new)}):
+        if _salt(old, p) != _salt(new, p):
+            return p
+    return None
+
+
+def _blocks_before(cum: tuple[int, ...], ns: int, position: int) -> int:
+    """How many recorded blocks start before token `position`, given the cumulative tokens `cum`
+    of a request whose first `ns` blocks are its start blocks."""
+    if ns:
+        return bisect.bisect_left(cum, position, ns - 1) - (ns - 1)
+    return bisect.bisect_left(cum, position) + 1 if position > 0 else 0
 
 
 def _salt(salt_at: tuple[tuple[int, int], ...], position: int) -> int:

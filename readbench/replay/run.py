@@ -13,13 +13,16 @@ order), streaming: at most `2 x jobs` files are in flight.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import gc
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from readbench.replay.timing import timed
 from readbench.sessions.registry import ImportFailure
 
 __all__ = ["ReplayOptions", "SessionResult", "replay_file", "replay_paths", "session_files"]
@@ -57,7 +60,8 @@ class SessionResult:
 
     Attributes:
         json: the stable per-session object (`readbench.replay.report.session_json`).
-        tables: table name -> rows (`calls`, `sessions`, `dcp`, `dcp_calls`, ...).
+        tables: table name -> rows (`calls`, `sessions`, `dcp`, `dcp_calls`, ...); from a worker
+            process (`replay_paths` with jobs > 1) the streamed ones are pyarrow Tables.
         levels: (session id, model, rows) for the pooled token calibration.
         harness: the session's harness.
         date: the session's date, None when unpriced.
@@ -84,26 +88,53 @@ def replay_file(path: str, options: ReplayOptions, explicit: bool = True) -> tup
 
     results: list[SessionResult] = []
     failures: list[ImportFailure] = []
-    for item in load_path(Path(path), explicit):
-        if isinstance(item, ImportFailure):
-            failures.append(item)
-            continue
-        try:
-            results.append(_replay_session(item, options))
-        except ValueError as exc:  # bad data in this session (e.g. a model without a price): name it, go on
-            failures.append(ImportFailure(item.source, f"session {item.session_id!r} could not be replayed: {exc}"))
+    with _fewer_collections():
+        for item in load_path(Path(path), explicit):
+            if isinstance(item, ImportFailure):
+                failures.append(item)
+                continue
+            try:
+                results.append(_replay_session(item, options))
+            except ValueError as exc:  # bad data in this session (e.g. a model without a price): name it, go on
+                failures.append(ImportFailure(item.source, f"session {item.session_id!r} could not be replayed: {exc}"))
     return results, failures
 
 
-def _replay_session(item: Any, options: ReplayOptions) -> SessionResult:
-    """Every replay `options` asks for, of one imported session."""
+#: Allocations between the garbage collector's youngest-generation passes while a file is
+#: replayed (Python's default is 700).
+GC_THRESHOLD = 50_000
+
+
+@contextlib.contextmanager
+def _fewer_collections() -> Iterator[None]:
+    """Run the cyclic garbage collector less often (`GC_THRESHOLD`) for the duration.
+
+    A replay allocates millions of short-lived records (blocks, usages, row dicts) next to a
+    large live set (the session's messages, rendered blocks, memo tables) that every older-
+    generation pass walks again: at the default threshold about a quarter of the replay's CPU
+    time went to the collector, which finds almost nothing (the records hold no cycles).
+    Reference counting still frees them at once; at most `GC_THRESHOLD` objects wait for a pass.
+    """
+    old = gc.get_threshold()
+    gc.set_threshold(max(old[0], GC_THRESHOLD), old[1], old[2])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*old)
+
+
+def _replay_session(item: Any, options: ReplayOptions, timings: dict[str, float] | None = None) -> SessionResult:
+    """Every replay `options` asks for, of one imported session; `timings` (stage -> CPU
+    seconds: `bill`, `dcp_project`, `dcp_simulate`, `audit`, `read_counterfactual`,
+    `gate_sweep`) collects where the time went, for `readbench.replay.bench`."""
     from readbench.cache.adapter import RequestBuilder
     from readbench.replay.bill import replay_session, session_date
     from readbench.replay.report import session_json
     from readbench.sessions.reads import read_calls
 
     builder = RequestBuilder()
-    rep = replay_session(item, options.cache if options.cache == "auto" else list(options.cache), builder)
+    with timed(timings, "bill"):
+        rep = replay_session(item, options.cache if options.cache == "auto" else list(options.cache), builder)
     reads = read_calls(item)
     res = SessionResult(session_json(rep, len(reads), sum(r.blind for r in reads)), harness=item.harness)
     res.tables["calls"] = rep.calls
@@ -123,29 +154,35 @@ def _replay_session(item: Any, options: ReplayOptions) -> SessionResult:
     if (options.dcp or options.audit) and item.calls:
         from readbench.replay.arms import ArmSimulator
 
-        arms = ArmSimulator(item, caches, builder, {cm: c for (cm, mode), c in rep.calibrations.items() if mode == "in_sample"})
+        with timed(timings, "dcp_simulate"):
+            arms = ArmSimulator(item, caches, builder,
+                                {cm: c for (cm, mode), c in rep.calibrations.items() if mode == "in_sample"})
     if options.dcp and arms is not None:
         from readbench.replay.dcp_cache import replay_dcp
 
-        dcp = replay_dcp(item, list(options.dcp), caches, context_window=options.context_window, arms=arms)
+        dcp = replay_dcp(item, list(options.dcp), caches, context_window=options.context_window, arms=arms,
+                         timings=timings)
         res.tables["dcp"] = dcp.rows
         res.tables["dcp_calls"] = dcp.calls
     if options.audit:
-        _audit(item, res, builder, arms, caches, list(options.presets) or None)
+        _audit(item, res, builder, arms, caches, list(options.presets) or None, timings)
     if options.gate_sweep:
         from readbench.replay.gate_sweep import session_candidates
 
-        res.tables["gate_candidates"] = session_candidates(item)
+        with timed(timings, "gate_sweep"):
+            res.tables["gate_candidates"] = session_candidates(item)
         res.json["gate_candidates"] = len(res.tables["gate_candidates"])
     return res
 
 
-def _audit(session: Any, res: SessionResult, builder: Any, arms: Any, caches: list[str], presets: list[str] | None) -> None:
+def _audit(session: Any, res: SessionResult, builder: Any, arms: Any, caches: list[str], presets: list[str] | None,
+           timings: dict[str, float] | None = None) -> None:
     """The read audit and the read-variant counterfactual of one session, into `res`."""
     from readbench.replay.audit import audit_session, session_family
     from readbench.replay.read_counterfactual import read_arms, replay_read_variants
 
-    audit = audit_session(session, builder)
+    with timed(timings, "audit"):
+        audit = audit_session(session, builder)
     res.tables["audit"] = [audit.row]
     res.tables["audit_reads"] = audit.reads
     res.json["audit"] = {k: v for k, v in audit.row.items() if k not in ("file", "session_id", "format", "harness")}
@@ -153,8 +190,9 @@ def _audit(session: Any, res: SessionResult, builder: Any, arms: Any, caches: li
         return
     family = session_family(session)
     count = lambda m: builder.message_tokens(m, family)  # noqa: E731
-    ra = read_arms(session, audit.tracked, audit.results, count, presets)
-    res.tables["read_arms"] = replay_read_variants(session, arms, ra, caches, count)
+    with timed(timings, "read_counterfactual"):
+        ra = read_arms(session, audit.tracked, audit.results, count, presets)
+        res.tables["read_arms"] = replay_read_variants(session, arms, ra, caches, count)
     res.tables["read_arm_reads"] = ra.reads
     res.json["read_counterfactual"] = {
         "note": "first-order: the model's reaction to a different result is not replayed",
@@ -194,7 +232,7 @@ def replay_paths(
         pending: list[tuple[str, bool, Future]] = []
         it = iter(files)
         for f, explicit in it:
-            pending.append((f, explicit, pool.submit(replay_file, f, options, explicit)))
+            pending.append((f, explicit, pool.submit(_replay_file_arrow, f, options, explicit)))
             if len(pending) >= 2 * jobs:
                 break
         while pending:
@@ -202,5 +240,16 @@ def replay_paths(
             results, failures = fut.result()
             nxt = next(it, None)
             if nxt is not None:
-                pending.append((nxt[0], nxt[1], pool.submit(replay_file, nxt[0], options, nxt[1])))
+                pending.append((nxt[0], nxt[1], pool.submit(_replay_file_arrow, nxt[0], options, nxt[1])))
             yield f, explicit, results, failures
+
+
+def _replay_file_arrow(path: str, options: ReplayOptions, explicit: bool) -> tuple[list[SessionResult], list[ImportFailure]]:
+    """`replay_file` in a worker: the streamed tables converted to pyarrow Tables before they are
+    sent back (`readbench.replay.report.arrow_tables`)."""
+    from readbench.replay.report import arrow_tables
+
+    results, failures = replay_file(path, options, explicit)
+    for r in results:
+        r.tables = arrow_tables(r.tables)
+    return results, failures

@@ -17,18 +17,26 @@ so that a miss gets a mechanical reason:
 
 A call is a miss when its read falls short of what the previous call left cached (floored to the
 model's hit granularity) by more than `MISS_TOLERANCE` (5 %, at least `MISS_MIN_TOKENS`).
+
+`run` steps a whole session's calibrated requests (`readbench.replay.requests.RequestSet`) through
+one cache model, and replays a simulation already run on the same requests instead of repeating it.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from readbench.cache.blocks import PreparedRequest, Request
 from readbench.cache.prices import get_model_spec, list_prices
 from readbench.cache.simulate import CacheSimulator, RequestUsage
 
-__all__ = ["MISS_MIN_TOKENS", "MISS_TOLERANCE", "Diagnosis", "SessionSimulator", "price_date"]
+if TYPE_CHECKING:
+    from readbench.replay.requests import Calibration, RequestSet
+    from readbench.sessions import Session
+
+__all__ = ["MISS_MIN_TOKENS", "MISS_TOLERANCE", "Diagnosis", "SessionSimulator", "price_date", "run"]
 
 MISS_TOLERANCE = 0.05
 MISS_MIN_TOKENS = 256
@@ -194,3 +202,41 @@ class SessionSimulator:
         else:
             reason = "lookback_exceeded"
         return usage, Diagnosis(expected, reason, "", None, gap)
+
+
+def _simulation_key(calib: Calibration) -> tuple:
+    """The fields of `calib` that the requests of a RequestSet depend on (not its rates or notes)."""
+    return (tuple(sorted((m, (f.a, f.b, f.n)) for m, f in calib.tokens.items())), tuple(sorted(calib.heads.items())),
+            calib.head_cuts, tuple(sorted(calib.context_extra.items())), calib.cold_start_tokens, calib.breaks,
+            calib.insertions)
+
+
+def run(session: Session, rs: RequestSet, calib: Calibration, cache_model: str, when: dt.date, ttl_seconds: float):
+    """Simulate every call of `session` under `calib`; yields (call index, RequestUsage, Diagnosis).
+
+    A simulation is a function of the requests (`rs` under the fields of `calib` they depend
+    on), the cache model, the date and, with a cold start, `ttl_seconds`: one already run on
+    `rs` is replayed from `rs.runs` (the last pass of `infer_breaks` is the calibrated replay).
+
+    Raises:
+        ValueError: an unknown cache model, or a model without a price.
+    """
+    key = (cache_model, when, ttl_seconds if calib.cold_start_tokens > 0 else None, _simulation_key(calib))
+    done = rs.runs.get(key)
+    if done is not None:
+        yield from done
+        return
+    sim = SessionSimulator(cache_model, when)
+    compactions = {e.call_index for e in session.events if e.kind == "compaction"}
+    results = []
+    for i, call in enumerate(session.calls):
+        out = call.usage.output_tokens if call.usage is not None else 0
+        req = rs.request(i, calib, out)
+        if i == 0 and calib.cold_start_tokens > 0:
+            sim.seed(rs.models[0], req, calib.cold_start_tokens, req.ts_start_seconds - 1.0, ttl_seconds)
+        usage, diag = sim.step(rs.models[i], req, compaction=i in compactions)
+        results.append((i, usage, diag))
+        yield i, usage, diag
+    if len(rs.runs) >= 8:  # bounded: the passes of both windows, then the replays reuse the last of each
+        rs.runs.pop(next(iter(rs.runs)))
+    rs.runs[key] = results

@@ -21,10 +21,13 @@ from readbench.dcp._sister_common import estimate_message_tokens
 from readbench.sessions import load_messages
 
 FIXTURE = Path(__file__).parents[1] / "sessions" / "data" / "pi_session_v3.jsonl"
-REQUIRED = ["pi-dcp", "pi-dcp-stable", "dcp-gated", "obs-mask-5"]
+REQUIRED = ["pi-dcp", "pi-dcp-stable", "pi-dcp-aggressive", "dcp-gated", "obs-mask-5"]
 CUSTOM = [
     {"base": "pi-dcp", "name": "tight", "turns": 2, "steps": 1, "min_turn_age": 1, "min_chars": 100},
     {"base": "pi-dcp", "name": "noturn", "turn_protection": False, "steps": 3, "min_chars": 50, "cwd": "/repo"},
+    # supersedeWrites with narrow windows, and with the band from usage (it runs only at >= high)
+    {"base": "pi-dcp-aggressive", "name": "sw-tight", "turns": 1, "steps": 1, "min_chars": 100, "cwd": "/repo"},
+    {"base": "pi-dcp", "name": "sw-banded", "supersede_writes": True, "turns": 2, "steps": 1, "auto_prune": 0.3},
     {"base": "dcp-gated", "name": "open", "gate_mode": "off", "recent_turns": 1, "min_turns_old": 1, "cwd": "/repo"},
     {"base": "dcp-gated", "name": "r05", "recent_turns": 2, "min_chars_saved": 0, "cached_price_ratio": 0.5},
 ]
@@ -132,7 +135,7 @@ def test_unchanged_replacements_are_reused_between_calls():
 
 
 @pytest.mark.parametrize("seed", [0, 1, 3])
-@pytest.mark.parametrize("config", ["dcp-gated", CUSTOM[2], CUSTOM[3]], ids=lambda c: c if isinstance(c, str) else c["name"])
+@pytest.mark.parametrize("config", ["dcp-gated", CUSTOM[4], CUSTOM[5]], ids=lambda c: c if isinstance(c, str) else c["name"])
 def test_gate_candidates_match_reference_at_every_call(seed, config):
     from readbench.dcp import gate_candidates, get_config
     from readbench.dcp._sister import run_sister

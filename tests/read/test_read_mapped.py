@@ -328,3 +328,25 @@ def test_a_file_over_the_map_size_bound_gets_a_stated_fallback_and_is_never_pars
     )
     assert (r.details.capped, r.details.mapped) == (True, False)
     assert get_variant("C").params["map_max_file_bytes"] == 4 * 1024 * 1024
+
+
+def test_one_parse_serves_the_outline_and_the_function_bodies_of_a_text(monkeypatch):
+    from readbench.read import _outline
+
+    text = "class K:\n    def f(self):\n        return 1\n\n\nasync def g():\n    pass\n"
+    _outline._parsed.cache_clear()
+    parses = []
+    real = _outline._parse
+    monkeypatch.setattr(_outline, "_parse", lambda t, lang: parses.append(lang) or real(t, lang))
+    first = _outline.outline(text, "m.py")
+    assert [(e.kind, e.name, e.start_line, e.end_line) for e in first] == [
+        ("class", "K", 1, 3), ("def", "f", 2, 3), ("async def", "g", 6, 7)]
+    assert _outline.python_function_bodies(text) == [(2, 2), (6, 6)]
+    first.clear()  # a caller's list is its own
+    assert len(_outline.outline(text, "m.py")) == 3
+    assert parses == ["python"]
+    monkeypatch.setattr(_outline, "MEMO_MAX_CHARS", 100)
+    big = text * 2  # too big to keep: parsed each time
+    _outline.outline(big, "m.py")
+    _outline.python_function_bodies(big)
+    assert parses == ["python", "python", "python"]
