@@ -61,7 +61,10 @@ def work(tmp_path_factory):
 
 
 def _make(work: Path, *args: str, tasks: str = "tasks.jsonl") -> subprocess.CompletedProcess:
-    env = {**os.environ, "READBENCH_TASKS": str(work / tasks), "READBENCH_CACHE": str(work / "cache")}
+    # a top-level make, as a user types it: under `make test` (CI) the parent's MAKELEVEL would
+    # make this one print "make[1]: ***", and its MAKEFLAGS would pass on the parent's options
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS", "MAKEOVERRIDES")}
+    env |= {"READBENCH_TASKS": str(work / tasks), "READBENCH_CACHE": str(work / "cache")}
     cmd = ["make", "--no-print-directory", "-f", str(REPO / "Makefile"), "-o", "setup", "-o", "corpus",
            f"BIN={Path(sys.executable).parent}", "BASELINE=bl", *args]
     return subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, timeout=900)
@@ -119,7 +122,9 @@ def test_a_planted_regression_exits_1_naming_the_arm_and_metrics(work, baseline)
     assert _compare(work, "r").returncode == 1
     lines = [line for line in r.stdout.splitlines() if line.startswith("REGRESSION ")]
     metrics = {line.split(" · ")[1].split(":")[0] for line in lines}
-    assert {"read_calls", "turns", "input_tokens"} <= metrics
+    # the 200-line cap's direct effects; input tokens rise too (1.71x) but their interval over
+    # 6 pairs, [0.99x, 2.94x], crosses 1, so the verdict does not claim them
+    assert metrics == {"read_calls", "turns"}
     assert all(line.startswith("REGRESSION R × off @ readbench/sim-pager · ") for line in lines)  # stock is unchanged
     reads = next(line for line in lines if " · read_calls: " in line)
     assert "(mean over 6 pairs, 6 clusters); +" in reads and "95% CI [+" in reads and "Holm-adjusted p " in reads
