@@ -126,15 +126,23 @@ class SessionBuilder:
         self._live = list(messages)
         self.session.contexts.append(self._live)
 
-    def call(self, **fields: Any) -> Call:
+    def call(self, n_messages: int | None = None, **fields: Any) -> Call:
         """Record one model call that sends the current messages; returns the Call.
 
-        `fields` are the other `Call` attributes (model, provider, usage, ...).
+        `n_messages`: the call sent only the first `n_messages` of the current context (a call
+        whose usage the file records after later messages, e.g. Codex's tool outputs); default
+        all of them. `fields` are the other `Call` attributes (model, provider, usage, ...).
+
+        Raises:
+            ValueError: `n_messages` is negative or beyond the current context.
         """
         if self._live is None:
             self.reset([])
+        n = len(self._live) if n_messages is None else n_messages
+        if not 0 <= n <= len(self._live):
+            raise ValueError(f"n_messages={n_messages} is outside the current context (0..{len(self._live)})")
         ctx = len(self.session.contexts) - 1
-        call = Call(index=len(self.session.calls), context=ctx, n_messages=len(self._live), **fields)
+        call = Call(index=len(self.session.calls), context=ctx, n_messages=n, **fields)
         self.session.calls.append(call)
         return call
 

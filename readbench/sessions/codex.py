@@ -10,13 +10,18 @@ export, a call is a `token_count` after new output items, imported without usage
 input - cached; OpenAI models before GPT-5.6 have no write charge, caching.md §2.1). In the real
 rollouts seen (cli 0.77-0.125) a response's output items (reasoning, calls, assistant text) are
 written as they stream and its `token_count` when it completes: the call's request is every
-item before those outputs and its output the items since. A `token_count` written before any
-output item (the other order) takes the items that follow as its output. The model
+item before those outputs and its output the items since. Codex 0.144 writes the tool outputs
+of a response before its `token_count`: the request is still what came before the response's
+outputs (the tool outputs go to the next call; attributing them to this one shifted every billed
+prompt by one call on a real rollout). A `token_count` written before any output item (the other
+order) takes the items that follow as its output. The model
 and reasoning effort come from the latest `turn_context` (an effort change is a
 `thinking_change` event: `reasoning.effort` is part of the cached prefix, caching.md §2.2).
 A `web_search_call` item records the search, not its results, which the model does see: on a
 real gpt-5.5 rollout the billed prompt outgrew the recorded one by 2-6k tokens after each search
 (the replay's calibration finds these as unrecorded insertions).
+A tool output is imported as the model saw it: cut to the turn's `truncation_policy` as Codex
+cuts its history (`readbench.sessions._codex_truncate`; rollouts keep the whole output).
 `session_meta.base_instructions.text` is the system prompt when recorded; a `session_meta` after
 calls were made is a `resume` event; a `compacted` line replaces the history with its
 `replacement_history`.
@@ -37,6 +42,7 @@ from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageSyste
 from inspect_ai.tool import ToolCall
 
 from readbench.sessions._build import SessionBuilder, iso_seconds, iter_jsonl
+from readbench.sessions._codex_truncate import model_visible_output, policy_budget
 from readbench.sessions._types import BilledUsage, ImportIssues, Session, SessionFormat
 
 __all__ = ["FORMATS", "load", "load_legacy"]
@@ -75,6 +81,8 @@ class _Items:
         self.issues = issues
         self.pending: list[dict[str, Any]] = []  # output items of the response being written
         self.names: dict[str, str] = {}
+        #: the turn's truncation policy × 1.2 (`_codex_truncate.policy_budget`), None if unrecorded
+        self.budget: tuple[str, int] | None = None
 
     def assistant(self, items: list[dict[str, Any]]) -> ChatMessageAssistant:
         parts: list[Any] = []
@@ -119,7 +127,7 @@ class _Items:
             self.issues.warn(where, f"message with unexpected role {role!r}")
             return None
         if kind in ("function_call_output", "custom_tool_call_output"):
-            out = it.get("output")
+            out = model_visible_output(it.get("output"), self.budget)
             body = out if isinstance(out, str) else json.dumps(out, ensure_ascii=False)
             cid = str(it.get("call_id") or "")
             return ChatMessageTool(content=body, tool_call_id=cid, function=self.names.get(cid))
@@ -180,6 +188,10 @@ def load(path: Path) -> list[Session]:
     last_ts: float | None = None
     first_output_ts: float | None = None
     open_call: int | None = None  # index of the call whose outputs are being written
+    # a response whose outputs were followed by its tool outputs before its token_count (cli
+    # 0.144): (contexts, messages it sent, its reply, first output, start, last output time)
+    awaiting: tuple[int, int, ChatMessageAssistant, float | None, float | None, float | None] | None = None
+    last_output_ts: float | None = None
     for n, obj in iter_jsonl(path, issues):
         where = f"{path}:{n}"
         kind, payload = obj.get("type"), obj.get("payload")
@@ -198,6 +210,7 @@ def load(path: Path) -> list[Session]:
             if isinstance(text, str) and text:
                 b.reset([ChatMessageSystem(content=text)] + [m for m in b.live if not isinstance(m, ChatMessageSystem)])
         elif kind == "turn_context":
+            items.budget = policy_budget(payload.get("truncation_policy"))
             if payload.get("model") and payload["model"] != model:
                 if model:
                     b.event("model_change", ts, **{"from": model, "to": payload["model"]})
@@ -210,17 +223,21 @@ def load(path: Path) -> list[Session]:
             if payload.get("type") in _OUTPUT_ITEMS or (payload.get("type") == "message" and payload.get("role") == "assistant"):
                 if not items.pending:
                     first_output_ts = ts
+                last_output_ts = ts
                 items.item(payload, where)
             else:
+                sent = len(b.live)
                 out = items.flush()
                 if out is not None and open_call is not None:
                     _attach_output(session, open_call, out)
+                elif out is not None:  # its token_count is still to come, after this input
+                    awaiting = (len(session.contexts), sent, out, first_output_ts, last_ts, last_output_ts)
                 open_call = None
                 items.item(payload, where)
                 last_ts = ts
         elif kind == "compacted":
             items.flush()
-            open_call = None
+            open_call = awaiting = None
             history = [it for it in payload.get("replacement_history") or [] if isinstance(it, dict)]
             msgs = [m for m in map(lambda it: items.history_item(it, where), history) if m is not None]
             system = [m for m in b.live if isinstance(m, ChatMessageSystem)]
@@ -241,7 +258,7 @@ def load(path: Path) -> list[Session]:
             else:
                 # usage not recorded as numbers (e.g. an export that redacted it): one response is
                 # one call when its output items came since the previous token_count
-                if not items.pending:
+                if not items.pending and awaiting is None:
                     continue
                 if not issues.skipped["token_count:usage_not_recorded"]:
                     issues.warn(where, f"token_count usage is {total!r}, not token counts: the calls are imported unpriced")
@@ -256,10 +273,19 @@ def load(path: Path) -> list[Session]:
                 if out is not None:
                     _attach_output(session, index, out)
                 open_call = None
+            elif awaiting is not None and awaiting[0] == len(session.contexts):
+                # the response's tool outputs were written before its usage (cli 0.144): its
+                # request is what came before its outputs, not those tool outputs
+                _, sent, out, first, start, end = awaiting
+                index = b.call(n_messages=sent, model=model, provider="openai", ts_start_seconds=start,
+                               ts_end_seconds=end, ts_first_token_seconds=first, usage=usage,
+                               params=f"effort={effort}").index
+                _attach_output(session, index, out)
             else:
                 # the usage came first: the items that follow are this call's output
                 open_call = b.call(model=model, provider="openai", ts_start_seconds=last_ts, ts_end_seconds=ts,
                                    usage=usage, params=f"effort={effort}").index
+            awaiting = None
             last_ts = ts
         else:
             issues.unknown_types[str(kind)] += 1

@@ -184,3 +184,43 @@ def test_codex_rollouts_that_write_a_response_before_its_token_count(tmp_path):
     assert s.calls[1].usage.cache_read_tokens == 100
     (r,) = read_calls(s)
     assert (r.call_index, r.first_line, r.last_line, r.total_lines) == (0, 1, 3, None)
+
+
+def test_codex_0144_writes_tool_outputs_before_the_token_count_of_the_response_that_called_them(tmp_path):
+    # the order of a real Codex CLI 0.144.1 rollout: reasoning, the tool call, the tool's output,
+    # then the token_count of the response that made the call (billed: the request before it)
+    def line(kind, payload, t):
+        return json.dumps({"timestamp": f"2026-05-11T10:00:{t:02d}.000Z", "type": kind, "payload": payload})
+
+    def usage(total, inp, cached):
+        last = {"input_tokens": inp, "cached_input_tokens": cached, "output_tokens": 7}
+        return {"type": "token_count", "info": {"total_token_usage": {"input_tokens": total}, "last_token_usage": last}}
+
+    lines = [line("session_meta", {"id": "cx", "cwd": "/r", "cli_version": "0.144.1"}, 0),
+             line("turn_context", {"model": "gpt-5.5", "effort": "medium"}, 0),
+             line("response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]}, 1),
+             line("response_item", {"type": "reasoning", "summary": []}, 2),
+             line("response_item", {"type": "custom_tool_call", "name": "exec", "call_id": "c1", "input": "ls"}, 3),
+             line("response_item", {"type": "custom_tool_call_output", "call_id": "c1", "output": "a.py"}, 13),
+             line("event_msg", usage(100, 100, 0), 13),
+             line("response_item", {"type": "reasoning", "summary": []}, 15),
+             line("response_item", {"type": "function_call", "name": "exec_command", "call_id": "c2",
+                                    "arguments": json.dumps({"cmd": "cat a.py"})}, 16),
+             line("response_item", {"type": "function_call_output", "call_id": "c2", "output": "x = 1\n"}, 17),
+             line("event_msg", usage(230, 130, 100), 17),
+             line("response_item", {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "done"}]}, 20),
+             line("event_msg", usage(370, 140, 128), 21)]
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    (s,) = load_file(path)
+    assert len(s.calls) == 3
+    assert [m.role for m in s.request(0)] == ["user"]  # not the tool output written before its usage
+    assert [m.role for m in s.request(1)] == ["user", "assistant", "tool"]
+    assert [m.role for m in s.request(2)] == ["user", "assistant", "tool", "assistant", "tool"]
+    assert [t.function for t in s.calls[0].output.tool_calls] == ["exec"]
+    assert [t.function for t in s.calls[1].output.tool_calls] == ["exec_command"] and s.calls[2].output.text == "done"
+    assert [c.usage.input_tokens for c in s.calls] == [100, 130, 140]
+    t0 = 1778493600.0  # 2026-05-11T10:00:00Z
+    c0 = s.calls[0]  # starts at the user message, ends at its last output (the tool ran 10 s after)
+    assert (c0.ts_start_seconds - t0, c0.ts_first_token_seconds - t0, c0.ts_end_seconds - t0) == (1.0, 2.0, 3.0)
+    assert (s.calls[1].ts_start_seconds - t0, s.calls[1].ts_end_seconds - t0) == (13.0, 16.0)
