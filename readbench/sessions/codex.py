@@ -38,7 +38,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageTool, ChatMessageUser, ContentReasoning, ContentText
+from inspect_ai.model import (ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageTool, ChatMessageUser, ContentImage,
+                              ContentReasoning, ContentText)
 from inspect_ai.tool import ToolCall
 
 from readbench.sessions._build import SessionBuilder, iso_seconds, iter_jsonl
@@ -128,8 +129,16 @@ class _Items:
             return None
         if kind in ("function_call_output", "custom_tool_call_output"):
             out = model_visible_output(it.get("output"), self.budget)
-            body = out if isinstance(out, str) else json.dumps(out, ensure_ascii=False)
             cid = str(it.get("call_id") or "")
+            images = [x for x in out if isinstance(x, dict) and x.get("type") == "input_image"] if isinstance(out, list) else []
+            if images:  # an image (e.g. view_image) is an image to the model, not its base64 text
+                rest = [x for x in out if x not in images]
+                parts: list[Any] = [ContentText(text=json.dumps(rest, ensure_ascii=False))] if rest else []
+                parts += [ContentImage(image=str(x.get("image_url") or ""),
+                                       detail=x["detail"] if x.get("detail") in ("auto", "low", "high", "original") else "auto")
+                          for x in images]
+                return ChatMessageTool(content=parts, tool_call_id=cid, function=self.names.get(cid))
+            body = out if isinstance(out, str) else json.dumps(out, ensure_ascii=False)
             return ChatMessageTool(content=body, tool_call_id=cid, function=self.names.get(cid))
         if kind == "ghost_snapshot":
             self.issues.skipped["ghost_snapshot"] += 1

@@ -57,3 +57,32 @@ def test_the_importer_sends_the_output_as_the_model_saw_it_under_the_turns_polic
     path.write_text("\n".join(lines) + "\n")
     (s,) = load_file(path)
     assert s.request(1)[-1].text == "012345678901234567890123…3 tokens truncated…678901234567890123456789"
+
+
+def test_an_image_in_a_tool_output_is_an_image_block_not_its_base64_text(tmp_path):
+    from inspect_ai.model import ContentImage, ContentText
+
+    def line(kind, payload, t):
+        return json.dumps({"timestamp": f"2026-05-11T10:00:0{t}.000Z", "type": kind, "payload": payload})
+
+    def usage(total):
+        return {"type": "token_count", "info": {"total_token_usage": {"input_tokens": total},
+                                                "last_token_usage": {"input_tokens": total, "cached_input_tokens": 0, "output_tokens": 1}}}
+
+    url = "data:image/jpeg;base64," + "A" * 90000
+    out = [{"type": "input_text", "text": "shown"}, {"type": "input_image", "image_url": url, "detail": "original"}]
+    lines = [line("session_meta", {"id": "cx", "cli_version": "0.125.0"}, 0),
+             line("turn_context", {"model": "gpt-5.5", "truncation_policy": {"mode": "tokens", "limit": 10000}}, 0),
+             line("response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "look"}]}, 1),
+             line("response_item", {"type": "function_call", "name": "view_image", "call_id": "c1", "arguments": "{}"}, 2),
+             line("event_msg", usage(10), 3),
+             line("response_item", {"type": "function_call_output", "call_id": "c1", "output": out}, 4),
+             line("response_item", {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "ok"}]}, 5),
+             line("event_msg", usage(20), 6)]
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    (s,) = load_file(path)
+    tool = s.request(1)[-1]
+    assert tool.content == [ContentText(text='[{"type": "input_text", "text": "shown"}]'),
+                            ContentImage(image=url, detail="original")]
+    assert tool.text == '[{"type": "input_text", "text": "shown"}]'
