@@ -9,7 +9,9 @@ A `ReadCall` is one tool call that read (part of) a file:
   (`startLine`, `numLines`, `totalLines`) says what was delivered of how much;
 - shell reads through any bash/shell tool (Codex's `shell`, pi's and Claude Code's `bash`):
   `cat F`, `sed -n 'A,Bp' F`, `head -n N F`, `tail -n N F`, `nl -ba F | sed -n 'A,Bp'`, each
-  alone or after one `cd DIR && ` (pi's sessions mostly read that way; `cd` is kept in `cd`).
+  alone or after one `cd DIR && ` (pi's sessions mostly read that way; `cd` is kept in `cd`);
+  PowerShell's `Get-Content [-Raw] [-Path|-LiteralPath] F [-TotalCount N | -Head N | -Tail N]`,
+  optionally `| Select-Object [-Skip S] [-First N | -Last N]` (Codex's `shell_command` on Windows);
   Codex prefixes an output it cut for the model with `Total output lines: T` (T = lines the
   command printed): such a read is `capped`. When the output is found and not cut, the lines it
   holds fix `last_line` (a range past the end of the file prints fewer lines), and a read that
@@ -36,7 +38,7 @@ __all__ = ["ReadCall", "read_calls", "shell_output", "tool_results"]
 
 _READ_TOOLS = {"read": ("path", "offset", "limit"), "Read": ("file_path", "offset", "limit"),
                "read_file": ("path", "offset", "limit"), "view": ("path", "offset", "limit")}
-_SHELL_TOOLS = ("bash", "Bash", "shell", "exec_command", "local_shell")
+_SHELL_TOOLS = ("bash", "Bash", "shell", "exec_command", "local_shell", "shell_command")
 _SHOWING = re.compile(r"\[Showing lines (\d+)-(\d+) of (\d+)")
 _MORE = re.compile(r"\[(\d+) more lines in file\. Use offset=(\d+)")
 _LEGACY_MORE = re.compile(r"\.\.\. \((\d+) more lines not shown\. Use offset=(\d+)")
@@ -177,6 +179,63 @@ def _shell_read(command: str) -> tuple[str, int | None, int | None, bool, str | 
     return None
 
 
+def _powershell_read(command: str) -> tuple[str, int | None, int | None, bool, str | None] | None:
+    """(path, offset, limit, tail, None) of a simple PowerShell `Get-Content` read (module
+    docstring), None for anything else. Backslashes are path separators here, not escapes."""
+    cmd = command.strip()
+    if any(c in cmd for c in ("\n", ";", "&&", "{", "(", "$")) or cmd.count("|") > 1:
+        return None
+    first, _, second = cmd.partition("|")
+    try:
+        argv = shlex.split(first, posix=False)
+        sel = shlex.split(second, posix=False) if second else []
+    except ValueError:
+        return None
+    if not argv or argv[0].lower() not in ("get-content", "gc"):
+        return None
+    path = head = tail = None
+    it = iter(argv[1:])
+    for a in it:
+        low = a.lower()
+        if low == "-raw":
+            continue
+        if low in ("-path", "-literalpath", "-totalcount", "-head", "-first", "-tail", "-last", "-encoding"):
+            v = next(it, None)
+            if v is None:
+                return None
+            if low in ("-path", "-literalpath"):
+                path = v
+            elif low != "-encoding":
+                n = _int(v)
+                if n is None:
+                    return None
+                if low == "-tail":
+                    tail = n
+                else:
+                    head = n
+        elif a.startswith("-") or path is not None:
+            return None
+        else:
+            path = a
+    if path is None or (head is not None and tail is not None):
+        return None
+    offset, limit, is_tail = None, head if tail is None else tail, tail is not None
+    if sel:
+        if sel[0].lower() not in ("select-object", "select") or is_tail or head is not None:
+            return None
+        opts = dict(zip((x.lower() for x in sel[1::2]), sel[2::2]))
+        if len(sel) % 2 == 0 or set(opts) - {"-skip", "-first", "-last"} or any(_int(v) is None for v in opts.values()):
+            return None
+        skip, n_first, n_last = (_int(opts.get(k)) for k in ("-skip", "-first", "-last"))
+        if n_last is not None and (skip is not None or n_first is not None):
+            return None
+        if n_last is not None:
+            limit, is_tail = n_last, True
+        else:
+            offset, limit = ((skip or 0) + 1 if skip else None), n_first
+    return path.strip("'\""), offset, limit, is_tail, None
+
+
 def shell_output(text: str) -> str:
     """The command output inside a shell tool's result: Codex wraps it as JSON
     (`{"output": ..., "metadata": ...}`) or as `Exit code: N\nWall time: ...\nOutput:\n...`;
@@ -242,6 +301,8 @@ def read_calls(session: Session, results: dict[str, ChatMessageTool] | None = No
             elif tc.function in _SHELL_TOOLS:
                 cmd = _shell_command(args)
                 parsed = _shell_read(cmd) if cmd else None
+                if parsed is None and cmd and tc.function == "shell_command":
+                    parsed = _powershell_read(cmd)
                 if parsed is None:
                     continue
                 path, offset, limit, tail, cd = parsed

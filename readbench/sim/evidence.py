@@ -41,13 +41,12 @@ from inspect_ai.model import ChatMessageSystem, ChatMessageTool, ChatMessageUser
 
 from readbench.cache import count_tokens
 from readbench.sessions import Session
-from readbench.sessions.reads import ReadCall, read_calls
+from readbench.sessions.reads import _SHELL_TOOLS, ReadCall, read_calls
 
 __all__ = ["Evidence", "PromptTools", "is_test_path", "prompt_tools", "session_evidence"]
 
 _SEARCH_TOOLS = {"grep", "Grep", "search", "find_in_files", "rg"}
 _EDIT_TOOLS = {"edit", "Edit", "MultiEdit", "write", "Write", "apply_patch", "str_replace_editor", "NotebookEdit"}
-_SHELL_TOOLS = {"bash", "Bash", "shell", "exec_command", "local_shell"}
 _SHELL_SEARCH = re.compile(r"^\s*(grep|rg|ag|git\s+grep)\b")
 _TEST_RUN = re.compile(r"(^|[\s;&|/])(pytest|py\.test|tox|nox|(npm|pnpm|yarn|bun)\s+(run\s+)?test|go\s+test|"
                        r"cargo\s+test|jest|vitest|unittest|runtests\.py|alltests\.py)(\s|$)")

@@ -82,3 +82,19 @@ def test_a_changed_line_or_an_edit_starts_a_new_version_and_pi_notices_count_the
     # pi's T = 11 counts the segment after the final newline: the file has 10 lines
     assert versions[0].line_count == 10 and versions[0].lines == {1: "line 1", 2: "line 2", 3: "line 3"}
     assert versions[2].full and versions[2].text() == body
+
+
+def test_powershell_get_content_reads_through_codexs_shell_command_tool():
+    from readbench.sessions.reads import _powershell_read
+
+    assert _powershell_read("Get-Content app\\events\\page.tsx") == ("app\\events\\page.tsx", None, None, False, None)
+    assert _powershell_read("Get-Content -Raw C:\\Users\\me\\SKILL.md") == ("C:\\Users\\me\\SKILL.md", None, None, False, None)
+    assert _powershell_read("Get-Content -LiteralPath 'app\\[slug]\\page.tsx'") == ("app\\[slug]\\page.tsx", None, None, False, None)
+    assert _powershell_read("Get-Content a.ts -TotalCount 40") == ("a.ts", None, 40, False, None)
+    assert _powershell_read("gc a.ts -Tail 5") == ("a.ts", None, 5, True, None)
+    assert _powershell_read("Get-Content a.ts | Select-Object -Skip 100 -First 50") == ("a.ts", 101, 50, False, None)
+    assert _powershell_read("Get-Content a.ts | Select-Object -Last 3") == ("a.ts", None, 3, True, None)
+    # anything else is not a read of one range of one file
+    for cmd in ("Get-Content a.ts b.ts", "if (Test-Path x) { Get-Content -Raw x }", "Get-Content $HOME\\x",
+                "Get-Content a.ts | Select-String foo", "Get-Content a.ts -TotalCount 4 -Tail 2", "Get-ChildItem ."):
+        assert _powershell_read(cmd) is None, cmd
