@@ -38,7 +38,7 @@ from readbench.analysis._document import Bullets, Heading, Image, Paragraph, Tab
 from readbench.replay.bill import SessionReplay
 from readbench.replay.gate_sweep import CANDIDATE_COLUMNS
 
-__all__ = ["CALL_COLUMNS", "SECTIONS", "SESSION_COLUMNS", "TABLE_COLUMNS", "ReplayWriter", "bill_section", "session_json"]
+__all__ = ["CALL_COLUMNS", "SECTIONS", "SESSION_COLUMNS", "TABLE_COLUMNS", "ReplayWriter", "bill_section", "compared_cache_model", "session_json"]
 
 #: Columns of calls.parquet (one row per call x cache model x mode; see readbench.replay.bill).
 CALL_COLUMNS: dict[str, str] = {
@@ -65,6 +65,21 @@ def _clean(v: Any) -> Any:
     return v
 
 
+def compared_cache_model(rep: SessionReplay) -> str:
+    """The cache model a session's bill check is reported under: the session's own provider's,
+    at the TTL tier its bill shows (`bill.auto_cache_model`: `anthropic-1h` for a Claude Code
+    session billed at 1-hour writes), when it was replayed; else the first that prices the recorded
+    models (with `--cache all` the others are what-ifs with no priced call). Needs `rep.summaries`."""
+    from readbench.replay.bill import auto_cache_model
+
+    compared = [m for m in rep.summaries if m["mode"] == "in_sample" and m["priced_calls"]]
+    if compared:
+        own = auto_cache_model(rep.session, compared[0].get("tier"))
+        if any(m["cache_model"] == own for m in compared):
+            return str(own)
+    return str((compared or rep.summaries)[0]["cache_model"])
+
+
 def session_json(rep: SessionReplay, read_calls: int, blind_reads: int) -> dict[str, Any]:
     """The stable per-session object (module docstring) for the first cache model replayed."""
     s = rep.session
@@ -79,10 +94,7 @@ def session_json(rep: SessionReplay, read_calls: int, blind_reads: int) -> dict[
                             "notes": list(rep.notes)}
     if not rep.summaries:
         return _clean({**base, "cache_model": None, "priced_calls": 0, "billed_cost_usd": None, "simulated_cost_usd": None})
-    # the cache model the bill is compared under: the first whose family prices the recorded
-    # models (with `--cache all` the others are what-ifs with no priced call)
-    compared = [m for m in rep.summaries if m["mode"] == "in_sample" and m["priced_calls"]]
-    cache = (compared or rep.summaries)[0]["cache_model"]
+    cache = compared_cache_model(rep)
     by = {m["mode"]: m for m in rep.summaries if m["cache_model"] == cache}
     ins, raw, oos = by["in_sample"], by["raw"], by["out_of_sample"]
     out = {

@@ -132,3 +132,16 @@ def test_with_every_cache_model_each_session_is_compared_with_its_bill_under_its
         (10128 * 1.25 + 37 * 10 + 1888 * 1.25 + 9984 * 0.125 + 63 * 10 + 324 * 1.25 + 11776 * 0.125 + 5 * 10) / 1e6, abs=1e-9)
     cc = next(o for o in objs if o["session_id"] == "s1")
     assert (cc["cache_model"], cc["priced_calls"]) == ("anthropic-5m", 4)
+
+
+def test_a_session_billed_at_1h_writes_is_reported_under_the_1h_model_when_both_tiers_are_replayed(tmp_path):
+    # s1's bill records 1-hour writes: with both Anthropic tiers replayed, its row (and the bill's
+    # price) is the 1h model's, as under --cache auto, not the first tier listed
+    res = CliRunner().invoke(replay_cmd, [str(_corpus(tmp_path)), "--out", str(tmp_path / "out"), "--json",
+                                          "--cache", "anthropic-5m,anthropic-1h,openai"])
+    assert res.exit_code == 0, res.output
+    objs = [json.loads(x) for x in res.stdout.splitlines()]
+    cc = next(o for o in objs if o["session_id"] == "s1")
+    assert (cc["cache_model"], cc["priced_calls"]) == ("anthropic-1h", 4)
+    assert cc["billed_cost_usd"] == pytest.approx((203015 + 11740 + 11240 + 48140) / 1e6, abs=1e-9)
+    assert next(o for o in objs if o["format"] == "codex")["cache_model"] == "openai"
