@@ -94,10 +94,12 @@ def _entries(root: Path, prefix: str) -> Iterator[tuple[str, Path, os.stat_resul
     """Yield ``(arcname, path, lstat)`` for ``root`` and everything below it, sorted by arcname.
 
     Symlinks are not followed. Sockets, FIFOs and devices raise ValueError (they cannot be baked).
+    `__pycache__` directories are left out: Python writes them when a local-sandbox run imports
+    the source or its deps, and they are derived, so they must not change the image's tag.
     """
     items: list[tuple[str, Path, os.stat_result]] = []
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames.sort()
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
         base = Path(dirpath)
         rel = base.relative_to(root).as_posix()
         items.append((prefix if rel == "." else f"{prefix}/{rel}", base, base.lstat()))

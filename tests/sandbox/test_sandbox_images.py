@@ -90,6 +90,11 @@ def test_digest_ignores_timestamps_but_not_bytes_modes_paths_base_or_dockerfile(
     d0 = context_digest(tree, deps, b"FROM x", "sha256:aa")
     os.utime(tree / "pkg" / "m.py", (1, 1))
     assert context_digest(tree, deps, b"FROM x", "sha256:aa") == d0
+    # byte code a local-sandbox run writes beside the source and its deps is not part of the image
+    for d in (tree / "pkg" / "__pycache__", deps / "__pycache__"):
+        d.mkdir()
+        (d / "m.cpython-311.pyc").write_bytes(b"\x00pyc")
+    assert context_digest(tree, deps, b"FROM x", "sha256:aa") == d0
     assert context_digest(tree, deps, b"FROM y", "sha256:aa") != d0
     assert context_digest(tree, deps, b"FROM x", "sha256:bb") != d0
     (tree / "pkg" / "m.py").write_text("x = 2\n")
