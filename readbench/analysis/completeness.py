@@ -117,6 +117,8 @@ class LogScan:
     """``.eval``/``.json`` logs that could not be read now: their arms are missing."""
     set_aside: tuple[UnreadableLog, ...] = ()
     """Logs a resumed run set aside as unreadable (its arm ran again, so nothing is missing)."""
+    not_started: tuple[str, ...] = ()
+    """Arms of the run's ``run.json`` (arm × model) with no log at all: the run stopped before them."""
 
     @property
     def logs(self) -> list[str]:
@@ -130,8 +132,8 @@ class LogScan:
 
     @property
     def complete(self) -> bool:
-        """Every arm finished and every log was readable."""
-        return not self.partial and not self.unreadable
+        """Every arm finished, every log was readable and every arm of ``run.json`` has a log."""
+        return not self.partial and not self.unreadable and not self.not_started
 
 
 _RETRY_ERROR = re.compile(r"^RetryError\(<Future at 0x[0-9a-f]+ state=finished raised (\w+)>\)\)?$")
@@ -172,7 +174,9 @@ def scan_logs(log_dir: str | Path) -> LogScan:
 
     Returns:
         One `ArmRecord` per task of the `read_strategies` task (its newest log), sorted by arm,
-        and every unreadable log with its error.
+        every unreadable log with its error, and the arms the run directory's ``run.json``
+        (`log_dir`/../run.json, when present) lists with no log (an interrupted run that never
+        started them).
 
     Raises:
         FileNotFoundError: `log_dir` is not a directory.
@@ -232,7 +236,26 @@ def scan_logs(log_dir: str | Path) -> LogScan:
         unfinished = len(cancelled) + (len(errors) if header.status != "success" else 0)
         arms.append(ArmRecord(arm=arm, log=_local(info.name), status=header.status, expected=_expected(header),
                               finished=len(summaries) - unfinished, errored=len(errors), error=error))
-    return LogScan(tuple(sorted(arms, key=lambda a: a.arm)), tuple(unreadable), tuple(set_aside))
+    return LogScan(tuple(sorted(arms, key=lambda a: a.arm)), tuple(unreadable), tuple(set_aside),
+                   _not_started(path.parent / "run.json", {a.arm for a in arms}, bool(unreadable)))
+
+
+def _not_started(meta_path: Path, seen: set[str], any_unreadable: bool) -> tuple[str, ...]:
+    """Arms × models of ``run.json`` without a log (none when it is missing or unreadable, or
+    when a log could not be read: that log's arm is unknown and is named as unreadable)."""
+    import json
+
+    from .table import arm_label
+
+    if any_unreadable or not meta_path.is_file():
+        return ()
+    try:
+        meta = json.loads(meta_path.read_text())
+        expected = [arm_label(*str(arm).split(" × ", 1), str(model)) for arm in meta.get("arms") or []
+                    for model in meta.get("models") or []]
+    except (OSError, ValueError, TypeError):
+        return ()
+    return tuple(a for a in expected if a not in seen)
 
 
 def superseded_logs(names: list[str]) -> set[str]:
@@ -277,6 +300,7 @@ def incomplete_section(scan: LogScan, baseline: tuple[str, str]) -> list[Block]:
         return [Heading(2, "Set-aside logs"), Bullets(aside)] if aside else []
     items = [f"{a.arm}: {a.describe()}" for a in scan.partial]
     items += [f"unreadable log {u.path}: {u.reason}" for u in scan.unreadable]
+    items += _not_started_items(scan)
     base = [a for a in scan.partial if a.arm.split(" @ ")[0] == f"{baseline[0]} × {baseline[1]}"]
     text = ("This run did not finish. Partial arms are listed in every table with the samples they have, and "
             "left out of the paired comparisons; an unreadable log's arm is missing. Re-running the same "
@@ -292,7 +316,16 @@ def incomplete_line(scan: LogScan, resume: str = "re-run the same command to res
         return None
     parts = [f"{a.arm} ({a.describe()})" for a in scan.partial]
     parts += [f"unreadable log {Path(u.path).name} ({u.reason})" for u in scan.unreadable]
+    parts += _not_started_items(scan)
     return f"incomplete: {'; '.join(parts)}; {resume} (finished samples are kept)"
+
+
+def _not_started_items(scan: LogScan) -> list[str]:
+    n = len(scan.not_started)
+    if not n:
+        return []
+    shown = ", ".join(scan.not_started[:4]) + (f", … ({n - 4} more)" if n > 4 else "")
+    return [f"{n} arm{'s' if n > 1 else ''} not started: {shown}"]
 
 
 def complete_arms(scan: LogScan) -> Sequence[str]:

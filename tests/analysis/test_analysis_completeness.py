@@ -131,3 +131,24 @@ def test_a_recovered_log_replaces_its_original(make_logs, tmp_path):
     run = tmp_path / "run"
     shutil.copytree(log_dir, run / "logs")
     assert build_report(run).is_file()
+
+
+def test_arms_of_run_json_that_never_started_are_named(make_logs):
+    # Ctrl-C before inspect reached the last arms: they have no log at all, and only run.json
+    # (written when eval_set accepted the run) says they were meant to run
+    import json
+
+    log_dir, _ = _two_arms(make_logs)
+    meta = {"matrix": "m", "models": ["mockllm/model"], "arms": ["stock × off", "B × off", "C × off", "A × pi-dcp"]}
+    (log_dir.parent / "run.json").write_text(json.dumps(meta))
+    scan = scan_logs(log_dir)
+    assert (scan.complete, scan.not_started) == (False, ("C × off @ mockllm/model", "A × pi-dcp @ mockllm/model"))
+    r = CliRunner().invoke(report, [str(log_dir.parent)])
+    assert r.stderr.strip() == (
+        "incomplete: 2 arms not started: C × off @ mockllm/model, A × pi-dcp @ mockllm/model; "
+        "re-run `readbench eval` with the same run id to resume (finished samples are kept)")
+    assert "- 2 arms not started: C × off @ mockllm/model, A × pi-dcp @ mockllm/model" in (
+        log_dir.parent / "report" / "report.md").read_text()
+    meta["arms"] = meta["arms"][:2]
+    (log_dir.parent / "run.json").write_text(json.dumps(meta))
+    assert scan_logs(log_dir).complete
