@@ -127,7 +127,10 @@ def _priced_models(session: Session, cache_model: str, notes: list[str]) -> tupl
                 ok = False
         if not ok and c.model not in warned:
             warned.add(c.model)
-            if fam is None:
+            if fam is None and str(c.model).split("/")[-1].startswith("sim-"):
+                notes.append(f"model {c.model!r} is readbench's simulated agent: it has no provider and no bill; its calls "
+                             f"are simulated as {default} (a what-if, not compared with a bill)")
+            elif fam is None:
                 notes.append(f"model {c.model!r} has no price: add it to readbench/cache/prices.csv and its cache "
                              f"parameters to models.csv; its calls are simulated as {default} and not compared with the bill")
             elif family is not None and fam != family:

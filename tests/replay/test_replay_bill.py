@@ -272,3 +272,16 @@ def test_a_read_floored_to_the_models_hit_granularity_is_a_hit(tmp_path):
     ins = _rows(replay_session(s), "in_sample")
     assert [(r["sim_cache_read_tokens"], r["sim_reason"], r["billed_reason"]) for r in ins] == [
         (0, "cold_start", "cold_start"), (20480, "", ""), (22528, "", "")]
+
+
+def test_readbench_s_own_simulated_agent_is_named_as_such_not_as_a_model_to_price(tmp_path, pi_session):
+    import dataclasses
+
+    f = (pi_session().user(WORDS).assistant("Done.", 0.0, (3, 0, 2050, 40)).write(tmp_path / "s.jsonl"))
+    (s,) = load_file(f)
+    s.calls[:] = [dataclasses.replace(c, model="sim-mixed", provider=None) for c in s.calls]
+    rep = replay_session(s, ["anthropic-5m"])
+    notes = [n for m in rep.summaries for n in m["notes"]]
+    assert ("model 'sim-mixed' is readbench's simulated agent: it has no provider and no bill; its calls are "
+            "simulated as claude-sonnet-5.5 (a what-if, not compared with a bill)") in notes
+    assert not any("add it to readbench/cache/prices.csv" in n for n in notes)
