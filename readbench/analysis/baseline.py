@@ -143,6 +143,10 @@ def _spec_map(meta: dict[str, Any]) -> dict[str, str]:
 
 def _meta_notes(run: dict[str, Any], base: dict[str, Any]) -> list[str]:
     notes = []
+    if run.get("matrix") and base.get("matrix") and run["matrix"] != base["matrix"]:
+        notes.append(f"this run is of matrix {run['matrix']!r}, the baseline of {base['matrix']!r}: compare a run of "
+                     f"the baseline's matrix (make nightly) or a baseline of this one "
+                     f"(make baseline BASELINE=analysis/baselines/{run['matrix']})")
     for key in ("sandbox", "task_args"):
         if key in run and key in base and run[key] != base[key]:
             notes.append(f"{key}: baseline {json.dumps(base[key], sort_keys=True)}, this run "

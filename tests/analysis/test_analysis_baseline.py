@@ -123,3 +123,13 @@ def test_latest_run_is_the_newest_complete_run_of_the_matrix(make_logs, tmp_path
     assert r.output.strip() == "baseline: analysis/baselines/nightly (from results/new)"
     assert json.loads((tmp_path / "analysis/baselines/nightly/baseline.json").read_text())["rebuild"] == \
         "make nightly && make baseline"
+
+
+def test_a_run_of_another_matrix_is_named_as_the_cause(run_dir, tmp_path):
+    good = write_baseline(run_dir, tmp_path / "bl")
+    meta = json.loads((good / "run.json").read_text())
+    (good / "run.json").write_text(json.dumps({**meta, "matrix": "weekly"}))
+    r = CliRunner().invoke(compare_cmd, [str(run_dir), "--baseline", str(good)])
+    assert (f"note: this run is of matrix {meta['matrix']!r}, the baseline of 'weekly': compare a run of the "
+            "baseline's matrix (make nightly) or a baseline of this one "
+            f"(make baseline BASELINE=analysis/baselines/{meta['matrix']})") in r.output.splitlines()
