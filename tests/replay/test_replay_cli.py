@@ -119,13 +119,18 @@ def test_save_calibration_appends_a_dated_row_the_simulator_then_uses(tmp_path, 
     assert doubled["cache_write_tokens_anthropic-5m"] == 2 * plain["cache_write_tokens_anthropic-5m"]
 
 
+def _json_objects(tmp_path: Path, caches: str) -> list[dict]:
+    """`readbench replay --json --cache CACHES` over the mixed corpus: one object per session."""
+    res = CliRunner().invoke(replay_cmd, [str(_corpus(tmp_path)), "--out", str(tmp_path / "out"), "--json",
+                                          "--cache", caches])
+    assert res.exit_code == 0, res.output
+    return [json.loads(x) for x in res.stdout.splitlines()]
+
+
 def test_with_every_cache_model_each_session_is_compared_with_its_bill_under_its_own_family(tmp_path):
     # `--cache all` prices a Codex session under the Anthropic models too, as a what-if; its JSON
     # and report row must still show the bill check under the OpenAI model, not "0 priced"
-    res = CliRunner().invoke(replay_cmd, [str(_corpus(tmp_path)), "--out", str(tmp_path / "out"), "--json",
-                                          "--cache", "anthropic-5m,openai"])
-    assert res.exit_code == 0, res.output
-    objs = [json.loads(x) for x in res.stdout.splitlines()]
+    objs = _json_objects(tmp_path, "anthropic-5m,openai")
     codex = next(o for o in objs if o["format"] == "codex")
     assert (codex["cache_model"], codex["priced_calls"]) == ("openai", 3)
     assert codex["billed_cost_usd"] == pytest.approx(
@@ -137,10 +142,7 @@ def test_with_every_cache_model_each_session_is_compared_with_its_bill_under_its
 def test_a_session_billed_at_1h_writes_is_reported_under_the_1h_model_when_both_tiers_are_replayed(tmp_path):
     # s1's bill records 1-hour writes: with both Anthropic tiers replayed, its row (and the bill's
     # price) is the 1h model's, as under --cache auto, not the first tier listed
-    res = CliRunner().invoke(replay_cmd, [str(_corpus(tmp_path)), "--out", str(tmp_path / "out"), "--json",
-                                          "--cache", "anthropic-5m,anthropic-1h,openai"])
-    assert res.exit_code == 0, res.output
-    objs = [json.loads(x) for x in res.stdout.splitlines()]
+    objs = _json_objects(tmp_path, "anthropic-5m,anthropic-1h,openai")
     cc = next(o for o in objs if o["session_id"] == "s1")
     assert (cc["cache_model"], cc["priced_calls"]) == ("anthropic-1h", 4)
     assert cc["billed_cost_usd"] == pytest.approx((203015 + 11740 + 11240 + 48140) / 1e6, abs=1e-9)

@@ -152,15 +152,19 @@ def test_codex_rollout_with_redacted_usage_keeps_its_calls_unpriced(tmp_path):
     assert s.issues.skipped["token_count:usage_not_recorded"] == 2
 
 
+def line(kind: str, payload: dict, t: int) -> str:
+    """One rollout line at 2026-05-11T10:00:<t>Z."""
+    return json.dumps({"timestamp": f"2026-05-11T10:00:{t:02d}.000Z", "type": kind, "payload": payload})
+
+
+def usage(total: int, inp: int, cached: int) -> dict:
+    """A token_count payload: cumulative input `total`, this call's `inp` (of which `cached`)."""
+    last = {"input_tokens": inp, "cached_input_tokens": cached, "output_tokens": 7}
+    return {"type": "token_count", "info": {"total_token_usage": {"input_tokens": total}, "last_token_usage": last}}
+
+
 def test_codex_rollouts_that_write_a_response_before_its_token_count(tmp_path):
     # the order of real rollouts (Codex CLI 0.77-0.125): the response's items, then its usage, then the tool output
-    def line(kind, payload, t):
-        return json.dumps({"timestamp": f"2026-05-11T10:00:0{t}.000Z", "type": kind, "payload": payload})
-
-    def usage(total, inp, cached):
-        last = {"input_tokens": inp, "cached_input_tokens": cached, "output_tokens": 7}
-        return {"type": "token_count", "info": {"total_token_usage": {"input_tokens": total}, "last_token_usage": last}}
-
     call = {"type": "function_call", "name": "exec_command", "call_id": "c1",
             "arguments": json.dumps({"cmd": "sed -n '1,3p' a.py"})}
     lines = [line("session_meta", {"id": "cx", "cwd": "/r", "cli_version": "0.125.0"}, 0),
@@ -189,13 +193,6 @@ def test_codex_rollouts_that_write_a_response_before_its_token_count(tmp_path):
 def test_codex_0144_writes_tool_outputs_before_the_token_count_of_the_response_that_called_them(tmp_path):
     # the order of a real Codex CLI 0.144.1 rollout: reasoning, the tool call, the tool's output,
     # then the token_count of the response that made the call (billed: the request before it)
-    def line(kind, payload, t):
-        return json.dumps({"timestamp": f"2026-05-11T10:00:{t:02d}.000Z", "type": kind, "payload": payload})
-
-    def usage(total, inp, cached):
-        last = {"input_tokens": inp, "cached_input_tokens": cached, "output_tokens": 7}
-        return {"type": "token_count", "info": {"total_token_usage": {"input_tokens": total}, "last_token_usage": last}}
-
     lines = [line("session_meta", {"id": "cx", "cwd": "/r", "cli_version": "0.144.1"}, 0),
              line("turn_context", {"model": "gpt-5.5", "effort": "medium"}, 0),
              line("response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]}, 1),
