@@ -251,10 +251,14 @@ def _not_started(meta_path: Path, seen: set[str], any_unreadable: bool) -> tuple
         return ()
     try:
         meta = json.loads(meta_path.read_text())
-        expected = [arm_label(*str(arm).split(" × ", 1), str(model)) for arm in meta.get("arms") or []
-                    for model in meta.get("models") or []]
-    except (OSError, ValueError, TypeError):
+    except (OSError, ValueError):
         return ()
+    arms = meta.get("arms") if isinstance(meta, dict) else None
+    models = meta.get("models") if isinstance(meta, dict) else None
+    if not (isinstance(arms, list) and isinstance(models, list)):
+        return ()
+    expected = [arm_label(*arm.split(" × ", 1), model) for arm in arms for model in models
+                if isinstance(arm, str) and " × " in arm and isinstance(model, str)]
     return tuple(a for a in expected if a not in seen)
 
 

@@ -127,7 +127,8 @@ def _priced_models(session: Session, cache_model: str, notes: list[str]) -> tupl
                 ok = False
         if not ok and c.model not in warned:
             warned.add(c.model)
-            if fam is None and str(c.model).split("/")[-1].startswith("sim-"):
+            if fam is None and (str(c.model).startswith("readbench/sim-")
+                                or (session.harness == "inspect" and str(c.model).startswith("sim-"))):
                 notes.append(f"model {c.model!r} is readbench's simulated agent: it has no provider and no bill; its calls "
                              f"are simulated as {default} (a what-if, not compared with a bill)")
             elif fam is None:

@@ -74,7 +74,8 @@ def compared_cache_model(rep: SessionReplay) -> str:
 
     compared = [m for m in rep.summaries if m["mode"] == "in_sample" and m["priced_calls"]]
     if compared:
-        own = auto_cache_model(rep.session, compared[0].get("tier"))
+        tier = next((m["tier"] for m in compared if m.get("tier")), None)  # the bill's, whichever model found it
+        own = auto_cache_model(rep.session, tier)
         if any(m["cache_model"] == own for m in compared):
             return str(own)
     return str((compared or rep.summaries)[0]["cache_model"])

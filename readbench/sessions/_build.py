@@ -126,22 +126,27 @@ class SessionBuilder:
         self._live = list(messages)
         self.session.contexts.append(self._live)
 
-    def call(self, n_messages: int | None = None, **fields: Any) -> Call:
+    def call(self, n_messages: int | None = None, context: int | None = None, **fields: Any) -> Call:
         """Record one model call that sends the current messages; returns the Call.
 
-        `n_messages`: the call sent only the first `n_messages` of the current context (a call
-        whose usage the file records after later messages, e.g. Codex's tool outputs); default
-        all of them. `fields` are the other `Call` attributes (model, provider, usage, ...).
+        `n_messages`, `context`: the call sent only the first `n_messages` of context `context`
+        (a call whose usage the file records after later messages, e.g. Codex's tool outputs, or
+        after a compaction started a new context); default all of the current context. `fields`
+        are the other `Call` attributes (model, provider, usage, ...).
 
         Raises:
-            ValueError: `n_messages` is negative or beyond the current context.
+            ValueError: `context` is not a context of the session, or `n_messages` is negative or
+                beyond that context.
         """
         if self._live is None:
             self.reset([])
-        n = len(self._live) if n_messages is None else n_messages
-        if not 0 <= n <= len(self._live):
-            raise ValueError(f"n_messages={n_messages} is outside the current context (0..{len(self._live)})")
-        ctx = len(self.session.contexts) - 1
+        ctx = len(self.session.contexts) - 1 if context is None else context
+        if not 0 <= ctx < len(self.session.contexts):
+            raise ValueError(f"context={context} is not a context of the session (0..{len(self.session.contexts) - 1})")
+        msgs = self.session.contexts[ctx]
+        n = len(msgs) if n_messages is None else n_messages
+        if not 0 <= n <= len(msgs):
+            raise ValueError(f"n_messages={n_messages} is outside context {ctx} (0..{len(msgs)})")
         call = Call(index=len(self.session.calls), context=ctx, n_messages=n, **fields)
         self.session.calls.append(call)
         return call

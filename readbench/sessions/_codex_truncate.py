@@ -35,7 +35,7 @@ def policy_budget(policy: Any) -> tuple[str, int] | None:
     mode, limit = policy.get("mode"), policy.get("limit")
     if mode not in ("tokens", "bytes") or not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
         return None
-    return mode, int(limit * _SERIALIZATION_ALLOWANCE)
+    return mode, math.ceil(limit * _SERIALIZATION_ALLOWANCE)  # codex-rs: (limit as f64 * 1.2).ceil()
 
 
 def _approx_tokens(text: str) -> int:

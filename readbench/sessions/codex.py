@@ -198,9 +198,10 @@ def load(path: Path) -> list[Session]:
     first_output_ts: float | None = None
     open_call: int | None = None  # index of the call whose outputs are being written
     # a response whose outputs were followed by its tool outputs before its token_count (cli
-    # 0.144): (contexts, messages it sent, its reply, first output, start, last output time)
+    # 0.144): (its context, messages it sent, its reply, first output, start, last output time)
     awaiting: tuple[int, int, ChatMessageAssistant, float | None, float | None, float | None] | None = None
     last_output_ts: float | None = None
+    items_first = _items_first(path)
     for n, obj in iter_jsonl(path, issues):
         where = f"{path}:{n}"
         kind, payload = obj.get("type"), obj.get("payload")
@@ -237,16 +238,19 @@ def load(path: Path) -> list[Session]:
             else:
                 sent = len(b.live)
                 out = items.flush()
+                ctx = len(session.contexts) - 1
                 if out is not None and open_call is not None:
                     _attach_output(session, open_call, out)
-                elif out is not None:  # its token_count is still to come, after this input
-                    awaiting = (len(session.contexts), sent, out, first_output_ts, last_ts, last_output_ts)
+                elif out is not None and (awaiting is None or awaiting[0] != ctx):
+                    # its token_count is still to come, after this input; more outputs of the same
+                    # response (parallel tool calls run while it streams) keep the first's request
+                    awaiting = (ctx, sent, out, first_output_ts, last_ts, last_output_ts)
                 open_call = None
                 items.item(payload, where)
                 last_ts = ts
         elif kind == "compacted":
             items.flush()
-            open_call = awaiting = None
+            open_call = None  # a response awaiting its token_count keeps the context it was sent in
             history = [it for it in payload.get("replacement_history") or [] if isinstance(it, dict)]
             msgs = [m for m in map(lambda it: items.history_item(it, where), history) if m is not None]
             system = [m for m in b.live if isinstance(m, ChatMessageSystem)]
@@ -282,14 +286,18 @@ def load(path: Path) -> list[Session]:
                 if out is not None:
                     _attach_output(session, index, out)
                 open_call = None
-            elif awaiting is not None and awaiting[0] == len(session.contexts):
+            elif awaiting is not None:
                 # the response's tool outputs were written before its usage (cli 0.144): its
                 # request is what came before its outputs, not those tool outputs
-                _, sent, out, first, start, end = awaiting
-                index = b.call(n_messages=sent, model=model, provider="openai", ts_start_seconds=start,
+                ctx, sent, out, first, start, end = awaiting
+                index = b.call(n_messages=sent, context=ctx, model=model, provider="openai", ts_start_seconds=start,
                                ts_end_seconds=end, ts_first_token_seconds=first, usage=usage,
                                params=f"effort={effort}").index
                 _attach_output(session, index, out)
+            elif items_first:
+                # no output recorded for this usage (e.g. the compaction's own request)
+                b.call(model=model, provider="openai", ts_start_seconds=last_ts, ts_end_seconds=ts,
+                       usage=usage, params=f"effort={effort}")
             else:
                 # the usage came first: the items that follow are this call's output
                 open_call = b.call(model=model, provider="openai", ts_start_seconds=last_ts, ts_end_seconds=ts,
@@ -302,6 +310,21 @@ def load(path: Path) -> list[Session]:
     if out is not None and open_call is not None:
         _attach_output(session, open_call, out)
     return [session]
+
+
+def _items_first(path: Path) -> bool:
+    """Whether the rollout writes a response's output items before its `token_count` (every real
+    rollout seen): the first `token_count` with usage follows an output item. False for the other
+    order (usage first, its outputs after), where a `token_count` opens the call that follows."""
+    seen_output = False
+    for _, obj in iter_jsonl(path, ImportIssues()):
+        payload = obj.get("payload") if isinstance(obj.get("payload"), dict) else {}
+        if obj.get("type") == "response_item" and (payload.get("type") in _OUTPUT_ITEMS or (
+                payload.get("type") == "message" and payload.get("role") == "assistant")):
+            seen_output = True
+        elif obj.get("type") == "event_msg" and payload.get("type") == "token_count" and isinstance(payload.get("info"), dict):
+            return seen_output
+    return True
 
 
 def _attach_output(session: Session, index: int, output: ChatMessageAssistant) -> None:

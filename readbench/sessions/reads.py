@@ -99,7 +99,7 @@ def _int(v: Any) -> int | None:
         return v
     if isinstance(v, float) and v.is_integer():
         return int(v)
-    if isinstance(v, str) and v.strip().isdigit():
+    if isinstance(v, str) and v.strip().isascii() and v.strip().isdigit():  # not '²': isdigit, int() refuses it
         return int(v)
     return None
 
@@ -185,7 +185,7 @@ def _powershell_read(command: str) -> tuple[str, int | None, int | None, bool, s
     cmd = command.strip()
     if any(c in cmd for c in ("\n", ";", "&&", "{", "(", "$")) or cmd.count("|") > 1:
         return None
-    first, _, second = cmd.partition("|")
+    first, pipe, second = cmd.partition("|")
     try:
         argv = shlex.split(first, posix=False)
         sel = shlex.split(second, posix=False) if second else []
@@ -193,15 +193,24 @@ def _powershell_read(command: str) -> tuple[str, int | None, int | None, bool, s
         return None
     if not argv or argv[0].lower() not in ("get-content", "gc"):
         return None
+    if pipe and not sel:  # a pipe into nothing
+        return None
     path = head = tail = None
+    raw, given = False, set()
     it = iter(argv[1:])
     for a in it:
         low = a.lower()
+        if low in given:  # PowerShell refuses a parameter given twice
+            return None
+        given.add(low)
         if low == "-raw":
+            raw = True
             continue
         if low in ("-path", "-literalpath", "-totalcount", "-head", "-first", "-tail", "-last", "-encoding"):
             v = next(it, None)
-            if v is None:
+            if v is None or v.startswith("-"):
+                return None
+            if low in ("-path", "-literalpath") and path is not None:
                 return None
             if low in ("-path", "-literalpath"):
                 path = v
@@ -217,14 +226,18 @@ def _powershell_read(command: str) -> tuple[str, int | None, int | None, bool, s
             return None
         else:
             path = a
-    if path is None or (head is not None and tail is not None):
+    if path is None or (head is not None and tail is not None) or any(c in path for c in ",*?"):
+        return None  # several files, or a wildcard
+    if raw and sel:  # -Raw gives one string: Select-Object takes or skips all of it
         return None
     offset, limit, is_tail = None, head if tail is None else tail, tail is not None
     if sel:
         if sel[0].lower() not in ("select-object", "select") or is_tail or head is not None:
             return None
-        opts = dict(zip((x.lower() for x in sel[1::2]), sel[2::2]))
-        if len(sel) % 2 == 0 or set(opts) - {"-skip", "-first", "-last"} or any(_int(v) is None for v in opts.values()):
+        keys = [x.lower() for x in sel[1::2]]
+        opts = dict(zip(keys, sel[2::2]))
+        if (len(sel) < 3 or len(sel) % 2 == 0 or len(set(keys)) != len(keys) or set(opts) - {"-skip", "-first", "-last"}
+                or any(_int(v) is None for v in opts.values())):
             return None
         skip, n_first, n_last = (_int(opts.get(k)) for k in ("-skip", "-first", "-last"))
         if n_last is not None and (skip is not None or n_first is not None):

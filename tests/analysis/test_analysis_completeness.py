@@ -152,3 +152,12 @@ def test_arms_of_run_json_that_never_started_are_named(make_logs):
     meta["arms"] = meta["arms"][:2]
     (log_dir.parent / "run.json").write_text(json.dumps(meta))
     assert scan_logs(log_dir).complete
+
+
+@pytest.mark.parametrize("text", ["[]", "null", '"x"', '{"arms": "stock × off", "models": ["mockllm/model"]}',
+                                  '{"arms": ["stock × off"], "models": "mockllm/model"}', "{not json"])
+def test_a_run_json_of_another_shape_names_no_arm_and_does_not_crash(make_logs, text):
+    log_dir, _ = _two_arms(make_logs)
+    (log_dir.parent / "run.json").write_text(text)
+    scan = scan_logs(log_dir)
+    assert (scan.complete, scan.not_started) == (True, ())

@@ -279,9 +279,9 @@ def test_readbench_s_own_simulated_agent_is_named_as_such_not_as_a_model_to_pric
 
     f = (pi_session().user(WORDS).assistant("Done.", 0.0, (3, 0, 2050, 40)).write(tmp_path / "s.jsonl"))
     (s,) = load_file(f)
-    s.calls[:] = [dataclasses.replace(c, model="sim-mixed", provider=None) for c in s.calls]
+    s.calls[:] = [dataclasses.replace(c, model="readbench/sim-mixed", provider=None) for c in s.calls]
     rep = replay_session(s, ["anthropic-5m"])
     notes = list(rep.notes)
-    assert ("model 'sim-mixed' is readbench's simulated agent: it has no provider and no bill; its calls are "
+    assert ("model 'readbench/sim-mixed' is readbench's simulated agent: it has no provider and no bill; its calls are "
             "simulated as claude-sonnet-5.5 (a what-if, not compared with a bill)") in notes
     assert not any("add it to readbench/cache/prices.csv" in n for n in notes)

@@ -13,6 +13,7 @@ from readbench.sessions.registry import load_file
 def test_policy_budget_adds_codexs_serialization_allowance():
     assert policy_budget({"mode": "tokens", "limit": 10000}) == ("tokens", 12000)
     assert policy_budget({"mode": "bytes", "limit": 5}) == ("bytes", 6)
+    assert policy_budget({"mode": "tokens", "limit": 256}) == ("tokens", 308)  # 307.2, rounded up as codex-rs does
     assert policy_budget(None) is None and policy_budget({"mode": "lines", "limit": 3}) is None
 
 

@@ -221,3 +221,45 @@ def test_codex_0144_writes_tool_outputs_before_the_token_count_of_the_response_t
     c0 = s.calls[0]  # starts at the user message, ends at its last output (the tool ran 10 s after)
     assert (c0.ts_start_seconds - t0, c0.ts_first_token_seconds - t0, c0.ts_end_seconds - t0) == (1.0, 2.0, 3.0)
     assert (s.calls[1].ts_start_seconds - t0, s.calls[1].ts_end_seconds - t0) == (13.0, 16.0)
+
+
+def _rollout(tmp_path: Path, rows: list[tuple[str, dict]]) -> Path:
+    path = tmp_path / "rollout.jsonl"
+    head = [("session_meta", {"id": "cx", "cli_version": "0.144.1"}), ("turn_context", {"model": "gpt-5.4"})]
+    path.write_text("\n".join(line(k, v, i) for i, (k, v) in enumerate(head + rows)) + "\n")
+    return path
+
+
+def _user(t: str) -> dict:
+    return {"type": "message", "role": "user", "content": [{"type": "input_text", "text": t}]}
+
+
+def _fc(c: str) -> dict:
+    return {"type": "function_call", "name": "exec_command", "call_id": c, "arguments": "{}"}
+
+
+def _fco(c: str) -> dict:
+    return {"type": "function_call_output", "call_id": c, "output": "out"}
+
+
+def test_codex_0144_a_compaction_between_a_response_and_its_usage_shifts_nothing(tmp_path):
+    # the response that called c1 was sent before the compaction; the compaction's own request
+    # has no recorded output; every later bill stays with its own request
+    done = {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "done"}]}
+    rows = [("response_item", _user("go")), ("response_item", _fc("c1")), ("response_item", _fco("c1")),
+            ("compacted", {"replacement_history": [_user("go"), _user("summary")]}), ("event_msg", usage(10, 10, 0)),
+            ("event_msg", usage(15, 5, 0)),
+            ("response_item", _fc("c2")), ("response_item", _fco("c2")), ("event_msg", usage(35, 20, 0)),
+            ("response_item", done), ("event_msg", usage(65, 30, 0))]
+    (s,) = load_file(_rollout(tmp_path, rows))
+    got = [(c.context, c.n_messages, c.usage.input_tokens, [t.id for t in (c.output.tool_calls or [])] if c.output else None)
+           for c in s.calls]
+    assert got == [(0, 1, 10, ["c1"]), (1, 2, 5, None), (1, 2, 20, ["c2"]), (1, 4, 30, [])]
+    assert [m.text for m in s.request(0)] == ["go"]
+
+
+def test_codex_0144_parallel_tool_outputs_written_while_the_response_streams_keep_its_request(tmp_path):
+    rows = [("response_item", _user("go")), ("response_item", _fc("c1")), ("response_item", _fco("c1")),
+            ("response_item", _fc("c2")), ("response_item", _fco("c2")), ("event_msg", usage(10, 10, 0))]
+    (s,) = load_file(_rollout(tmp_path, rows))
+    assert [(c.n_messages, c.usage.input_tokens) for c in s.calls] == [(1, 10)]

@@ -96,5 +96,10 @@ def test_powershell_get_content_reads_through_codexs_shell_command_tool():
     assert _powershell_read("Get-Content a.ts | Select-Object -Last 3") == ("a.ts", None, 3, True, None)
     # anything else is not a read of one range of one file
     for cmd in ("Get-Content a.ts b.ts", "if (Test-Path x) { Get-Content -Raw x }", "Get-Content $HOME\\x",
-                "Get-Content a.ts | Select-String foo", "Get-Content a.ts -TotalCount 4 -Tail 2", "Get-ChildItem ."):
+                "Get-Content a.ts | Select-String foo", "Get-Content a.ts -TotalCount 4 -Tail 2", "Get-ChildItem .",
+                "Get-Content -Raw a.ts | Select-Object -First 2", "Get-Content a.ts,b.ts -TotalCount 5",
+                "Get-Content src\\*.py", "Get-Content a.ts -TotalCount 5 -TotalCount 50",
+                "Get-Content a.ts | Select-Object -First 5 -First 50", "Get-Content -Path a.ts -LiteralPath b.ts",
+                "Get-Content a.ts |", "Get-Content a.ts | Select-Object", "Get-Content -Path -Raw",
+                "Get-Content a.ts -TotalCount ²"):
         assert _powershell_read(cmd) is None, cmd
