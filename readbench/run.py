@@ -24,6 +24,7 @@ import fcntl
 import json
 import os
 import re
+import signal
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -235,7 +236,7 @@ def run_plan(plan: RunPlan, run_dir: Path) -> tuple[bool, bool]:
     the logs already there).
 
     Returns:
-        (eval_set reported every task successful, the run was interrupted by Ctrl-C).
+        (eval_set reported every task successful, the run was interrupted by Ctrl-C or SIGTERM).
 
     Raises:
         ValueError: inspect refused the run (its PrerequisiteError, as one line).
@@ -245,6 +246,7 @@ def run_plan(plan: RunPlan, run_dir: Path) -> tuple[bool, bool]:
 
     m = plan.matrix
     ok, interrupted = False, False
+    previous = _sigterm_as_sigint()
     try:
         # fail_on_error + continue_on_fail: every sample runs, and a sample that errored fails
         # its log, so eval_set retries it and a later run resumes it (a log that tolerated the
@@ -265,5 +267,20 @@ def run_plan(plan: RunPlan, run_dir: Path) -> tuple[bool, bool]:
             message = (f"{run_dir / 'logs' / stale.group(1)} is from a run of these arms with other task arguments, "
                        "epochs or sandbox, and inspect does not mix them: use another --run-id, or move that log away")
         raise ValueError(message) from None
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     (run_dir / "run.json").write_text(json.dumps(plan.metadata(), indent=2, default=str))
     return ok, interrupted
+
+
+def _sigterm_as_sigint() -> Any:
+    """While eval_set runs, a SIGTERM (a CI job's timeout, `kill`) is handled as Ctrl-C: inspect
+    cancels the samples and closes its logs, and the run ends as an interrupted one (``run.json``
+    written, the incomplete line, a non-zero exit) instead of dying with its logs open. Returns
+    the previous handler (None off the main thread, where signals cannot be set)."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, lambda signum, frame: signal.raise_signal(signal.SIGINT))

@@ -49,3 +49,25 @@ def test_sigint_exits_nonzero_flags_the_partial_arm_and_the_rerun_completes(tmp_
     assert rerun.returncode == 0, rerun.stderr
     md = Path(run_dir / "report" / "report.md").read_text()
     assert "Incomplete run" not in md and "| stock × off | 3 (3×1) | 3 | 100.0% |" in md
+
+
+def test_sigterm_is_handled_as_ctrl_c(tmp_path):
+    # a CI job's timeout sends SIGTERM: the run must still close its logs, write run.json and say
+    # what is incomplete, not die with its logs open
+    env = {**os.environ, "READBENCH_TASKS": str(_corpus(tmp_path)), "READBENCH_CACHE": str(tmp_path / "cache")}
+    (tmp_path / "m.yaml").write_text(MATRIX)
+    cmd = [sys.executable, "-m", "readbench.cli", "eval", "--matrix", str(tmp_path / "m.yaml"),
+           "--sandbox", "local", "--run-id", "r"]
+    run_dir = tmp_path / "results" / "r"
+    proc = subprocess.Popen(cmd, cwd=tmp_path, env=env, start_new_session=True, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and not _finished(run_dir / "logs") and proc.poll() is None:
+        time.sleep(0.5)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=300)
+    done = len([s for s in _finished(run_dir / "logs") if not s.error])
+    assert proc.returncode != 0 and (run_dir / "run.json").is_file()
+    assert err.splitlines()[-1] == (
+        f"incomplete: stock × off @ readbench/sim-diligent (partial: {done} of 3 samples, cancelled); "
+        "re-run the same command to resume (finished samples are kept)")
