@@ -19,24 +19,34 @@ from test_resume import MATRIX, _corpus, _finished
 pytestmark = pytest.mark.slow
 
 
-def test_sigint_exits_nonzero_flags_the_partial_arm_and_the_rerun_completes(tmp_path):
+def _interrupted(tmp_path: Path, sig: int, group: bool) -> tuple[subprocess.CompletedProcess, Path, int, list, dict]:
+    """`readbench eval` of the 3-sample matrix, sent `sig` once a sample has finished (to its
+    process group when `group`, as a terminal's Ctrl-C is). Returns (the finished process, the
+    run directory, samples finished without error, the command, its environment)."""
     env = {**os.environ, "READBENCH_TASKS": str(_corpus(tmp_path)), "READBENCH_CACHE": str(tmp_path / "cache")}
     (tmp_path / "m.yaml").write_text(MATRIX)
     cmd = [sys.executable, "-m", "readbench.cli", "eval", "--matrix", str(tmp_path / "m.yaml"),
            "--sandbox", "local", "--run-id", "r"]
     run_dir = tmp_path / "results" / "r"
-    # its own process group, which receives the SIGINT as a terminal's Ctrl-C does
     proc = subprocess.Popen(cmd, cwd=tmp_path, env=env, start_new_session=True, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and not _finished(run_dir / "logs") and proc.poll() is None:
         time.sleep(0.5)
-    os.killpg(proc.pid, signal.SIGINT)
-    _, err = proc.communicate(timeout=300)
+    if group:
+        os.killpg(proc.pid, sig)
+    else:
+        proc.send_signal(sig)
+    out, err = proc.communicate(timeout=300)
     done = len([s for s in _finished(run_dir / "logs") if not s.error])  # a cancelled sample has an error
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err), run_dir, done, cmd, env
+
+
+def test_sigint_exits_nonzero_flags_the_partial_arm_and_the_rerun_completes(tmp_path):
+    proc, run_dir, done, cmd, env = _interrupted(tmp_path, signal.SIGINT, group=True)
     assert 1 <= done < 3
     assert proc.returncode != 0
-    assert err.splitlines()[-1] == (
+    assert proc.stderr.splitlines()[-1] == (
         f"incomplete: stock × off @ readbench/sim-diligent (partial: {done} of 3 samples, cancelled); "
         "re-run the same command to resume (finished samples are kept)")
     md = (run_dir / "report" / "report.md").read_text()
@@ -54,20 +64,8 @@ def test_sigint_exits_nonzero_flags_the_partial_arm_and_the_rerun_completes(tmp_
 def test_sigterm_is_handled_as_ctrl_c(tmp_path):
     # a CI job's timeout sends SIGTERM: the run must still close its logs, write run.json and say
     # what is incomplete, not die with its logs open
-    env = {**os.environ, "READBENCH_TASKS": str(_corpus(tmp_path)), "READBENCH_CACHE": str(tmp_path / "cache")}
-    (tmp_path / "m.yaml").write_text(MATRIX)
-    cmd = [sys.executable, "-m", "readbench.cli", "eval", "--matrix", str(tmp_path / "m.yaml"),
-           "--sandbox", "local", "--run-id", "r"]
-    run_dir = tmp_path / "results" / "r"
-    proc = subprocess.Popen(cmd, cwd=tmp_path, env=env, start_new_session=True, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 300
-    while time.monotonic() < deadline and not _finished(run_dir / "logs") and proc.poll() is None:
-        time.sleep(0.5)
-    proc.send_signal(signal.SIGTERM)
-    _, err = proc.communicate(timeout=300)
-    done = len([s for s in _finished(run_dir / "logs") if not s.error])
+    proc, run_dir, done, _, _ = _interrupted(tmp_path, signal.SIGTERM, group=False)
     assert proc.returncode != 0 and (run_dir / "run.json").is_file()
-    assert err.splitlines()[-1] == (
+    assert proc.stderr.splitlines()[-1] == (
         f"incomplete: stock × off @ readbench/sim-diligent (partial: {done} of 3 samples, cancelled); "
         "re-run the same command to resume (finished samples are kept)")
