@@ -243,8 +243,6 @@ def scan_logs(log_dir: str | Path) -> LogScan:
 def _not_started(meta_path: Path, seen: set[str], any_unreadable: bool) -> tuple[str, ...]:
     """Arms × models of ``run.json`` without a log (none when it is missing or unreadable, or
     when a log could not be read: that log's arm is unknown and is named as unreadable)."""
-    import json
-
     from .table import arm_label
 
     if any_unreadable or not meta_path.is_file():

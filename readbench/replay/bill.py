@@ -29,6 +29,7 @@ from readbench.cache.policies.base import Usage
 from readbench.replay.calibrate import billed, cached_after, calibrate, infer_tier, levels, run
 from readbench.replay.requests import CALL_KINDS, Calibration, RequestSet, kind_rate
 from readbench.replay.simulate import is_miss, price_date
+from readbench.run_settings import is_simulated
 from readbench.sessions import BilledUsage, Session
 
 __all__ = ["MODES", "PROVIDER_CACHE_MODELS", "SessionReplay", "auto_cache_model", "billed_cost", "billed_usage_cost", "break_interval",
@@ -127,8 +128,9 @@ def _priced_models(session: Session, cache_model: str, notes: list[str]) -> tupl
                 ok = False
         if not ok and c.model not in warned:
             warned.add(c.model)
-            if fam is None and (str(c.model).startswith("readbench/sim-")
-                                or (session.harness == "inspect" and str(c.model).startswith("sim-"))):
+            # inspect logs record the simulated agent's outputs under its bare name (`sim-mixed`)
+            if fam is None and (is_simulated(str(c.model))
+                                or (session.harness == "inspect" and is_simulated(f"readbench/{c.model}"))):
                 notes.append(f"model {c.model!r} is readbench's simulated agent: it has no provider and no bill; its calls "
                              f"are simulated as {default} (a what-if, not compared with a bill)")
             elif fam is None:

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from readbench.analysis._document import Bullets, Heading, Image, Paragraph, Table
-from readbench.replay.bill import SessionReplay
+from readbench.replay.bill import SessionReplay, auto_cache_model
 from readbench.replay.gate_sweep import CANDIDATE_COLUMNS
 
 __all__ = ["CALL_COLUMNS", "SECTIONS", "SESSION_COLUMNS", "TABLE_COLUMNS", "ReplayWriter", "bill_section", "compared_cache_model", "session_json"]
@@ -70,8 +70,6 @@ def compared_cache_model(rep: SessionReplay) -> str:
     at the TTL tier its bill shows (`bill.auto_cache_model`: `anthropic-1h` for a Claude Code
     session billed at 1-hour writes), when it was replayed; else the first that prices the recorded
     models (with `--cache all` the others are what-ifs with no priced call). Needs `rep.summaries`."""
-    from readbench.replay.bill import auto_cache_model
-
     compared = [m for m in rep.summaries if m["mode"] == "in_sample" and m["priced_calls"]]
     if compared:
         tier = next((m["tier"] for m in compared if m.get("tier")), None)  # the bill's, whichever model found it

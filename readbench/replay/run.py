@@ -145,9 +145,7 @@ def _replay_session(item: Any, options: ReplayOptions, timings: dict[str, float]
         res.warnings.append(f"{item.source}: {item.issues.malformed_lines} malformed lines in all")
     if rep.summaries:
         res.date = session_date(item)
-        from readbench.replay.report import compared_cache_model
-
-        first = compared_cache_model(rep)
+        first = res.json["cache_model"]  # the model its bill is compared under (report.compared_cache_model)
         res.curve = (f"{Path(item.source).name} [{item.session_id[:8]}]",
                      [{k: r[k] for k in ("call", "mode", "billed_cost_usd", "sim_cost_usd", "expected_break_cost_usd")}
                       for r in rep.calls if r["cache_model"] == first])

@@ -49,14 +49,12 @@ def _middle(text: str, max_bytes: int, tokens: bool) -> str:
     left, right = max_bytes // 2, max_bytes - max_bytes // 2
     tail_start = len(data) - right
     prefix_end, suffix_start, removed_chars, pos = 0, len(data), 0, 0
-    started = False
     for ch in text:
         end = pos + len(ch.encode())
         if end <= left:
             prefix_end = end
         elif pos >= tail_start:
-            if not started:
-                suffix_start, started = pos, True
+            suffix_start = min(suffix_start, pos)  # the first character of the tail
         else:
             removed_chars += 1
         pos = end
@@ -69,9 +67,7 @@ def _middle(text: str, max_bytes: int, tokens: bool) -> str:
 
 
 def _truncate_text(text: str, mode: str, budget: int) -> str:
-    if mode == "tokens":
-        if budget > 0 and len(text.encode()) <= budget * _BYTES_PER_TOKEN:
-            return text
+    if mode == "tokens":  # a text within budget x 4 bytes comes back whole (_middle); budget 0 leaves the marker
         return _middle(text, budget * _BYTES_PER_TOKEN, tokens=True)
     return _middle(text, budget, tokens=False)
 

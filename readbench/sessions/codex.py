@@ -14,7 +14,9 @@ item before those outputs and its output the items since. Codex 0.144 writes the
 of a response before its `token_count`: the request is still what came before the response's
 outputs (the tool outputs go to the next call; attributing them to this one shifted every billed
 prompt by one call on a real rollout). A `token_count` written before any output item (the other
-order) takes the items that follow as its output. The model
+order, told from where the file's first usage stands) takes the items that follow as its output;
+in the items-first order a `token_count` with no new output (a compaction's own request) is a call
+without a recorded output. The model
 and reasoning effort come from the latest `turn_context` (an effort change is a
 `thinking_change` event: `reasoning.effort` is part of the cached prefix, caching.md §2.2).
 A `web_search_call` item records the search, not its results, which the model does see: on a
@@ -34,6 +36,7 @@ Older format (Sept 2025): a first line `{id, timestamp, instructions}`, then bar
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 from pathlib import Path
 from typing import Any
@@ -50,6 +53,16 @@ __all__ = ["FORMATS", "load", "load_legacy"]
 
 _OUTPUT_ITEMS = ("reasoning", "function_call", "custom_tool_call", "local_shell_call", "web_search_call")
 _ROLLOUT_TYPES = ("session_meta", "response_item", "event_msg", "turn_context", "compacted")
+
+
+def _is_output(item: dict[str, Any]) -> bool:
+    """A response item the model wrote (reasoning, a tool call, assistant text), not an input."""
+    kind = item.get("type")
+    return kind in _OUTPUT_ITEMS or (kind == "message" and item.get("role") == "assistant")
+
+
+def _is_image(item: Any) -> bool:
+    return isinstance(item, dict) and item.get("type") == "input_image"
 
 
 def _text(content: Any) -> str:
@@ -130,9 +143,9 @@ class _Items:
         if kind in ("function_call_output", "custom_tool_call_output"):
             out = model_visible_output(it.get("output"), self.budget)
             cid = str(it.get("call_id") or "")
-            images = [x for x in out if isinstance(x, dict) and x.get("type") == "input_image"] if isinstance(out, list) else []
+            images = [x for x in out if _is_image(x)] if isinstance(out, list) else []
             if images:  # an image (e.g. view_image) is an image to the model, not its base64 text
-                rest = [x for x in out if x not in images]
+                rest = [x for x in out if not _is_image(x)]
                 parts: list[Any] = [ContentText(text=json.dumps(rest, ensure_ascii=False))] if rest else []
                 parts += [ContentImage(image=str(x.get("image_url") or ""),
                                        detail=x["detail"] if x.get("detail") in ("auto", "low", "high", "original") else "auto")
@@ -149,7 +162,7 @@ class _Items:
     def history_item(self, it: dict[str, Any], where: str) -> ChatMessage | None:
         """An item of a `compacted` line's replacement history (outputs included)."""
         kind = it.get("type")
-        if kind in _OUTPUT_ITEMS or (kind == "message" and it.get("role") == "assistant"):
+        if _is_output(it):
             return self.assistant([it])
         if kind == "compaction":  # the server's encrypted summary of what was compacted
             return ChatMessageAssistant(content=[ContentReasoning(reasoning="", signature=it.get("encrypted_content"),
@@ -157,8 +170,7 @@ class _Items:
         return self.convert(it, where)
 
     def item(self, it: dict[str, Any], where: str) -> None:
-        kind = it.get("type")
-        if kind in _OUTPUT_ITEMS or (kind == "message" and it.get("role") == "assistant"):
+        if _is_output(it):
             self.pending.append(it)
             return
         self.flush()
@@ -230,7 +242,7 @@ def load(path: Path) -> list[Session]:
                     b.event("thinking_change", ts, **{"from": effort, "to": payload.get("effort")})
                 effort = payload.get("effort")
         elif kind == "response_item":
-            if payload.get("type") in _OUTPUT_ITEMS or (payload.get("type") == "message" and payload.get("role") == "assistant"):
+            if _is_output(payload):
                 if not items.pending:
                     first_output_ts = ts
                 last_output_ts = ts
@@ -277,11 +289,12 @@ def load(path: Path) -> list[Session]:
                     issues.warn(where, f"token_count usage is {total!r}, not token counts: the calls are imported unpriced")
                 issues.skipped["token_count:usage_not_recorded"] += 1
                 usage = None
+            # every call here: this token_count's usage, under the turn's model and effort
+            call = functools.partial(b.call, model=model, provider="openai", usage=usage, params=f"effort={effort}")
             if items.pending:
                 # the response's items came first (what real rollouts show): they are this call's
                 # output, and its request is what came before them
-                index = b.call(model=model, provider="openai", ts_start_seconds=last_ts, ts_end_seconds=ts,
-                               ts_first_token_seconds=first_output_ts, usage=usage, params=f"effort={effort}").index
+                index = call(ts_start_seconds=last_ts, ts_end_seconds=ts, ts_first_token_seconds=first_output_ts).index
                 out = items.flush()
                 if out is not None:
                     _attach_output(session, index, out)
@@ -290,18 +303,15 @@ def load(path: Path) -> list[Session]:
                 # the response's tool outputs were written before its usage (cli 0.144): its
                 # request is what came before its outputs, not those tool outputs
                 ctx, sent, out, first, start, end = awaiting
-                index = b.call(n_messages=sent, context=ctx, model=model, provider="openai", ts_start_seconds=start,
-                               ts_end_seconds=end, ts_first_token_seconds=first, usage=usage,
-                               params=f"effort={effort}").index
+                index = call(n_messages=sent, context=ctx, ts_start_seconds=start, ts_end_seconds=end,
+                             ts_first_token_seconds=first).index
                 _attach_output(session, index, out)
             elif items_first:
                 # no output recorded for this usage (e.g. the compaction's own request)
-                b.call(model=model, provider="openai", ts_start_seconds=last_ts, ts_end_seconds=ts,
-                       usage=usage, params=f"effort={effort}")
+                call(ts_start_seconds=last_ts, ts_end_seconds=ts)
             else:
                 # the usage came first: the items that follow are this call's output
-                open_call = b.call(model=model, provider="openai", ts_start_seconds=last_ts, ts_end_seconds=ts,
-                                   usage=usage, params=f"effort={effort}").index
+                open_call = call(ts_start_seconds=last_ts, ts_end_seconds=ts).index
             awaiting = None
             last_ts = ts
         else:
@@ -319,8 +329,7 @@ def _items_first(path: Path) -> bool:
     seen_output = False
     for _, obj in iter_jsonl(path, ImportIssues()):
         payload = obj.get("payload") if isinstance(obj.get("payload"), dict) else {}
-        if obj.get("type") == "response_item" and (payload.get("type") in _OUTPUT_ITEMS or (
-                payload.get("type") == "message" and payload.get("role") == "assistant")):
+        if obj.get("type") == "response_item" and _is_output(payload):
             seen_output = True
         elif obj.get("type") == "event_msg" and payload.get("type") == "token_count" and isinstance(payload.get("info"), dict):
             return seen_output
@@ -352,8 +361,7 @@ def load_legacy(path: Path) -> list[Session]:
         if obj.get("record_type") == "state":
             issues.skipped["state"] += 1
             continue
-        kind = obj.get("type")
-        is_output = kind in _OUTPUT_ITEMS or (kind == "message" and obj.get("role") == "assistant")
+        is_output = _is_output(obj)
         if is_output and not items.pending:
             b.call(model="", provider="openai")  # a response starts: it sent what came before
         if is_output:

@@ -210,9 +210,9 @@ def _powershell_read(command: str) -> tuple[str, int | None, int | None, bool, s
             v = next(it, None)
             if v is None or v.startswith("-"):
                 return None
-            if low in ("-path", "-literalpath") and path is not None:
-                return None
             if low in ("-path", "-literalpath"):
+                if path is not None:
+                    return None
                 path = v
             elif low != "-encoding":
                 n = _int(v)
