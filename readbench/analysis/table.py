@@ -78,7 +78,7 @@ def _spec_name(value: Any) -> str | None:
     """Name of a variant/DCP task arg: the string itself, a dict's ``name``, else sorted JSON.
 
     ``False`` is ``"off"``: YAML 1.1 parses ``-T dcp=off`` to False before inspect records it
-    (readbench.task.dcp_spec maps it the same way when building the task)."""
+    (readbench.run.task.dcp_spec maps it the same way when building the task)."""
     if value is False:
         return "off"
     if value is None or isinstance(value, str):

@@ -149,7 +149,7 @@ def readbench_scorer():
     per-sample metrics (metrics.md), each a scalar so `samples_df` keeps them."""
 
     async def score(state: TaskState, target: Target) -> Score:
-        from readbench.task import get_task
+        from readbench.run.task import get_task
 
         record = get_task(str(state.sample_id))
         success, explanation = await run_check(record.check, state.messages)

@@ -29,7 +29,7 @@ from readbench.cache.policies.base import Usage
 from readbench.replay.calibrate import billed, cached_after, calibrate, infer_tier, levels, run
 from readbench.replay.requests import CALL_KINDS, Calibration, RequestSet, kind_rate
 from readbench.replay.simulate import is_miss, price_date
-from readbench.run_settings import is_simulated
+from readbench.run.settings import is_simulated
 from readbench.sessions import BilledUsage, Session
 
 __all__ = ["MODES", "PROVIDER_CACHE_MODELS", "SessionReplay", "auto_cache_model", "billed_cost", "billed_usage_cost", "break_interval",

@@ -110,7 +110,7 @@ def run_calibration(profiles: list[str], *, variant: str = "stock", limit: int |
     """
     from inspect_ai import eval as inspect_eval
 
-    from readbench.task import read_strategies_task
+    from readbench.run.task import read_strategies_task
 
     rows = []
     for profile in profiles:
@@ -199,7 +199,7 @@ def calibrate_against(profile: str, session_paths: list[str], *, variant: str | 
 
     from readbench.sessions import load_sessions
     from readbench.sim.shape import shape_of
-    from readbench.task import read_strategies_task
+    from readbench.run.task import read_strategies_task
 
     recorded_sessions = [s for s in load_sessions(session_paths) if not hasattr(s, "reason") and s.calls]
     if not recorded_sessions:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from inspect_ai import eval as inspect_eval
 
-from readbench import task as rb_task
+from readbench.run import task as rb_task
 from corpus_fixture import write_corpus
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]

@@ -10,8 +10,8 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from readbench import task as rb_task
-from readbench.analysis._cli import eval_cmd
+from readbench.run import task as rb_task
+from readbench.run._cli import eval_cmd
 from corpus_fixture import write_corpus
 
 MATRIX = """

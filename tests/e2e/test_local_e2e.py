@@ -7,7 +7,7 @@ import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log
 
-from readbench import task as rb_task
+from readbench.run import task as rb_task
 from corpus_fixture import write_corpus
 
 

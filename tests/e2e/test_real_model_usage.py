@@ -15,7 +15,7 @@ pytest.importorskip("openai", reason="the openai package is not installed (pip i
 
 from corpus_fixture import write_corpus
 from fake_openai import FakeOpenAI, completion, tool_call
-from readbench import task as rb_task
+from readbench.run import task as rb_task
 from readbench.analysis.table import tidy_table
 
 MODEL = "openai-api/local/fake"

@@ -10,7 +10,7 @@ import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.model import ChatMessageTool, ModelOutput, ModelUsage, get_model
 
-from readbench import task as rb_task
+from readbench.run import task as rb_task
 from corpus_fixture import write_corpus
 
 SECRET = "sk-ant-FAKE-0123456789-do-not-log"

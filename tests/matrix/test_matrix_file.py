@@ -7,8 +7,8 @@ import re
 import pytest
 
 from readbench.analysis.table import _spec_name
-from readbench.matrix import load_matrix
-from readbench.task import dcp_spec, first_per_family
+from readbench.run.matrix import load_matrix
+from readbench.run.task import dcp_spec, first_per_family
 
 
 def write(tmp_path, text):
@@ -116,7 +116,7 @@ def test_first_per_family_keeps_corpus_order():
 
 
 def test_run_metadata_names_every_arm():
-    from readbench.matrix import spec_label as _label
+    from readbench.run.matrix import spec_label as _label
 
     m = load_matrix("evals/smoke.yaml")
     labels = [f"{_label(v)} × {_label(d)}" for v, d in m.arms()]

@@ -16,19 +16,19 @@ A matrix file (YAML, e.g. evals/smoke.yaml)::
       B-1500: {base: B, max_lines: 1500}
     dcp_presets:
       pi-dcp-t4: {base: pi-dcp, turns: 4}   # a file preset may not take a built-in name
-    time_limit: 900              # seconds per sample; max_tasks, retry_attempts: see readbench.run_settings
+    time_limit: 900              # seconds per sample; max_tasks, retry_attempts: see readbench.run.settings
     generate: {max_retries: 2, timeout: 300, attempt_timeout: 120, max_tokens: 1024, max_connections: 1}
     model: {base_url: "http://127.0.0.1:8080/v1", args: {}, server: llama-cpp-python 0.3.36,
             chat_template: chatml-function-calling}
 
 Outputs under ``results/<run-id>/``: ``logs/`` (inspect .eval logs, one per arm; open them
 with ``inspect view --log-dir results/<run-id>/logs``), ``run.json`` (the resolved matrix),
-``table.parquet`` and ``report/`` (readbench.analysis). Running a matrix: readbench.run.
+``table.parquet`` and ``report/`` (readbench.analysis). Running a matrix: readbench.run.runner.
 
 Rules checked here, before anything runs (GitHub issue 13): every name is a preset or defined in
 the file, a file's own preset may not take a built-in name (`B`, `pi-dcp`), one name means one
 definition, `name` is a valid run id, and `epochs`, `max_samples`, `max_sandboxes` and the
-task arguments (readbench.task_args) are within their bounds.
+task arguments (readbench.run.task_args) are within their bounds.
 """
 
 from __future__ import annotations
@@ -71,11 +71,11 @@ class Matrix:
         variants: read presets as specs accepted by readbench.read.get_variant.
         dcp: DCP configurations as specs accepted by readbench.dcp.get_config.
         cache_models: cache models priced per sample.
-        task_args: further task arguments (validated by readbench.task_args).
+        task_args: further task arguments (validated by readbench.run.task_args).
         extra_arms: (variant, dcp) pairs beyond the product.
         max_samples, max_sandboxes: inspect's parallelism limits (None = inspect's default).
         settings: ``time_limit``, ``max_tasks``, ``retry_attempts`` as the file gives them
-            (None = not given; readbench.run_settings fills the defaults for real models).
+            (None = not given; readbench.run.settings fills the defaults for real models).
         generate: the file's ``generate:`` section (inspect GenerateConfig fields).
         model: the file's ``model:`` section (base_url, args, server, chat_template).
     """
@@ -106,10 +106,10 @@ class Matrix:
         """This matrix with `overrides` (e.g. from ``-T``) over its task arguments.
 
         Raises:
-            ValueError: as readbench.task_args.check_task_args (the same rules as the file's
+            ValueError: as readbench.run.task_args.check_task_args (the same rules as the file's
                 `task_args`; per-arm keys such as `variant` are refused with where to set them).
         """
-        from readbench.task_args import check_task_args
+        from readbench.run.task_args import check_task_args
 
         check_task_args(overrides)
         return replace(self, task_args={**self.task_args, **overrides})
@@ -163,9 +163,9 @@ def load_matrix(path: str | Path) -> Matrix:
     from readbench.dcp import CONFIG_NAMES, get_config
     from readbench.read import get_variant
     from readbench.read.registry import preset_names
-    from readbench.run import check_run_id
-    from readbench.task import check_cache_models
-    from readbench.task_args import check_task_args
+    from readbench.run.runner import check_run_id
+    from readbench.run.task import check_cache_models
+    from readbench.run.task_args import check_task_args
 
     path = Path(path)
     try:
@@ -232,7 +232,7 @@ def load_matrix(path: str | Path) -> Matrix:
         check_task_args(task_args)
     except ValueError as ex:
         raise ValueError(f"{path}: task_args: {ex}") from ex
-    from readbench.run_settings import SETTING_BOUNDS, check_settings
+    from readbench.run.settings import SETTING_BOUNDS, check_settings
 
     settings = {key: raw.get(key) for key in SETTING_BOUNDS}
     check_settings(settings, dict(raw.get("generate") or {}), dict(raw.get("model") or {}), f"{path}: ")

@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from readbench.matrix import Matrix, spec_label
-from readbench.run_settings import RunSettings, base_url_of, is_simulated, probe_server, resolve_settings
+from readbench.run.matrix import Matrix, spec_label
+from readbench.run.settings import RunSettings, base_url_of, is_simulated, probe_server, resolve_settings
 
 __all__ = ["RUN_ID_PATTERN", "RunLock", "RunLocked", "RunPlan", "check_models", "check_run_id",
            "plan_run", "prepare_log_dir", "run_plan"]
@@ -134,7 +134,7 @@ class RunPlan:
     tasks: list[Any]
     """One inspect Task per arm, in `Matrix.arms` order."""
     settings: RunSettings = field(default_factory=lambda: resolve_settings([], {}, {}, {}))
-    """Bounds and connection settings (readbench.run_settings)."""
+    """Bounds and connection settings (readbench.run.settings)."""
     provenance: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Per model: how it was reached (base URL, declared server and chat template, what a
     local server said about itself)."""
@@ -162,11 +162,11 @@ def plan_run(matrix: Matrix, models: list[str] | None, sandbox_kind: str,
             ``retry_attempts``, ``generate`` (dict), ``model`` (dict); None values are not given.
 
     Raises:
-        ValueError: as `check_models`, `readbench.task.resolve_sandbox`,
-            `readbench.task.read_strategies_task` (task arguments, corpus filters) and
-            `readbench.run_settings.resolve_settings`.
+        ValueError: as `check_models`, `readbench.run.task.resolve_sandbox`,
+            `readbench.run.task.read_strategies_task` (task arguments, corpus filters) and
+            `readbench.run.settings.resolve_settings`.
     """
-    from readbench.task import read_strategies, resolve_sandbox
+    from readbench.run.task import read_strategies, resolve_sandbox
 
     over = dict(overrides or {})
     gen = {**matrix.generate, **{k: v for k, v in (over.pop("generate", None) or {}).items() if v is not None}}

