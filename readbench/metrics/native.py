@@ -43,7 +43,7 @@ def native_metrics(calls: list[dict[str, Any]], model_name: str, when: dt.date |
     """Σ of the provider-reported usage over a sample's calls (`NATIVE_METRICS`).
 
     Args:
-        calls: the loop's per-call logs (`readbench.agent.loop.CallLog` as dicts); a call whose
+        calls: the loop's per-call logs (`readbench.base.store.CallLog` as dicts); a call whose
             ``native_input_tokens`` is None reported no usage and counts in no sum.
         model_name: inspect's model name (``claude-sonnet-4-5``, ``local/smollm2``), for the price.
         when: the price date (default: today, UTC).

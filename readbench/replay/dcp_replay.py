@@ -15,7 +15,7 @@ from typing import Any
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool, ChatMessageUser
 
 from readbench.dcp import ContextUsage, DcpState, Projection, prefix_break_index, project
-from readbench.dcp._js import js_len, js_stringify
+from readbench.base.js import js_stringify, utf16_len
 from readbench.dcp._view import blocks, calls_of
 
 __all__ = ["ReplayCall", "call_boundaries", "pi_context_usage", "pi_estimate_tokens", "replay_projections"]
@@ -43,13 +43,13 @@ def pi_estimate_tokens(msg: ChatMessage) -> int:
     assistant text + thinking + tool name + JSON arguments, tool-result text + 4800 per image."""
     chars = 0
     if isinstance(msg, ChatMessageUser):
-        chars = sum(js_len(t) for k, t in blocks(msg.content) if k == "text")
+        chars = sum(utf16_len(t) for k, t in blocks(msg.content) if k == "text")
     elif isinstance(msg, ChatMessageAssistant):
-        chars = sum(js_len(t) for k, t in blocks(msg.content) if k in ("text", "thinking"))
-        chars += sum(js_len(c.function) + js_len(js_stringify(c.arguments)) for c in calls_of(msg))
+        chars = sum(utf16_len(t) for k, t in blocks(msg.content) if k in ("text", "thinking"))
+        chars += sum(utf16_len(c.function) + utf16_len(js_stringify(c.arguments)) for c in calls_of(msg))
     elif isinstance(msg, ChatMessageTool):
         for k, t in blocks(msg.content):
-            chars += js_len(t) if k == "text" else 4800 if k == "image" else 0
+            chars += utf16_len(t) if k == "text" else 4800 if k == "image" else 0
     return math.ceil(chars / 4)
 
 

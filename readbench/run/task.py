@@ -20,7 +20,7 @@ from inspect_ai.model import ChatMessageSystem, ChatMessageUser, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import sandbox, store
 
-from readbench.agent import context
+from readbench.base import store as rbstore
 from readbench.agent.loop import pi_agent
 from readbench.agent.prompt import system_prompt
 from readbench.metrics.scorer import readbench_scorer
@@ -181,11 +181,11 @@ def setup_workspace(
         if not probe.success:
             raise RuntimeError(f"probing the sandbox's PATH and HOME failed: {probe.stderr}")
         env = workspace_env(probe.stdout, {k: v.replace("{deps}", deps) for k, v in record.check.env.items()})
-        store().set(context.WORKSPACE, {
+        store().set(rbstore.WORKSPACE, {
             "cwd": cwd, "env": env, "sandbox": sandbox_kind,
             "rg": LOCAL_RG if sandbox_kind == "local" else "rg",
         })
-        store().set(context.ORACLE, {
+        store().set(rbstore.ORACLE, {
             **dataclasses.asdict(record.oracle), "task_id": record.id, "epoch": state.epoch,
             "family": record.family, "prompts": list(record.prompts), "test_cmd": record.check.test_cmd,
         })

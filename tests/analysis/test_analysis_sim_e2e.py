@@ -31,7 +31,7 @@ def _task_factory():
     from inspect_ai.solver import solver
     from inspect_ai.util import sandbox, store
 
-    from readbench.agent import context
+    from readbench.base import store as rbstore
     from readbench.agent.loop import pi_agent
     from readbench.metrics.scorer import readbench_scorer
 
@@ -42,9 +42,9 @@ def _task_factory():
             await sb.write_file("lib.py", BUGGY)
             await sb.write_file("check.py", CHECK)
             cwd = (await sb.exec(["pwd"])).stdout.strip()
-            store().set(context.WORKSPACE, {"cwd": cwd, "env": {}, "sandbox": "local",
+            store().set(rbstore.WORKSPACE, {"cwd": cwd, "env": {}, "sandbox": "local",
                                             "rg": str(Path(sys.prefix) / "bin" / "rg")})
-            store().set(context.ORACLE, {**ORACLE, "epoch": state.epoch})
+            store().set(rbstore.ORACLE, {**ORACLE, "epoch": state.epoch})
             state.messages = [ChatMessageSystem(content="You are an expert coding assistant."),
                               ChatMessageUser(content=ORACLE["prompts"][0])]
             return state

@@ -18,7 +18,7 @@ from inspect_ai.util import sandbox, store
 
 pytest.importorskip("readbench.agent.loop")
 
-from readbench.agent import context  # noqa: E402
+from readbench.base import store as rbstore  # noqa: E402
 from readbench.agent.loop import pi_agent  # noqa: E402
 
 LIB = "".join(f"def f{k}(x):\n    return x + {k}\n\n" for k in range(1, 301))  # 900 lines, f150 at 447
@@ -34,9 +34,9 @@ def _setup(oracle: dict):
         await sb.write_file("lib.py", BUGGY)
         await sb.write_file("check.py", CHECK)
         cwd = (await sb.exec(["pwd"])).stdout.strip()
-        store().set(context.WORKSPACE, {"cwd": cwd, "env": {}, "sandbox": "local",
+        store().set(rbstore.WORKSPACE, {"cwd": cwd, "env": {}, "sandbox": "local",
                                         "rg": str(Path(sys.prefix) / "bin" / "rg")})
-        store().set(context.ORACLE, {**oracle, "epoch": state.epoch})
+        store().set(rbstore.ORACLE, {**oracle, "epoch": state.epoch})
         state.messages = [ChatMessageSystem(content="You are an expert coding assistant."),
                           ChatMessageUser(content=oracle["prompts"][0])]
         return state
@@ -105,12 +105,12 @@ def test_a_request_over_the_context_window_is_not_billed_and_stays_a_context_ove
     # covers only the accepted requests, whose prompts are each below the window.
     log = _run("readbench/sim-diligent", "nocap", tmp_path, context_window_tokens=4000, p_grep_first=0)
     sample = log.samples[0]
-    assert sample.store[context.STOP_REASON] == "context_overflow"
+    assert sample.store[rbstore.STOP_REASON] == "context_overflow"
     outputs = [e.output for e in sample.events if e.event == "model"]
     rejected = [o for o in outputs if o.stop_reason == "model_length"]
     assert len(rejected) == 1 and rejected[0].usage.input_tokens > 4000
     accepted = [o for o in outputs if o.stop_reason != "model_length"]
-    metrics = sample.store[context.CACHE_METRICS]
+    metrics = sample.store[rbstore.CACHE_METRICS]
     billed = sum(metrics[f"{k}_anthropic-5m"] for k in ("cache_read_tokens", "cache_write_tokens",
                                                           "uncached_input_tokens"))
     assert 0 < billed < 1.2 * sum(o.usage.input_tokens for o in accepted) < rejected[0].usage.input_tokens
