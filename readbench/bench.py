@@ -119,9 +119,9 @@ def bench_docker(samples: int = 8) -> dict[str, Any]:
     if not ok:
         return {"skipped": why}
     from inspect_ai import Task, eval
+    from inspect_ai.agent import react
     from inspect_ai.dataset import Sample
     from inspect_ai.model import ModelOutput, ModelUsage, get_model
-    from inspect_ai.agent import react
     from inspect_ai.tool import bash
 
     from readbench.sandbox.images import OFFLINE_BASE, compose_for, default_base

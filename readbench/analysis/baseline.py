@@ -132,12 +132,12 @@ def load_baseline(baseline_dir: Path) -> tuple[pd.DataFrame, dict[str, Any]]:
 
 
 def _spec_map(meta: dict[str, Any]) -> dict[str, str]:
-    from readbench.run.matrix import spec_label
+    from .arms import spec_name
 
     out = {}
     for key in ("variants", "dcp"):
         for spec in meta.get(key) or []:
-            out[f"{key[:-1] if key == 'variants' else key} {spec_label(spec)}"] = json.dumps(spec, sort_keys=True)
+            out[f"{key[:-1] if key == 'variants' else key} {spec_name(spec)}"] = json.dumps(spec, sort_keys=True)
     return out
 
 

@@ -28,8 +28,8 @@ from typing import Any
 
 from inspect_ai.model import ChatMessage
 
-from readbench.dcp._gate import accepts, cost_model
 from readbench.base.js import js_stringify, utf16_len
+from readbench.dcp._gate import accepts, cost_model
 from readbench.dcp._glob import glob_to_regex
 from readbench.dcp._params import SisterParams
 from readbench.dcp._seq import SeqBase, copy_with_text

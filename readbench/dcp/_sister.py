@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from readbench.dcp._gate import accepts, cost_model
 from readbench.base.js import js_stringify, utf16_len
+from readbench.dcp._gate import accepts, cost_model
 from readbench.dcp._params import SisterParams
 from readbench.dcp._sister_common import (
     Proposal,

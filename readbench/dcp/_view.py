@@ -22,8 +22,10 @@ from inspect_ai.model import (
     ChatMessageAssistant,
     ChatMessageTool,
     ChatMessageUser,
+    ContentImage,
+    ContentReasoning,
+    ContentText,
 )
-from inspect_ai.model import ContentImage, ContentReasoning, ContentText
 from inspect_ai.tool import ToolCall
 
 from readbench.base.js import utf16_len

@@ -26,6 +26,7 @@ from readbench.corpus._testrun import CHECK_ENV, parse_pytest_summary
 from readbench.metrics.reads import dcp_metrics, effort_metrics, read_metrics
 from readbench.tools._env import isolated
 
+
 def final_replies(messages: list[Any]) -> list[str]:
     """The agent's final reply to each user prompt: the last assistant text before the next
     user message, and the last assistant text overall (one entry per user prompt answered)."""
@@ -149,7 +150,7 @@ def readbench_scorer():
     per-sample metrics (metrics.md), each a scalar so `samples_df` keeps them."""
 
     async def score(state: TaskState, target: Target) -> Score:
-        from readbench.run.task import get_task
+        from readbench.corpus import get_task  # looked up at call time: tests replace it
 
         record = get_task(str(state.sample_id))
         success, explanation = await run_check(record.check, state.messages)

@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from readbench.cache.adapter import RequestBuilder
+from readbench.cache.policies.base import Usage
 from readbench.cache.prices import canonical_model, get_model_spec, get_price
 from readbench.cache.registry import CACHE_MODELS, DEFAULT_PRICED_MODELS
 from readbench.cache.simulate import price_usage
-from readbench.cache.policies.base import Usage
 from readbench.replay.calibrate import billed, cached_after, calibrate, infer_tier, levels, run
 from readbench.replay.requests import CALL_KINDS, Calibration, RequestSet, kind_rate
 from readbench.replay.simulate import is_miss, price_date

@@ -14,8 +14,8 @@ from typing import Any
 
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool, ChatMessageUser
 
-from readbench.dcp import ContextUsage, DcpState, Projection, prefix_break_index, project
 from readbench.base.js import js_stringify, utf16_len
+from readbench.dcp import ContextUsage, DcpState, Projection, prefix_break_index, project
 from readbench.dcp._view import blocks, calls_of
 
 __all__ = ["ReplayCall", "call_boundaries", "pi_context_usage", "pi_estimate_tokens", "replay_projections"]

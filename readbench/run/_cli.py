@@ -46,8 +46,8 @@ def eval_cmd(matrix_path: str, models: tuple[str, ...], sandbox_kind: str, run_i
     (readbench.run.settings; defaults for real models apply to what neither sets).
     """
     from readbench.analysis.completeness import incomplete_line, scan_logs
-    from readbench.run.matrix import load_matrix
-    from readbench.run.runner import RunLock, RunLocked, check_run_id, plan_run, prepare_log_dir, run_plan
+    from readbench.run.matrix import check_run_id, load_matrix
+    from readbench.run.runner import RunLock, RunLocked, plan_run, prepare_log_dir, run_plan
     from readbench.run.task_args import parse_cli_model_args, parse_cli_task_args
 
     try:

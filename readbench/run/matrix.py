@@ -34,13 +34,16 @@ task arguments (readbench.run.task_args) are within their bounds.
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-__all__ = ["MATRIX_KEYS", "MAX_EPOCHS", "MAX_PARALLEL", "Matrix", "load_matrix", "spec_label"]
+from readbench.analysis.arms import spec_name
+
+__all__ = ["MATRIX_KEYS", "MAX_EPOCHS", "MAX_PARALLEL", "RUN_ID_PATTERN", "Matrix", "check_run_id", "load_matrix"]
 
 #: keys a matrix file may contain
 MATRIX_KEYS = {"name", "models", "epochs", "variants", "dcp", "arms", "cache_models", "task_args", "presets",
@@ -54,10 +57,24 @@ MAX_PARALLEL = 1_000
 
 Spec = str | dict[str, Any]
 
+RUN_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+"""A run id: one path component of letters, digits, ``.``, ``_`` and ``-``, not starting with ``.``."""
+_RESERVED = {"latest", "bench"}  # results/latest is the symlink to the last run; results/bench is `make bench`'s
 
-def spec_label(spec: Spec) -> str:
-    """The name of a variant or DCP spec: the string itself or the dict's ``name``."""
-    return spec if isinstance(spec, str) else str(spec.get("name", spec))
+
+def check_run_id(run_id: Any) -> str:
+    """Return `run_id` if it names a directory directly under ``results/``.
+
+    Raises:
+        ValueError: not a string, empty, a path (``../../x``, ``/abs``, ``a/b``), a name that
+            starts with ``.``, has other characters than letters, digits, ``.``, ``_``, ``-``
+            or is over 100 characters, or a reserved name (``latest``, ``bench``).
+    """
+    if not isinstance(run_id, str) or not RUN_ID_PATTERN.fullmatch(run_id) or run_id in _RESERVED:
+        raise ValueError(f"run id {run_id!r} must be one name of letters, digits, '.', '_' and '-' (not "
+                         f"starting with '.', at most 100 characters, not {' or '.join(sorted(_RESERVED))}): "
+                         "it names the directory results/<run id>/")
+    return run_id
 
 
 @dataclass(frozen=True)
@@ -143,7 +160,7 @@ def _unique(specs: list[Spec], key: str, path: Path) -> None:
     """One name, one definition; and no name listed twice."""
     seen: dict[str, Spec] = {}
     for spec in specs:
-        label = spec_label(spec)
+        label = str(spec_name(spec))
         if label in seen:
             if seen[label] == spec:
                 raise ValueError(f"{path}: {key} must not repeat a name ({label!r})")
@@ -163,7 +180,6 @@ def load_matrix(path: str | Path) -> Matrix:
     from readbench.dcp import CONFIG_NAMES, get_config
     from readbench.read import get_variant
     from readbench.read.registry import preset_names
-    from readbench.run.runner import check_run_id
     from readbench.run.task import check_cache_models
     from readbench.run.task_args import check_task_args
 

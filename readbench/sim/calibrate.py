@@ -197,9 +197,9 @@ def calibrate_against(profile: str, session_paths: list[str], *, variant: str | 
     """
     from inspect_ai import eval as inspect_eval
 
+    from readbench.run.task import read_strategies_task
     from readbench.sessions import load_sessions
     from readbench.sim.shape import shape_of
-    from readbench.run.task import read_strategies_task
 
     recorded_sessions = [s for s in load_sessions(session_paths) if not hasattr(s, "reason") and s.calls]
     if not recorded_sessions:

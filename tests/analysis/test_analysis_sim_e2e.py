@@ -31,8 +31,8 @@ def _task_factory():
     from inspect_ai.solver import solver
     from inspect_ai.util import sandbox, store
 
-    from readbench.base import store as rbstore
     from readbench.agent.loop import pi_agent
+    from readbench.base import store as rbstore
     from readbench.metrics.scorer import readbench_scorer
 
     @solver
@@ -67,12 +67,12 @@ def _task_factory():
 def test_sim_logs_make_a_complete_table_and_report(tmp_path, monkeypatch):
     from inspect_ai import eval as inspect_eval
 
-    import readbench.run.task
+    import readbench.corpus
     from readbench.analysis.report_cli import build_report
     from readbench.analysis.table import BASE_METRICS, CACHE_METRICS, read_table
 
     check = types.SimpleNamespace(kind="tests", answer=None, answers=[], test_cmd=TEST_CMD, timeout_seconds=120)
-    monkeypatch.setattr(readbench.run.task, "get_task", lambda task_id: types.SimpleNamespace(check=check))
+    monkeypatch.setattr(readbench.corpus, "get_task", lambda task_id: types.SimpleNamespace(check=check))
     read_strategies = _task_factory()
     logs = inspect_eval([read_strategies("stock", "off"), read_strategies("B", "pi-dcp")],
                         model="readbench/sim-diligent", log_dir=str(tmp_path / "logs"), display="none",
