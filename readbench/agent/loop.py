@@ -38,7 +38,7 @@ from inspect_ai.util import LimitExceededError, store
 from readbench.base import store as rbstore
 from readbench.base.store import CallLog
 from readbench.cache import CallRecord, sample_cache_metrics
-from readbench.dcp import ContextUsage, DcpState, ProjectionCache, get_config, project
+from readbench.dcp import DcpState, ProjectionCache, get_config, pi_context_usage, project, reported_tokens
 from readbench.read import get_variant
 from readbench.tools import make_tools
 
@@ -112,19 +112,6 @@ def intact_tool_results(history: list[ChatMessage], view: list[ChatMessage]) -> 
         ):
             ids.append(orig.tool_call_id)
     return ids
-
-
-def context_usage(history: list[ChatMessage], last: ModelOutput | None, window_tokens: int) -> ContextUsage:
-    """pi's context-usage estimate (dcp.md §3): the last response's total tokens plus chars/4 of
-    the messages after it; None tokens before the first response."""
-    if last is None or last.usage is None:
-        return ContextUsage(tokens=None, context_window=window_tokens)
-    tail = 0
-    for message in reversed(history):
-        if isinstance(message, ChatMessageAssistant):
-            break
-        tail += len(message.text) // 4
-    return ContextUsage(tokens=last.usage.total_tokens + tail, context_window=window_tokens)
 
 
 def tool_infos(tools: list[Tool]) -> list[ToolInfo]:
@@ -201,6 +188,7 @@ def pi_agent(
         records: list[CallRecord] = []
         unpruned: list[CallRecord] = []
         previous_fps: list[str] = []
+        reported: dict[int, int] = {}  # history index of each reply -> its reported context tokens
         fingerprints = FingerprintCache()
         last: ModelOutput | None = None
         in_generate = False
@@ -211,10 +199,8 @@ def pi_agent(
                     store().set(rbstore.STOP_REASON, "turn_limit")
                     break
                 history = list(state.messages)
-                projection = project(
-                    history, dcp_config, state=dcp_state, cwd=cwd, cache=dcp_cache,
-                    usage=context_usage(history, last, context_window_tokens),
-                )
+                usage = pi_context_usage(history, context_window_tokens, reported)
+                projection = project(history, dcp_config, state=dcp_state, cwd=cwd, cache=dcp_cache, usage=usage)
                 view = projection.messages
                 dcp_state = projection.state
                 fps = fingerprints(view)
@@ -238,7 +224,7 @@ def pi_agent(
                     earliest_changed_index=projection.stats.earliest_changed_index,
                     prefix_break=broke, pruned=dict(projection.stats.pruned),
                     footer_tokens_saved=projection.stats.footer_tokens_saved,
-                    band=str(projection.stats.effective_band or projection.stats.band),
+                    band=str(projection.stats.effective_band or projection.stats.band), context_tokens=usage.tokens,
                     visible_intact=len(intact), stop_reason=str(output.stop_reason), priced=not rejected,
                     **native,
                 ))
@@ -250,6 +236,9 @@ def pi_agent(
                     unpruned.append(CallRecord(history, infos, out_tokens, ts_start, ts_first))
 
                 state.output = output
+                tokens = reported_tokens(native["prompt_tokens"], native["output_tokens"])
+                if tokens is not None:  # pi's usage of this reply, at the index it is appended at
+                    reported[len(state.messages)] = tokens
                 state.messages.append(output.message)
                 if output.stop_reason == "model_length" and not output.message.tool_calls:
                     store().set(rbstore.STOP_REASON, "context_overflow")

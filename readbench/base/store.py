@@ -94,6 +94,8 @@ class CallLog:
         pruned: items pruned per DCP strategy in this call.
         footer_tokens_saved: pi-dcp's footer estimate for this call (tokens, dcp.md §6).
         band: the pressure band the projection used (dcp.md §3; "low" when usage is unknown).
+        context_tokens: pi's context usage the band was computed from (tokens; readbench.dcp.
+            pi_context_usage on the unprojected history; None for a call recorded after a limit).
         prompt_tokens: the whole prompt the provider reported for this call: uncached + cache
             read + cache write (tokens; None if not reported).
         output_tokens: output tokens reported.
@@ -117,6 +119,7 @@ class CallLog:
     prompt_tokens: int | None
     output_tokens: int | None
     visible_intact: int = 0
+    context_tokens: int | None = None
     stats: dict[str, Any] = field(default_factory=dict)
     native_input_tokens: int | None = None
     native_uncached_input_tokens: int | None = None

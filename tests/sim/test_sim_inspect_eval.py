@@ -5,6 +5,7 @@ a small file and sim-diligent, bug-fix tasks succeed (the checker really passes)
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 
@@ -88,6 +89,27 @@ def test_diligent_fixes_a_bug_under_nocap_and_the_checker_passes(tmp_path):
     assert [[m.text for m in session.request(i)] for i in range(len(events))] == [[m.text for m in e.input] for e in events]
     assert [c.ts_start_seconds for c in session.calls] == [e.output.metadata["sim_ts_start_seconds"] for e in events]
     assert session.calls[0].usage.input_tokens == events[0].output.usage.input_tokens
+
+
+def test_the_live_loop_and_the_session_replay_see_the_same_context_usage(tmp_path):
+    """pi's context usage before each call (the number pi-dcp's pressure band is read from) is the
+    same whether the live loop computes it from the model outputs or the DCP replay computes it
+    from the run's own log imported as a recorded session (they used to differ: the loop counted
+    floor(text / 4) of the messages after the last reply and nothing before the first, the replay
+    counted ceil(chars / 4) with tool calls and images, and the reply itself on top of its usage)."""
+    from readbench.replay.dcp_cache import _usage
+    from readbench.sessions import load_file
+
+    log = _run("readbench/sim-pager", "stock", tmp_path)
+    assert log.status == "success", log.error
+    live = [c["context_tokens"] for c in log.samples[0].store[rbstore.CALLS]]
+    (session,) = load_file(log.location)
+    requests = [session.request(i) for i in range(len(session.calls))]
+    replayed = [_usage(session, requests, i, 200_000).tokens for i in range(len(session.calls))]
+    assert len(live) == len(replayed) > 3
+    assert live == replayed
+    assert live[0] == sum(math.ceil(len(m.text) / 4) for m in requests[0] if m.role == "user")
+    assert all(b > a for a, b in zip(live, live[1:]))  # the history only grows (no DCP)
 
 
 @pytest.mark.slow
