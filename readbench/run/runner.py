@@ -32,7 +32,8 @@ from typing import Any
 
 from readbench.analysis.arms import TASK_NAME, spec_name
 from readbench.run.matrix import Matrix
-from readbench.run.settings import RunSettings, base_url_of, is_simulated, probe_server, resolve_settings
+from readbench.run.settings import RunSettings, base_url_of, probe_server, resolve_settings
+from readbench.sim import is_simulated
 
 __all__ = ["RunLock", "RunLocked", "RunPlan", "check_models", "plan_run", "prepare_log_dir", "run_plan"]
 
