@@ -9,7 +9,8 @@ Public API (GitHub issue 2 item 3, issue 6):
   (:func:`corpus_path`).
 - :func:`source_tree` / :func:`deps_dir`: the pristine unpacked tree of a source and its dir of
   unzipped pure wheels, so ``PYTHONPATH=<deps>[:src] python3 -m pytest ...`` runs offline.
-- :func:`self_check`, :func:`run_check`, :func:`answer_matches`: the checker.
+- :func:`self_check`, :func:`run_check`, :func:`answer_matches`: the checker; :func:`grade`: the one
+  grading rule the checker and the benchmark's scorer share.
 
 Importing this package touches neither the network nor the disk.
 """
@@ -25,8 +26,10 @@ from readbench.corpus._check import (
     CheckResult,
     SelfCheck,
     answer_matches,
+    answers_ok,
     apply_oracle,
     extract_answer,
+    grade,
     materialize,
     normalize_answer,
     run_check,
@@ -52,6 +55,7 @@ __all__ = [
     "Step",
     "TaskRecord",
     "answer_matches",
+    "answers_ok",
     "apply_oracle",
     "build",
     "cache_root",
@@ -60,6 +64,7 @@ __all__ = [
     "deps_dir",
     "extract_answer",
     "get_task",
+    "grade",
     "load_sources",
     "load_tasks",
     "materialize",

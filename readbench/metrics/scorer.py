@@ -21,8 +21,8 @@ from inspect_ai.solver import TaskState
 from inspect_ai.util import sandbox, store
 
 from readbench.base import store as rbstore
-from readbench.corpus import Check, answer_matches, extract_answer
-from readbench.corpus._testrun import CHECK_ENV, parse_pytest_summary
+from readbench.corpus import Check, extract_answer, grade
+from readbench.corpus._testrun import CHECK_ENV, parse_pytest_summary, command_passed
 from readbench.metrics.reads import dcp_metrics, effort_metrics, read_metrics
 from readbench.tools._env import isolated
 
@@ -46,39 +46,35 @@ def final_replies(messages: list[Any]) -> list[str]:
 
 
 async def run_check(check: Check, messages: list[Any]) -> tuple[bool, str]:
-    """Grade the sandbox workspace and the replies, with the corpus's rules
-    (readbench.corpus: ``tests`` / ``answer`` / ``session`` kinds, pytest summary parsing
-    that counts ``SUBFAILED``, answer normalisation).
+    """Grade the sandbox workspace and the replies with the corpus's rule (readbench.corpus.grade:
+    the tests, if any, run in the sandbox with the workspace env and pass as
+    readbench.corpus._testrun.command_passed says, and every expected answer matches).
 
     Returns:
         (success, explanation).
+
+    Raises:
+        ValueError: the check has neither a test command nor an expected answer.
     """
     replies = final_replies(messages)
-    if check.kind == "answer":
-        pairs = [(replies[-1] if replies else "", check.answer)]
-    elif check.kind == "session":
-        padded = replies + [""] * (len(check.answers) - len(replies))
-        pairs = list(zip(padded, check.answers))
-    else:
-        pairs = []
-    oks = [answer_matches(got, want) for got, want in pairs if want is not None]
-    if not oks and not check.test_cmd:
-        # without this, a record with neither tests nor an expected answer would score as solved
-        raise ValueError(f"task check of kind {check.kind!r} has no test command and no expected answer")
-    notes = [f"answers {sum(oks)}/{len(oks)}"] if oks else []
     tests_ok = None
+    notes = []
     if check.test_cmd:
         ws = rbstore.workspace()
         try:
             res = await sandbox().exec(isolated(["bash", "-c", "exec 2>&1\n" + check.test_cmd], {**ws["env"], **CHECK_ENV}),
                                        timeout=int(check.timeout_seconds or 600))
-            failed, errors, _ = parse_pytest_summary(res.stdout + res.stderr)
-            tests_ok = res.returncode == 0 and not failed and not errors
-            notes.insert(0, f"tests exit={res.returncode} failed={len(failed)} errors={len(errors)}")
+            output = res.stdout + res.stderr
+            tests_ok = command_passed(res.returncode, output)
+            failed, errors, _ = parse_pytest_summary(output)
+            notes.append(f"tests exit={res.returncode} failed={len(failed)} errors={len(errors)}")
         except TimeoutError:
             tests_ok = False
-            notes.insert(0, "tests timed out")
-    return (tests_ok is not False) and all(oks), "; ".join(notes)
+            notes.append("tests timed out")
+    success, oks = grade(check, replies, tests_ok)
+    if oks:
+        notes.append(f"answers {sum(oks)}/{len(oks)}")
+    return success, "; ".join(notes)
 
 
 def stop_reason(success: bool, answered: bool, recorded: str | None = None) -> str:
