@@ -22,7 +22,7 @@ from inspect_ai.util import sandbox, store
 
 from readbench.base import store as rbstore
 from readbench.corpus import Check, extract_answer, grade
-from readbench.corpus._testrun import CHECK_ENV, parse_pytest_summary, command_passed
+from readbench.corpus._testrun import CHECK_ENV, command_passed, parse_pytest_summary
 from readbench.metrics.reads import dcp_metrics, effort_metrics, read_metrics
 from readbench.tools._env import isolated
 

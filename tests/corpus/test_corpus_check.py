@@ -4,7 +4,7 @@ import pytest
 
 from readbench.corpus import Check, grade
 from readbench.corpus._check import answer_matches, extract_answer, normalize_answer
-from readbench.corpus._testrun import parse_pytest_summary, scrub_message, command_passed
+from readbench.corpus._testrun import command_passed, parse_pytest_summary, scrub_message
 
 OUT = """\
 ....F
