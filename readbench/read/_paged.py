@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from readbench.base.js import decode_utf8, format_size, utf8_len, utf16_len
+from readbench.base.js import decode_utf8, format_size, js_number_str, utf8_len, utf16_len
 from readbench.base.truncate import Truncation, truncate_head
 from readbench.read._params import check_bool, check_choice, check_int, params_to_dict
 from readbench.read._pi import (
@@ -88,16 +88,11 @@ class PagedParams:
         check_bool("gif_quirk", self.gif_quirk)
 
 
-def _js_number(value: float) -> str:
-    """JS `String(number)` for the simple values a description prints (50, 48.828125)."""
-    return str(int(value)) if float(value).is_integer() else repr(value)
-
-
 def paged_description(p: PagedParams) -> str:
     """The tool description for paged params; equals pi's read description verbatim
     (pi-tools.md §2.1) for stock's defaults."""
     if p.max_bytes is not None:
-        size = f"{_js_number(p.max_bytes / 1024)}KB"
+        size = f"{js_number_str(p.max_bytes / 1024)}KB"
     elif p.max_chars is not None:
         size = f"{p.max_chars} characters"
     else:
