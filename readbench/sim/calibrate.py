@@ -15,12 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["HARNESS_PRESETS", "CalibrationRow", "ShapeRow", "calibrate_against", "calibration_row", "compare_shapes",
+__all__ = ["CalibrationRow", "ShapeRow", "calibrate_against", "calibration_row", "compare_shapes",
            "run_calibration", "sample_metrics"]
 
-#: The read preset that reproduces each recorded harness's read tool (variants.md); Codex reads
-#: through its shell and inspect logs through whatever their task offered: name one with --variant.
-HARNESS_PRESETS = {"pi": "stock", "claude-code": "claude-code"}
 #: Relative difference (|sim - recorded| / recorded) the calibration aims for (issue 16).
 TOLERANCE = 0.10
 _DRIVERS = {
@@ -183,7 +180,9 @@ def calibrate_against(profile: str, session_paths: list[str], *, variant: str | 
     Args:
         profile: a sim profile (built-in or fitted).
         session_paths: recorded sessions (files or directories, any format).
-        variant: read preset; default from the sessions' harness (:data:`HARNESS_PRESETS`).
+        variant: read preset; default from the sessions' harness (its record's ``read_preset``,
+            :mod:`readbench.harness`; Codex reads through its shell and inspect logs through whatever
+            their task offered: name one then).
         families, limit, per_family: the corpus tasks to run (default: the long sessions).
         max_turns: model calls per sample (long sessions need hundreds).
 
@@ -197,6 +196,7 @@ def calibrate_against(profile: str, session_paths: list[str], *, variant: str | 
     """
     from inspect_ai import eval as inspect_eval
 
+    from readbench.harness import HARNESSES, read_preset
     from readbench.sessions import load_sessions
     from readbench.sim.shape import shape_of
     from readbench.task import read_strategies_task
@@ -206,10 +206,11 @@ def calibrate_against(profile: str, session_paths: list[str], *, variant: str | 
         raise ValueError("no recorded session with model calls under the given paths")
     harnesses = sorted({s.harness for s in recorded_sessions})
     if variant is None:
-        presets = {HARNESS_PRESETS.get(h) for h in harnesses}
+        presets = {read_preset(h) for h in harnesses}
         if len(presets) != 1 or None in presets:
             raise ValueError(f"sessions of harness(es) {harnesses}: no single read preset reproduces them; "
-                             f"pass --variant (pi -> stock, claude-code -> claude-code)")
+                             "pass --variant (" + ", ".join(f"{h.name} -> {h.read_preset}" for h in HARNESSES
+                                                            if h.read_preset) + ")")
         variant = presets.pop()
     recorded = shape_of(recorded_sessions)
     task = read_strategies_task(variant=variant, dcp="off", sandbox_kind=sandbox_kind,
