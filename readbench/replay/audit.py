@@ -47,7 +47,8 @@ from readbench.replay.calibrate import billed, infer_tier
 from readbench.replay.simulate import price_date
 from readbench.sessions import Session
 from readbench.sessions.file_ops import FileVersion, track_versions
-from readbench.sessions.reads import _SHELL_TOOLS, ReadCall, read_calls, tool_results
+from readbench.harness import shell_tool
+from readbench.sessions.reads import ReadCall, read_calls, tool_results
 
 __all__ = ["AUDIT_COLUMNS", "AUDIT_READ_COLUMNS", "LINE_CAP", "BYTE_CAP", "Audit", "audit_session", "session_family"]
 
@@ -158,7 +159,7 @@ def audit_session(session: Session, builder: RequestBuilder | None = None) -> Au
                 context_tokens += n
                 if isinstance(m, ChatMessageTool):
                     tool_tokens += n
-                    shell_tokens += n if m.function in _SHELL_TOOLS else 0
+                    shell_tokens += n if shell_tool(m.function) is not None else 0
         cum.append(acc)
         cum_tool.append(acc_t)
         cum_read.append(acc_r)

@@ -10,10 +10,10 @@ from typing import Any
 
 from inspect_ai import eval as inspect_eval
 
+from readbench.harness import HARNESSES, read_preset
 from readbench.run.task import read_strategies_task
 from readbench.sessions import load_sessions
 from readbench.sim.calibrate import (
-    HARNESS_PRESETS,
     CalibrationRow,
     ShapeRow,
     calibration_row,
@@ -63,7 +63,9 @@ def calibrate_against(profile: str, session_paths: list[str], *, variant: str | 
     Args:
         profile: a sim profile (built-in or fitted).
         session_paths: recorded sessions (files or directories, any format).
-        variant: read preset; default from the sessions' harness (:data:`HARNESS_PRESETS`).
+        variant: read preset; default from the sessions' harness (its record's ``read_preset``,
+            :mod:`readbench.harness`; Codex reads through its shell and inspect logs through whatever
+            their task offered: name one then).
         families, limit, per_family: the corpus tasks to run (default: the long sessions).
         max_turns: model calls per sample (long sessions need hundreds).
 
@@ -80,10 +82,11 @@ def calibrate_against(profile: str, session_paths: list[str], *, variant: str | 
         raise ValueError("no recorded session with model calls under the given paths")
     harnesses = sorted({s.harness for s in recorded_sessions})
     if variant is None:
-        presets = {HARNESS_PRESETS.get(h) for h in harnesses}
+        presets = {read_preset(h) for h in harnesses}
         if len(presets) != 1 or None in presets:
             raise ValueError(f"sessions of harness(es) {harnesses}: no single read preset reproduces them; "
-                             f"pass --variant (pi -> stock, claude-code -> claude-code)")
+                             "pass --variant (" + ", ".join(f"{h.name} -> {h.read_preset}" for h in HARNESSES
+                                                            if h.read_preset) + ")")
         variant = presets.pop()
     recorded = shape_of(recorded_sessions)
     task = read_strategies_task(variant=variant, dcp="off", sandbox_kind=sandbox_kind,

@@ -7,9 +7,9 @@ reads, and the file versions they imply (issue 14; shared/specs/sessions.md §1-
   without its `cat -n` numbers (`     1→...` or `     1<TAB>...`), a shell read's output
   (`nl -ba` numbers removed); None when the result holds no file lines, was cut by Codex, or is
   a shell error (`sed: ...: No such file`).
-- `file_writes(session)`: every tool call that changed, or may have changed, a file: edit/write
-  tools of any harness (`edit`, `write`, `Edit`, `Write`, `MultiEdit`, `NotebookEdit`,
-  `apply_patch`, `str_replace_editor` other than `view`, ...), and shell commands that redirect
+- `file_writes(session)`: every tool call that changed, or may have changed, a file: the edit
+  tools of every harness (`readbench.harness`: `edit`, `write`, `Edit`, `Write`, `MultiEdit`,
+  `NotebookEdit`, `apply_patch`, `str_replace_editor` other than `view`, ...), and shell commands that redirect
   into a file, `sed -i`, `tee`, `mv`, `cp`, `rm`, `touch`, `patch`/`apply_patch` (named files), or
   `git checkout|reset|restore|stash|apply|pull|merge|rebase|switch|cherry-pick|revert`, a
   formatter with a write flag (`--write`, `--fix`, `-w`, `black`, `cargo fmt`): those may change
@@ -36,15 +36,12 @@ from typing import Any
 
 from inspect_ai.model import ChatMessageTool
 
+from readbench.harness import patch_paths, path_keys, read_tool, shell_command, tool_role
 from readbench.sessions._types import Session
-from readbench.sessions.reads import _SHELL_TOOLS, _TOTAL_OUTPUT, ReadCall, shell_output
+from readbench.sessions.reads import _TOTAL_OUTPUT, ReadCall, shell_output
 
 __all__ = ["FileVersion", "FileWrite", "delivered_lines", "file_key", "file_writes", "track_versions"]
 
-_WRITE_TOOLS = {"edit", "write", "multiedit", "notebookedit", "create_file", "write_file", "edit_file", "replace",
-                "str_replace_editor", "str_replace_based_edit_tool", "apply_patch"}
-_PATH_KEYS = ("path", "file_path", "filePath", "notebook_path", "target_file")
-_PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", re.M)
 _CC_LINE = re.compile(r"^ *(\d+)(?:→|\t)(.*)$")
 _NL_LINE = re.compile(r"^ *(\d+)\t(.*)$")
 _PI_NOTICE = re.compile(r"\n\n\[(?:Showing lines \d+-\d+ of \d+|\d+ more lines in file\. Use offset=)[^\n]*\]$")
@@ -88,7 +85,7 @@ def _shell_writes(command: str, cwd: str | None) -> tuple[list[str], bool]:
     paths: list[str] = []
     anyf = False
     if "apply_patch" in command or "*** Begin Patch" in command:
-        paths += [m.group(1) or m.group(2) for m in _PATCH_FILE.finditer(command)]
+        paths += patch_paths(command)
     for segment in re.split(r"&&|\|\||;|\n|\|", command):
         try:
             argv = shlex.split(segment, comments=True)
@@ -134,23 +131,26 @@ def file_writes(session: Session) -> list[FileWrite]:
         for pos, tc in enumerate(call.output.tool_calls or []):
             args: dict[str, Any] = tc.arguments or {}
             name = tc.function or ""
-            if name.lower() in _WRITE_TOOLS:
-                if name.startswith("str_replace") and args.get("command") == "view":
-                    continue
-                paths = [file_key(str(args[k]), session.cwd) for k in _PATH_KEYS if isinstance(args.get(k), str)]
+            role = tool_role(name, args)
+            if role == "edit":
+                paths = [file_key(str(args[k]), session.cwd) for k in path_keys() if isinstance(args.get(k), str)]
                 text = " ".join(str(v) for v in args.values() if isinstance(v, str))
-                paths += [file_key(m.group(1) or m.group(2), session.cwd) for m in _PATCH_FILE.finditer(text)]
+                paths += [file_key(p, session.cwd) for p in patch_paths(text)]
                 out.append(FileWrite(call.index, pos, tc.id, name, tuple(dict.fromkeys(paths)), not paths))
-            elif name in _SHELL_TOOLS:
-                cmd = args.get("command", args.get("cmd"))
-                if isinstance(cmd, list):
-                    cmd = " ".join(str(c) for c in cmd)
-                if not isinstance(cmd, str):
+            elif role == "shell":
+                cmd = shell_command(args)
+                if cmd is None:
                     continue
                 paths, anyf = _shell_writes(cmd, session.cwd)
                 if paths or anyf:
                     out.append(FileWrite(call.index, pos, tc.id, name, tuple(dict.fromkeys(paths)), anyf))
     return out
+
+
+def _numbered(read: ReadCall) -> bool:
+    """The read's tool numbers its lines (`ReadTool.numbered`: Claude Code's `Read`)."""
+    tool = read_tool(read.tool)
+    return tool is not None and tool.numbered
 
 
 def delivered_lines(read: ReadCall, message: ChatMessageTool | None) -> list[str] | None:
@@ -178,7 +178,7 @@ def delivered_lines(read: ReadCall, message: ChatMessageTool | None) -> list[str
                 return None
             lines = [m.group(2) for m in parsed]  # type: ignore[union-attr]
         return lines[:count] if len(lines) >= count else None
-    if read.tool == "Read" or _CC_LINE.match(text.split("\n", 1)[0] or ""):
+    if _numbered(read) or _CC_LINE.match(text.split("\n", 1)[0] or ""):
         out: list[str] = []
         for row in text.split("\n"):
             m = _CC_LINE.match(row)
@@ -254,13 +254,13 @@ def _evidence(read: ReadCall, message: ChatMessageTool | None) -> tuple[int | No
     """(file lines, pi's T, ends with newline) a read shows about its file."""
     text = message.text if message is not None else ""
     if read.total_lines is None:
-        if (not read.via_shell and read.tool != "Read" and message is not None and message.error is None
+        if (not read.via_shell and not _numbered(read) and message is not None and message.error is None
                 and read.last_line is not None and not _PI_NOTICE.search(text) and not _PI_LEGACY_NOTICE.search(text)):
             return read.last_line, None, text.endswith("\n")  # pi without a notice: the read reached the end
         return None, None, None
     if read.via_shell:
         return read.total_lines, None, shell_output(text).endswith("\n") if text else None
-    if read.tool == "Read":
+    if _numbered(read):
         return read.total_lines, None, None
     if _PI_NOTICE.search(text) or _PI_LEGACY_NOTICE.search(text):
         return None, read.total_lines, None  # pi's T counts the phantom line after a final newline

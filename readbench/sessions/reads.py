@@ -32,21 +32,17 @@ from typing import Any
 
 from inspect_ai.model import ChatMessageTool
 
+from readbench.harness import read_tool, shell_command, shell_tool
 from readbench.sessions._types import Session
 
 __all__ = ["ReadCall", "read_calls", "shell_output", "tool_results"]
 
-_READ_TOOLS = {"read": ("path", "offset", "limit"), "Read": ("file_path", "offset", "limit"),
-               "read_file": ("path", "offset", "limit"), "view": ("path", "offset", "limit")}
-_SHELL_TOOLS = ("bash", "Bash", "shell", "exec_command", "local_shell", "shell_command")
 _SHOWING = re.compile(r"\[Showing lines (\d+)-(\d+) of (\d+)")
 _MORE = re.compile(r"\[(\d+) more lines in file\. Use offset=(\d+)")
 _LEGACY_MORE = re.compile(r"\.\.\. \((\d+) more lines not shown\. Use offset=(\d+)")
 _TOO_LONG = re.compile(r"^\[Line (\d+) is [\d.]+[KMG]?B, exceeds")
 _TOTAL_OUTPUT = re.compile(r"Total output lines: (\d+)")
 _CC_NUMBERED = re.compile(r"^ *(\d+)→")
-#: Claude Code's Read returns this many lines when no limit is given (anchors.md, variants.md "claude-code").
-CLAUDE_CODE_DEFAULT_LIMIT = 2000
 _SED_RANGE = re.compile(r"^(\d+)(?:,(\d+))?p$")
 _CD = re.compile(r"^cd\s+(\S+|'[^']*'|\"[^\"]*\")\s*&&\s*")
 _CODEX_OUTPUT = re.compile(r"^Exit code: -?\d+\nWall time: [^\n]*\n(?:Total output lines: \d+\n)?Output:\n", re.S)
@@ -104,8 +100,10 @@ def _int(v: Any) -> int | None:
     return None
 
 
-def _tool_read(text: str, offset: int | None, limit: int | None, meta: dict[str, Any] | None) -> tuple:
-    """(first, last, total, capped) from a read tool's result."""
+def _tool_read(text: str, offset: int | None, limit: int | None, meta: dict[str, Any] | None,
+               default_limit: int | None) -> tuple:
+    """(first, last, total, capped) from a read tool's result; `default_limit`: the lines the tool
+    returns when no limit is given (`ReadTool.default_limit`)."""
     f = ((meta or {}).get("claude_code") or {}).get("toolUseResult") or {}
     f = f.get("file") if isinstance(f, dict) else None
     if isinstance(f, dict) and _int(f.get("startLine")) is not None and _int(f.get("numLines")) is not None:
@@ -121,8 +119,8 @@ def _tool_read(text: str, offset: int | None, limit: int | None, meta: dict[str,
                 break
             nums.append(int(n.group(1)))
         # Claude Code reads 2,000 lines unless told: fewer than that (or than the limit) is the end
-        shown, asked = len(nums), CLAUDE_CODE_DEFAULT_LIMIT if limit is None else limit
-        return nums[0], nums[-1], nums[-1] if shown < asked else None, None
+        shown, asked = len(nums), default_limit if limit is None else limit
+        return nums[0], nums[-1], nums[-1] if asked is not None and shown < asked else None, None
     if m := _TOO_LONG.match(text):
         return int(m.group(1)), None, None, True
     if m := _SHOWING.search(text):
@@ -268,15 +266,6 @@ def shell_output(text: str) -> str:
     return text
 
 
-def _shell_command(args: dict[str, Any]) -> str | None:
-    cmd = args.get("command", args.get("cmd"))
-    if isinstance(cmd, list):  # Codex: ["bash", "-lc", "sed -n '1,20p' f"]
-        if len(cmd) >= 3 and cmd[0] in ("bash", "sh", "zsh") and cmd[1] in ("-lc", "-c"):
-            return str(cmd[2])
-        return shlex.join(str(c) for c in cmd)
-    return cmd if isinstance(cmd, str) else None
-
-
 def tool_results(session: Session) -> dict[str, ChatMessageTool]:
     """Tool result messages by tool-call id (the first one seen, over every context)."""
     results: dict[str, ChatMessageTool] = {}
@@ -299,22 +288,22 @@ def read_calls(session: Session, results: dict[str, ChatMessageTool] | None = No
             res = results.get(tc.id)
             text = res.text if res is not None else ""
             args = tc.arguments or {}
-            if tc.function in _READ_TOOLS:
-                pkey, okey, lkey = _READ_TOOLS[tc.function]
-                path = args.get(pkey)
+            if (tool := read_tool(tc.function)) is not None:
+                path = args.get(tool.path_key)
                 if not isinstance(path, str):
                     continue
-                offset, limit = _int(args.get(okey)), _int(args.get(lkey))
+                offset, limit = _int(args.get(tool.offset_key)), _int(args.get(tool.limit_key))
                 if res is not None and (res.error is not None or text.startswith("<tool_use_error>")):
                     first = last = total = capped = None  # an error result delivers no file lines
                 else:
-                    first, last, total, capped = _tool_read(text, offset, limit, res.metadata if res else None)
+                    first, last, total, capped = _tool_read(text, offset, limit, res.metadata if res else None,
+                                                            tool.default_limit)
                 out.append(ReadCall(call.index, tc.id, tc.function, path, offset, limit, offset is None and limit is None,
                                     False, first, last, total, capped, len(text), res is not None, pos))
-            elif tc.function in _SHELL_TOOLS:
-                cmd = _shell_command(args)
+            elif (shell := shell_tool(tc.function)) is not None:
+                cmd = shell_command(args)
                 parsed = _shell_read(cmd) if cmd else None
-                if parsed is None and cmd and tc.function == "shell_command":
+                if parsed is None and cmd and shell.powershell:
                     parsed = _powershell_read(cmd)
                 if parsed is None:
                     continue

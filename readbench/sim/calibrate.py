@@ -14,11 +14,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["HARNESS_PRESETS", "CalibrationRow", "ShapeRow", "calibration_row", "compare_shapes", "sample_metrics"]
+__all__ = ["CalibrationRow", "ShapeRow", "calibration_row", "compare_shapes", "sample_metrics"]
 
-#: The read preset that reproduces each recorded harness's read tool (variants.md); Codex reads
-#: through its shell and inspect logs through whatever their task offered: name one with --variant.
-HARNESS_PRESETS = {"pi": "stock", "claude-code": "claude-code"}
 #: Relative difference (|sim - recorded| / recorded) the calibration aims for (issue 16).
 TOLERANCE = 0.10
 _DRIVERS = {

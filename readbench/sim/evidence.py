@@ -40,19 +40,17 @@ from typing import Any
 from inspect_ai.model import ChatMessageSystem, ChatMessageTool, ChatMessageUser
 
 from readbench.cache import count_tokens
+from readbench.harness import patch_paths, path_keys, shell_command, tool_role
 from readbench.sessions import Session
-from readbench.sessions.reads import _SHELL_TOOLS, ReadCall, read_calls
+from readbench.sessions.reads import ReadCall, read_calls
 
 __all__ = ["Evidence", "PromptTools", "is_test_path", "prompt_tools", "session_evidence"]
 
-_SEARCH_TOOLS = {"grep", "Grep", "search", "find_in_files", "rg"}
-_EDIT_TOOLS = {"edit", "Edit", "MultiEdit", "write", "Write", "apply_patch", "str_replace_editor", "NotebookEdit"}
 _SHELL_SEARCH = re.compile(r"^\s*(grep|rg|ag|git\s+grep)\b")
 _TEST_RUN = re.compile(r"(^|[\s;&|/])(pytest|py\.test|tox|nox|(npm|pnpm|yarn|bun)\s+(run\s+)?test|go\s+test|"
                        r"cargo\s+test|jest|vitest|unittest|runtests\.py|alltests\.py)(\s|$)")
 _BLOCKED = re.compile(r"(^File has \d+ lines \([^)]*\), over the .*read limit|"
                       r"^File content \(\d+ tokens\) exceeds maximum allowed tokens)")
-_PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add) File: (.+)$", re.MULTILINE)
 
 
 def is_test_path(path: str) -> bool:
@@ -116,27 +114,21 @@ def _norm(path: str, cwd: str | None) -> str:
     return os.path.normpath(path) if path else path
 
 
-def _command(args: dict[str, Any]) -> str:
-    cmd = args.get("command", args.get("cmd"))
-    if isinstance(cmd, list):
-        return str(cmd[2]) if len(cmd) >= 3 and cmd[1] in ("-lc", "-c") else " ".join(map(str, cmd))
-    return cmd if isinstance(cmd, str) else ""
-
-
 def _classify(function: str, args: dict[str, Any], read: ReadCall | None, cwd: str | None) -> tuple[str, tuple[str, ...]]:
     if read is not None:
         return "read", (_norm(read.path, cwd),)
-    path_args = [v for k in ("path", "file_path", "filePath", "file") if isinstance(v := args.get(k), str)]
-    if function in _SEARCH_TOOLS:
+    path_args = [v for k in path_keys() if isinstance(v := args.get(k), str)]
+    role = tool_role(function, args)
+    if role == "search":
         return "search", tuple(_norm(p, cwd) for p in path_args)
-    if function in _EDIT_TOOLS:
+    if role == "edit":
         patch = args.get("patch") or args.get("input") or ""
-        found = _PATCH_FILE.findall(patch) if isinstance(patch, str) else []
+        found = patch_paths(patch) if isinstance(patch, str) else []
         return "edit", tuple(_norm(p, cwd) for p in path_args + found)
-    if function in _SHELL_TOOLS:
-        cmd = _command(args)
+    if role == "shell":
+        cmd = shell_command(args) or ""
         if "apply_patch" in cmd:
-            return "edit", tuple(_norm(p, cwd) for p in _PATCH_FILE.findall(cmd))
+            return "edit", tuple(_norm(p, cwd) for p in patch_paths(cmd))
         try:
             words = tuple(_norm(w, cwd) for w in shlex.split(cmd) if "/" in w or "." in w)
         except ValueError:

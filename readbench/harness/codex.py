@@ -1,0 +1,20 @@
+"""Codex CLI (`@openai/codex`): its tools as its rollouts record them (shared/specs/sessions.md §3).
+Codex has no read tool: it reads through its shell (`shell {command: argv}`, `exec_command {cmd}`,
+`local_shell`, whose calls the rollout writes as `local_shell_call` items with the argv under
+`action.command` (imported under that item type's name), and `shell_command {command}`,
+PowerShell on Windows), so no read preset reproduces it; `apply_patch` (its patch text under
+`input`) changes files."""
+
+from readbench.harness._record import Harness, ShellTool
+
+HARNESS = Harness(
+    name="codex",
+    title="Codex CLI",
+    origin="Codex CLI rollout items (sessions.md §3; cli 0.1x-0.144 as recorded)",
+    shell_tools=(ShellTool("shell"), ShellTool("exec_command", "cmd"), ShellTool("local_shell"),
+                 ShellTool("local_shell_call"), ShellTool("shell_command", powershell=True)),
+    edit_tools=("apply_patch",),
+    path_keys=(),
+    read_preset=None,
+    sessions="Codex rollout JSONL (token_count and item-only): readbench.sessions.codex",
+)
