@@ -1,6 +1,6 @@
 """inspect entry point: `inspect eval evals/read_strategies.py --model readbench/sim-mixed -T variant=B -T dcp=pi-dcp`.
 
-Task arguments (-T, values parsed as YAML; types and bounds checked by readbench.task_args before
+Task arguments (-T, values parsed as YAML; types and bounds checked by readbench.run.task_args before
 any sample runs, the same checks as a matrix file's task_args):
     variant: read preset name (`readbench variants`) or a spec dict {base, name, ...params}.
     dcp: DCP configuration name (`readbench dcp configs`) or a spec dict.
@@ -20,7 +20,7 @@ from typing import Any
 
 from inspect_ai import Task, task
 
-from readbench.task import read_strategies_task
+from readbench.run.task import read_strategies_task
 
 
 @task

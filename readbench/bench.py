@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import click
 from inspect_ai.model import (
     ChatMessage,
     ChatMessageAssistant,
@@ -118,9 +119,9 @@ def bench_docker(samples: int = 8) -> dict[str, Any]:
     if not ok:
         return {"skipped": why}
     from inspect_ai import Task, eval
+    from inspect_ai.agent import react
     from inspect_ai.dataset import Sample
     from inspect_ai.model import ModelOutput, ModelUsage, get_model
-    from inspect_ai.agent import react
     from inspect_ai.tool import bash
 
     from readbench.sandbox.images import OFFLINE_BASE, compose_for, default_base
@@ -260,3 +261,19 @@ def format_table(result: dict[str, Any]) -> str:
                             f"({m['seconds'] / stock['seconds']:.2f}x / {m['peak_rss_mb'] / stock['peak_rss_mb']:.2f}x) | {goal} |")
     return "\n".join(rows)
 
+
+@click.command("bench")
+@click.option("--only", "only", multiple=True,
+              type=click.Choice(["per-call", "docker", "replay", "replay-scale", "big-read"]),
+              help="Run only these benchmarks (repeatable); default all.")
+@click.option("--scale-sessions", type=click.IntRange(min=3), default=8, show_default=True,
+              help="Synthetic 450-call sessions for replay-scale (more than its 2 jobs: the figures are "
+                   "projected to 1,000 from the cost of each session beyond the first 2).")
+def bench_cmd(only: tuple[str, ...], scale_sessions: int) -> None:
+    """Measure harness overhead per model call, Docker start/stop per sample, recorded-session
+    import and replay (and its scale: replay --dcp all x 5 cache models, with and without
+    --audit --gate-sweep) and a 100 MB read per variant (results/bench/)."""
+    click.echo(format_table(run_bench(only=only, scale_sessions=scale_sessions)))
+
+
+commands = [bench_cmd]

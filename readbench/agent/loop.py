@@ -8,7 +8,7 @@ inspect's ``execute_tools`` with its truncation off (the read variant's caps are
 experiment). When the assistant answers without tool calls, the next user prompt of a
 multi-prompt task is appended, or the sample ends.
 
-Per call, the loop records a small :class:`CallLog` in the store (``readbench:calls``), with the
+Per call, the loop records a small `readbench.base.store.CallLog` in the store (``readbench:calls``), with the
 provider's own usage (``native_*``); at the end -- in a ``finally``, so an errored sample keeps
 them -- the native sums (readbench.metrics.native) and the cache simulator's per-sample metrics
 for the projected requests and for the same trajectory without projection (the counterfactual
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from typing import Any
 
 from inspect_ai.agent import Agent, AgentState, agent
@@ -35,59 +35,12 @@ from inspect_ai.model import (
 from inspect_ai.tool import Tool, ToolDef, ToolInfo
 from inspect_ai.util import LimitExceededError, store
 
-from readbench.agent import context
+from readbench.base import store as rbstore
+from readbench.base.store import CallLog
 from readbench.cache import CallRecord, sample_cache_metrics
-from readbench.dcp import ContextUsage, DcpState, ProjectionCache, get_config, project
+from readbench.dcp import DcpState, ProjectionCache, get_config, pi_context_usage, project, reported_tokens
 from readbench.read import get_variant
 from readbench.tools import make_tools
-
-
-@dataclass(frozen=True)
-class CallLog:
-    """What one model call sent and what the projection changed (one per call, in order).
-
-    Attributes:
-        n_history: messages in the full history at the call (the unprojected request is
-            ``state.messages[:n_history]``).
-        n_input: messages actually sent (the projection keeps the count; pruning replaces content).
-        earliest_changed_index: first position where the projection differs from the history,
-            None if the projection was the identity.
-        prefix_break: True if this call's input differs from the previous call's input at a
-            position before the previous input's end (a rewrite of history already sent).
-        pruned: items pruned per DCP strategy in this call.
-        footer_tokens_saved: pi-dcp's footer estimate for this call (tokens, dcp.md §6).
-        band: the pressure band the projection used (dcp.md §3; "low" when usage is unknown).
-        prompt_tokens: the whole prompt the provider reported for this call: uncached + cache
-            read + cache write (tokens; None if not reported).
-        output_tokens: output tokens reported.
-        visible_intact: tool results intact in this call's input.
-        native_input_tokens, native_uncached_input_tokens, native_cache_read_tokens,
-            native_cache_write_tokens, native_output_tokens: the provider-reported usage split
-            (`readbench.sessions.inspect_log.native_usage`; None if not reported).
-        stop_reason: inspect's ``ModelOutput.stop_reason`` (``stop``, ``tool_calls``,
-            ``max_tokens``: the reply was cut at max_tokens, ``model_length``, ...).
-        priced: the call entered the cache simulation; False for a request the provider
-            rejected (a context overflow, a refusal, or one it reported 0 input tokens for).
-    """
-
-    n_history: int
-    n_input: int
-    earliest_changed_index: int | None
-    prefix_break: bool
-    pruned: dict[str, int]
-    footer_tokens_saved: int
-    band: str
-    prompt_tokens: int | None
-    output_tokens: int | None
-    visible_intact: int = 0
-    stats: dict[str, Any] = field(default_factory=dict)
-    native_input_tokens: int | None = None
-    native_uncached_input_tokens: int | None = None
-    native_cache_read_tokens: int | None = None
-    native_cache_write_tokens: int | None = None
-    native_output_tokens: int | None = None
-    stop_reason: str = ""
-    priced: bool = True
 
 
 def native_fields(output: ModelOutput | None) -> dict[str, Any]:
@@ -161,19 +114,6 @@ def intact_tool_results(history: list[ChatMessage], view: list[ChatMessage]) -> 
     return ids
 
 
-def context_usage(history: list[ChatMessage], last: ModelOutput | None, window_tokens: int) -> ContextUsage:
-    """pi's context-usage estimate (dcp.md §3): the last response's total tokens plus chars/4 of
-    the messages after it; None tokens before the first response."""
-    if last is None or last.usage is None:
-        return ContextUsage(tokens=None, context_window=window_tokens)
-    tail = 0
-    for message in reversed(history):
-        if isinstance(message, ChatMessageAssistant):
-            break
-        tail += len(message.text) // 4
-    return ContextUsage(tokens=last.usage.total_tokens + tail, context_window=window_tokens)
-
-
 def tool_infos(tools: list[Tool]) -> list[ToolInfo]:
     """The schemas sent with every request (what the cache simulator prices as the tools prefix)."""
     infos = []
@@ -239,15 +179,16 @@ def pi_agent(
         tools = make_tools(read_variant)
         infos = tool_infos(tools)
         model = get_model()
-        oracle = store().get(context.ORACLE, {})
+        oracle = store().get(rbstore.ORACLE, {})
         prompts: list[str] = list(oracle.get("prompts", []))[1:]  # the first is already in state
         dcp_state = DcpState()
         dcp_cache = ProjectionCache(max_histories=1)  # this sample's incremental projection state
-        cwd = store().get(context.WORKSPACE, {}).get("cwd")
+        cwd = store().get(rbstore.WORKSPACE, {}).get("cwd")
         calls: list[CallLog] = []
         records: list[CallRecord] = []
         unpruned: list[CallRecord] = []
         previous_fps: list[str] = []
+        reported: dict[int, int] = {}  # history index of each reply -> its reported context tokens
         fingerprints = FingerprintCache()
         last: ModelOutput | None = None
         in_generate = False
@@ -255,20 +196,18 @@ def pi_agent(
         try:
             while True:
                 if max_turns is not None and len(calls) >= max_turns:
-                    store().set(context.STOP_REASON, "turn_limit")
+                    store().set(rbstore.STOP_REASON, "turn_limit")
                     break
                 history = list(state.messages)
-                projection = project(
-                    history, dcp_config, state=dcp_state, cwd=cwd, cache=dcp_cache,
-                    usage=context_usage(history, last, context_window_tokens),
-                )
+                usage = pi_context_usage(history, context_window_tokens, reported)
+                projection = project(history, dcp_config, state=dcp_state, cwd=cwd, cache=dcp_cache, usage=usage)
                 view = projection.messages
                 dcp_state = projection.state
                 fps = fingerprints(view)
                 broke = first_difference(previous_fps, fps) is not None
                 previous_fps = fps
                 intact = intact_tool_results(history, view)
-                store().set(context.VISIBLE, intact)
+                store().set(rbstore.VISIBLE, intact)
 
                 wall_start = time.monotonic()
                 in_generate = True
@@ -285,11 +224,11 @@ def pi_agent(
                     earliest_changed_index=projection.stats.earliest_changed_index,
                     prefix_break=broke, pruned=dict(projection.stats.pruned),
                     footer_tokens_saved=projection.stats.footer_tokens_saved,
-                    band=str(projection.stats.effective_band or projection.stats.band),
+                    band=str(projection.stats.effective_band or projection.stats.band), context_tokens=usage.tokens,
                     visible_intact=len(intact), stop_reason=str(output.stop_reason), priced=not rejected,
                     **native,
                 ))
-                store().set(context.CALLS, [asdict(c) for c in calls])
+                store().set(rbstore.CALLS, [asdict(c) for c in calls])
                 ts_start, ts_first = _times(output, wall_start, wall_end, t0)
                 out_tokens = native["output_tokens"] or 0
                 if not rejected:
@@ -297,28 +236,31 @@ def pi_agent(
                     unpruned.append(CallRecord(history, infos, out_tokens, ts_start, ts_first))
 
                 state.output = output
+                tokens = reported_tokens(native["prompt_tokens"], native["output_tokens"])
+                if tokens is not None:  # pi's usage of this reply, at the index it is appended at
+                    reported[len(state.messages)] = tokens
                 state.messages.append(output.message)
                 if output.stop_reason == "model_length" and not output.message.tool_calls:
-                    store().set(context.STOP_REASON, "context_overflow")
+                    store().set(rbstore.STOP_REASON, "context_overflow")
                     break
                 if not output.message.tool_calls:
                     if prompts:
                         state.messages.append(ChatMessageUser(content=prompts.pop(0)))
                         continue
                     break
-                context.publish_pending_calls([
+                rbstore.publish_pending_calls([
                     {"id": c.id, "function": c.function, "arguments": c.arguments}
                     for c in output.message.tool_calls
                 ])
                 result = await execute_tools(state.messages, tools, max_output=0)
                 for message in result.messages:
                     if isinstance(message, ChatMessageTool) and message.tool_call_id:
-                        details = context.pop_details(message.tool_call_id)
+                        details = rbstore.pop_details(message.tool_call_id)
                         if details is not None:
                             message.metadata = {**(message.metadata or {}), "readbench": details}
                 state.messages.extend(result.messages)
         except LimitExceededError as ex:
-            store().set(context.STOP_REASON, f"{ex.type}_limit")
+            store().set(rbstore.STOP_REASON, f"{ex.type}_limit")
             if in_generate:  # e.g. a token limit: inspect raises after the call returned and was billed
                 tripped = _tripping_output()
                 if tripped is not None and tripped is not last:
@@ -328,7 +270,7 @@ def pi_agent(
                         n_history=len(history), n_input=len(view), earliest_changed_index=None, prefix_break=broke,
                         pruned={}, footer_tokens_saved=0, band="", stop_reason=str(tripped.stop_reason),
                         priced=not rejected, **native))
-                    store().set(context.CALLS, [asdict(c) for c in calls])
+                    store().set(rbstore.CALLS, [asdict(c) for c in calls])
                     if not rejected:
                         ts_start, ts_first = _times(tripped, wall_start, time.monotonic(), t0)
                         out_tokens = native["output_tokens"] or 0
@@ -336,14 +278,14 @@ def pi_agent(
                         unpruned.append(CallRecord(history, infos, out_tokens, ts_start, ts_first))
             raise
         except Exception:  # the sample errors (no scorer runs); a cancellation (time limit) is not one
-            store().set(context.STOP_REASON, "error")
+            store().set(rbstore.STOP_REASON, "error")
             raise
         finally:
-            store().set(context.WALL_SECONDS, time.monotonic() - t0)
-            store().set(context.NATIVE_METRICS, _native(calls, model.name))
+            store().set(rbstore.WALL_SECONDS, time.monotonic() - t0)
+            store().set(rbstore.NATIVE_METRICS, _native(calls, model.name))
             if records:
                 metrics = sample_cache_metrics(records, cache_models, unpruned_calls=unpruned)
-                store().set(context.CACHE_METRICS, metrics)
+                store().set(rbstore.CACHE_METRICS, metrics)
         return state
 
     return execute

@@ -5,7 +5,7 @@ A baseline directory holds (no logs: the report and the table are rebuilt from l
 are megabytes)::
 
     table.parquet    the tidy table of the accepted run (one row per arm x sample x epoch)
-    run.json         the run's resolved matrix (readbench.run.RunPlan.metadata)
+    run.json         the run's resolved matrix (readbench.run.runner.RunPlan.metadata)
     baseline.json    provenance: source run, git commit, time, the run's wall time, the commands
     report/          report.md, its figures and partition.json (report.html is left out: it
                      embeds the figures again)
@@ -132,12 +132,12 @@ def load_baseline(baseline_dir: Path) -> tuple[pd.DataFrame, dict[str, Any]]:
 
 
 def _spec_map(meta: dict[str, Any]) -> dict[str, str]:
-    from readbench.matrix import spec_label
+    from .arms import spec_name
 
     out = {}
     for key in ("variants", "dcp"):
         for spec in meta.get(key) or []:
-            out[f"{key[:-1] if key == 'variants' else key} {spec_label(spec)}"] = json.dumps(spec, sort_keys=True)
+            out[f"{key[:-1] if key == 'variants' else key} {spec_name(spec)}"] = json.dumps(spec, sort_keys=True)
     return out
 
 

@@ -36,6 +36,7 @@ from typing import Any
 import pandas as pd
 
 from ._document import Block, Bullets, Heading, Paragraph
+from .arms import TASK_NAME, arm_label, spec_name
 
 __all__ = [
     "RECOVERED_SUFFIX",
@@ -65,7 +66,7 @@ class ArmRecord:
     """The completeness of one arm (one task x model log)."""
 
     arm: str
-    """Arm label, ``"{variant} × {dcp} @ {model}"`` (`table.arm_label`)."""
+    """Arm label, ``"{variant} × {dcp} @ {model}"`` (`arms.arm_label`)."""
     log: str
     """Path of the log that counts (the task's newest)."""
     status: str
@@ -152,10 +153,8 @@ def _first_line(text: str | None, width: int = 160) -> str:
 
 
 def _canonical(value: Any) -> str:
-    from .table import _spec_name
-
     if value is False or isinstance(value, str) or value is None:
-        return json.dumps(_spec_name(value))
+        return json.dumps(spec_name(value))
     return json.dumps(value, sort_keys=True, default=str)
 
 
@@ -185,8 +184,6 @@ def scan_logs(log_dir: str | Path) -> LogScan:
     """
     from inspect_ai.log import list_eval_logs, read_eval_log, read_eval_log_sample_summaries
 
-    from .table import TASK_NAME, _spec_name, arm_label
-
     path = Path(log_dir)
     if not path.is_dir():
         raise FileNotFoundError(f"log_dir {str(path)!r} is not a directory")
@@ -215,13 +212,13 @@ def scan_logs(log_dir: str | Path) -> LogScan:
     for _, info, header in newest.values():
         args = header.eval.task_args or {}
         for key in ("variant", "dcp"):
-            name, spec = str(_spec_name(args.get(key))), _canonical(args.get(key))
+            name, spec = str(spec_name(args.get(key))), _canonical(args.get(key))
             first = definitions.setdefault((key, name), (spec, _local(info.name)))
             if first[0] != spec:
                 raise ValueError(
                     f"{key} {name!r} has two definitions: {first[0]} in {first[1]} and {spec} in "
                     f"{_local(info.name)}; report them as separate runs, or give the definitions different names")
-        arm = arm_label(str(_spec_name(args.get("variant"))), str(_spec_name(args.get("dcp"))), header.eval.model)
+        arm = arm_label(str(spec_name(args.get("variant"))), str(spec_name(args.get("dcp"))), header.eval.model)
         if arm in by_arm:
             raise ValueError(f"arm {arm!r} has two tasks, in {by_arm[arm]} and {_local(info.name)}: keep one log per arm")
         by_arm[arm] = _local(info.name)
@@ -243,8 +240,6 @@ def scan_logs(log_dir: str | Path) -> LogScan:
 def _not_started(meta_path: Path, seen: set[str], any_unreadable: bool) -> tuple[str, ...]:
     """Arms × models of ``run.json`` without a log (none when it is missing or unreadable, or
     when a log could not be read: that log's arm is unknown and is named as unreadable)."""
-    from .table import arm_label
-
     if any_unreadable or not meta_path.is_file():
         return ()
     try:
@@ -284,8 +279,6 @@ def drop_unfinished(table: pd.DataFrame, scan: LogScan) -> pd.DataFrame:
 def mark_partial(table: pd.DataFrame, scan: LogScan) -> pd.DataFrame:
     """`table` with every partial arm relabelled ``"{variant} × {dcp} [partial] @ {model}"``, so
     the arm tables and figures flag it wherever it is shown."""
-    from .table import arm_label
-
     partial = {a.arm for a in scan.partial}
     if not partial:
         return table

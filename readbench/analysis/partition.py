@@ -40,7 +40,7 @@ class ArmPartition:
     """The samples of one arm, split into disjoint named buckets."""
 
     arm: str
-    """Arm label (`table.arm_label`)."""
+    """Arm label (`arms.arm_label`)."""
     model: str
     """Model name, e.g. ``readbench/sim-mixed``."""
     variant: str

@@ -16,6 +16,8 @@ from typing import Any
 
 import pandas as pd
 
+from .arms import TASK_NAME, arm_label, spec_name
+
 __all__ = [
     "BASE_METRICS",
     "CACHE_METRICS",
@@ -23,16 +25,12 @@ __all__ = [
     "LIMIT_STOP_REASONS",
     "SCORER",
     "STOP_REASONS",
-    "TASK_NAME",
-    "arm_label",
     "cache_models_in",
     "read_table",
     "tidy_table",
     "write_table",
 ]
 
-TASK_NAME = "read_strategies"
-"""The inspect task whose logs the table reads (evals/read_strategies.py)."""
 SCORER = "readbench"
 """The scorer whose ``Score.metadata`` carries the per-sample metrics."""
 
@@ -74,20 +72,6 @@ inspect's ``total_time`` / ``working_time`` in seconds."""
 _META_PREFIX = "rbmeta__"
 
 
-def _spec_name(value: Any) -> str | None:
-    """Name of a variant/DCP task arg: the string itself, a dict's ``name``, else sorted JSON.
-
-    ``False`` is ``"off"``: YAML 1.1 parses ``-T dcp=off`` to False before inspect records it
-    (readbench.task.dcp_spec maps it the same way when building the task)."""
-    if value is False:
-        return "off"
-    if value is None or isinstance(value, str):
-        return value
-    if isinstance(value, dict) and isinstance(value.get("name"), str):
-        return value["name"]
-    return json.dumps(value, sort_keys=True)
-
-
 def _cache_models(value: Any) -> str:
     """Comma-joined cache models from the task arg (a comma string or a list)."""
     if value is None:
@@ -95,11 +79,6 @@ def _cache_models(value: Any) -> str:
     if isinstance(value, str):
         return ",".join(p.strip() for p in value.split(",") if p.strip())
     return ",".join(str(v) for v in value)
-
-
-def arm_label(variant: str, dcp: str, model: str) -> str:
-    """Human label of an arm, e.g. ``"stock × off @ readbench/sim-mixed"``."""
-    return f"{variant} × {dcp} @ {model}"
 
 
 def cache_models_in(table: pd.DataFrame) -> list[str]:
@@ -127,8 +106,8 @@ def _columns() -> list[Any]:
         EvalColumn("log", path=lambda log: log.location),
         EvalColumn("task_name", path="eval.task", required=True),
         EvalColumn("model", path="eval.model", required=True),
-        EvalColumn("variant", path=task_arg("variant"), value=_spec_name),
-        EvalColumn("dcp", path=task_arg("dcp"), value=_spec_name),
+        EvalColumn("variant", path=task_arg("variant"), value=spec_name),
+        EvalColumn("dcp", path=task_arg("dcp"), value=spec_name),
         EvalColumn("cache_models", path=task_arg("cache_models"), value=_cache_models),
         # inspect names its own per-sample uuid column "sample_id" and de-duplicates on it,
         # so the task id is read as "id" and renamed after the read.

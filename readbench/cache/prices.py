@@ -39,6 +39,7 @@ __all__ = [
     "get_price",
     "list_model_specs",
     "list_prices",
+    "price_date",
 ]
 
 #: Date the bundled tables were compiled (caching.md header). Rows dated later are scheduled
@@ -255,3 +256,13 @@ def _dated_rows(model: str, as_of: dt.date) -> tuple[PriceRow, ...]:
         return ()
     latest = max(r.date for r in rows)
     return tuple(sorted((r for r in rows if r.date == latest), key=lambda r: -r.band_prompt_tokens_above))
+
+
+def price_date(model: str, when: dt.date) -> dt.date:
+    """The date to price `model` at for a session recorded on `when`: `when` itself, or the
+    model's first price row when the table has nothing dated that early (the table's dates are
+    effective-from dates where known, source dates otherwise: caching.md §6)."""
+    dates = sorted(r.date for r in list_prices() if r.model == model)
+    if dates and when < dates[0]:
+        return dates[0]
+    return when

@@ -10,13 +10,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from readbench.cache.blocks import PreparedRequest, PrefixChainer, Request
+from readbench.cache.blocks import PrefixChainer, PreparedRequest, Request
 from readbench.cache.policies.base import Usage
-from readbench.cache.prices import PRICES_AS_OF, PriceRow, canonical_model, get_price
+from readbench.cache.prices import PRICES_AS_OF, PriceRow, canonical_model, get_price, price_date
 from readbench.cache.registry import DEFAULT_PRICED_MODELS, make_cache_model
 from readbench.cache.store import CacheStore
 
-__all__ = ["CacheSimulator", "RequestUsage", "SimulationResult", "price_usage", "simulate"]
+__all__ = ["CacheSimulator", "RequestUsage", "SimulationResult", "billed_usage_cost", "price_usage", "simulate"]
 
 
 @dataclass(frozen=True)
@@ -100,6 +100,36 @@ def price_usage(usage: Usage, output_tokens: int, model: str, *, as_of: dt.date 
     if usage.cache_write_tokens:
         usd += usage.cache_write_tokens * _write_price(row, usage.write_tier or "")
     return usd / 1_000_000
+
+
+def billed_usage_cost(u: Any, model: str, tier: str | None, when: dt.date) -> float:
+    """Billed usage priced (USD) at `model`'s list prices on `when` (`readbench.cache.prices.
+    price_date`): the write split by TTL tier when recorded, else every write at `tier` (5m when
+    None). Shared by the replay's bill (readbench.replay.bill) and the live agent loop's
+    ``native_cost_usd`` (readbench.metrics.native; shared/specs/metrics.md "Prompt cache and cost").
+
+    Args:
+        u: a `readbench.sessions.BilledUsage` (tokens: ``cache_read_tokens``, ``cache_write_tokens``,
+            ``cache_write_5m_tokens``, ``cache_write_1h_tokens``, ``uncached_input_tokens``,
+            ``output_tokens``).
+
+    Raises:
+        ValueError: `model` has no price.
+    """
+    if u.cache_write_5m_tokens is not None or u.cache_write_1h_tokens is not None:
+        parts = [(u.cache_write_5m_tokens or 0, "5m"), (u.cache_write_1h_tokens or 0, "1h")]
+    else:
+        parts = [(u.cache_write_tokens, tier or "5m")]
+    total = 0.0
+    first = True
+    for write, t in parts:
+        if write == 0 and not first:
+            continue
+        usage = Usage(u.cache_read_tokens if first else 0, write, u.uncached_input_tokens if first else 0, t if write else None)
+        # the band is chosen by the whole prompt: price each part at the row of the full prompt
+        total += price_usage(usage, u.output_tokens if first else 0, model, as_of=price_date(model, when))
+        first = False
+    return total
 
 
 class CacheSimulator:

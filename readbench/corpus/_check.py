@@ -14,15 +14,17 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from readbench.corpus._records import TaskRecord
+from readbench.corpus._records import Check, TaskRecord
 from readbench.corpus._testrun import expand_env, run_tests
 
 __all__ = [
     "CheckResult",
     "SelfCheck",
     "answer_matches",
+    "answers_ok",
     "apply_oracle",
     "extract_answer",
+    "grade",
     "materialize",
     "normalize_answer",
     "oracle_problems",
@@ -52,6 +54,47 @@ def answer_matches(reply: str, expected: str) -> bool:
     """Whether ``reply``'s last ``ANSWER:`` value equals ``expected`` after normalisation."""
     got = extract_answer(reply)
     return got is not None and normalize_answer(got) == normalize_answer(expected)
+
+
+def answers_ok(check: Check, replies: list[str]) -> tuple[bool, ...]:
+    """Per expected answer, whether the agent's reply matches it (`answer_matches`).
+
+    ``answer``: the last reply against ``check.answer``; ``session``: the reply to each prompt (a
+    missing reply is "") against ``check.answers``, None entries (fix prompts) skipped; ``tests``:
+    no answer (shared/specs/corpus.md §3.2).
+
+    Args:
+        replies: the agent's final reply per prompt, in prompt order.
+    """
+    if check.kind == "answer":
+        pairs = [(replies[-1] if replies else "", check.answer)]
+    elif check.kind == "session":
+        pairs = list(zip(list(replies) + [""] * (len(check.answers) - len(replies)), check.answers))
+    else:
+        pairs = []
+    return tuple(answer_matches(got, want) for got, want in pairs if want is not None)
+
+
+def grade(check: Check, replies: list[str], tests_passed: bool | None) -> tuple[bool, tuple[bool, ...]]:
+    """The one grading rule of a task (the corpus self-check and the benchmark's scorer alike):
+    solved when the tests, if the task runs any, passed and every expected answer matches.
+
+    Args:
+        replies: the agent's final reply per prompt.
+        tests_passed: the outcome of ``check.test_cmd`` (readbench.corpus._testrun.command_passed);
+            None when the task runs no tests.
+
+    Returns:
+        (solved, per-answer matches from `answers_ok`).
+
+    Raises:
+        ValueError: the check has neither a test command nor an expected answer (it would grade
+            every attempt as solved).
+    """
+    oks = answers_ok(check, replies)
+    if not oks and not check.test_cmd:
+        raise ValueError(f"task check of kind {check.kind!r} has no test command and no expected answer")
+    return (tests_passed is not False) and all(oks), oks
 
 
 def materialize(task: TaskRecord, tree: Path, dest: Path) -> Path:
@@ -146,25 +189,20 @@ def run_check(task: TaskRecord, root: Path, deps: Path, replies: list[str]) -> C
 
     Returns:
         CheckResult.
+
+    Raises:
+        ValueError: as `grade` (a check with neither tests nor an expected answer).
     """
     c = task.check
-    expected: list[str | None]
-    if c.kind == "answer":
-        expected, got = [c.answer], [replies[-1] if replies else ""]
-    elif c.kind == "session":
-        expected, got = list(c.answers), list(replies) + [""] * (len(c.answers) - len(replies))
-    else:
-        expected, got = [], []
-    oks = tuple(answer_matches(g, e) for g, e in zip(got, expected) if e is not None)
     tests_ok, failed, detail = None, (), ""
     if c.test_cmd:
         r = run_tests(c.test_cmd, root, expand_env(c.env, deps), c.timeout_seconds or 600)
         tests_ok, failed = r.passed, r.failed + r.errors
         detail = f"tests {'pass' if r.passed else 'fail'} ({r.duration_seconds:.1f} s" + \
             (", timeout" if r.timed_out else "") + f", {len(failed)} failed)"
+    passed, oks = grade(c, replies, tests_ok)
     if oks:
         detail = (detail + "; " if detail else "") + f"answers {sum(oks)}/{len(oks)}"
-    passed = (tests_ok is not False) and all(oks)
     return CheckResult(passed, tests_ok, oks, failed, detail)
 
 

@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["TestRun", "expand_env", "parse_pytest_summary", "run_tests", "scrub_message"]
+__all__ = ["TestRun", "expand_env", "parse_pytest_summary", "run_tests", "scrub_message", "command_passed"]
 
 _FAIL = re.compile(r"^(SUB)?FAILED(\(.*?\))? (\S+?)(?: - (.*))?$")
 _ERROR = re.compile(r"^ERROR (\S+?)(?: - (.*))?$")
@@ -48,7 +48,7 @@ class TestRun:
     @property
     def passed(self) -> bool:
         """Exit 0, no failure, no error, no timeout."""
-        return self.returncode == 0 and not self.failed and not self.errors and not self.timed_out
+        return not self.timed_out and self.returncode == 0 and not self.failed and not self.errors
 
 
 def scrub_message(msg: str, root: str | None = None) -> str:
@@ -83,6 +83,14 @@ def parse_pytest_summary(output: str, root: str | None = None):
             errors.add(m.group(1))
             messages.setdefault(m.group(1), scrub_message(m.group(2) or "", root))
     return tuple(sorted(failed)), tuple(sorted(errors)), messages
+
+
+def command_passed(returncode: int | None, output: str) -> bool:
+    """Whether a test command passed: it exited 0 and pytest's short summary in its `output`
+    lists no FAILED, SUBFAILED or ERROR line (`parse_pytest_summary`). One rule for the corpus
+    self-check (`TestRun.passed`) and the benchmark's scorer (the command run in the sandbox)."""
+    failed, errors, _ = parse_pytest_summary(output)
+    return returncode == 0 and not failed and not errors
 
 
 #: environment every checker run gets: COLUMNS so pytest's summary lines are not cut at 80

@@ -10,12 +10,18 @@ in a `ProjectionCache` (pass one per sample as `cache=`, or rely on the bounded 
 its results equal `readbench.dcp._project.project_reference`, the from-scratch computation.
 `gate_candidates` runs the sister pipeline the same way and returns what its gate weighed
 (the sister's gate benchmark, dcp.md §7.5; `readbench.replay.gate_sweep`).
+
+`pi_context_usage` is pi's context usage before a call (dcp.md §3), the pressure pi-dcp's bands
+read: one copy for the agent loop, the session replay and `replay_projections` (a history
+projected at every call boundary, dcp.md §7.5).
 """
 
 from readbench.dcp._cache import ProjectionCache
 from readbench.dcp._project import GateStep, gate_candidates, prefix_break_index, project
+from readbench.dcp._replay import ReplayCall, call_boundaries, replay_projections
 from readbench.dcp._sister import GateCandidate
 from readbench.dcp._types import ContextUsage, DcpState, DecisionRecord, GateInfo, Projection, ProjectionStats
+from readbench.dcp._usage import pi_context_usage, pi_estimate_tokens, reported_tokens
 from readbench.dcp.configs import CONFIG_NAMES, DcpConfig, get_config, list_configs
 
 __all__ = [
@@ -30,9 +36,15 @@ __all__ = [
     "Projection",
     "ProjectionCache",
     "ProjectionStats",
+    "ReplayCall",
+    "call_boundaries",
     "gate_candidates",
     "get_config",
     "list_configs",
+    "pi_context_usage",
+    "pi_estimate_tokens",
     "prefix_break_index",
     "project",
+    "replay_projections",
+    "reported_tokens",
 ]

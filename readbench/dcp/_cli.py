@@ -110,7 +110,7 @@ def project_cmd(
 @click.option("--json", "as_json", is_flag=True, help="Print per-call statistics as JSON.")
 def replay_cmd(file: str, config_name: str, context_window: int | None, cwd: str | None, as_json: bool) -> None:
     """Project FILE before every assistant message and report per-call pruning and prefix breaks."""
-    from readbench.replay.dcp_replay import replay_projections
+    from readbench.dcp import replay_projections
     from readbench.sessions import load_messages
 
     cfg = _resolve_config(config_name)

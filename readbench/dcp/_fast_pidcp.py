@@ -33,12 +33,12 @@ from typing import Any
 
 from inspect_ai.model import ChatMessage
 
+from readbench.dcp._fast_steps import StepSeq
 from readbench.dcp._fast_supersede import SupersedeColumns
-from readbench.dcp._js import glob_to_regex
+from readbench.dcp._glob import glob_to_regex
 from readbench.dcp._params import PiDcpParams
 from readbench.dcp._pidcp_run import STRATEGY_NAMES, is_dcp_placeholder
 from readbench.dcp._protection import _path_info, _plan_like, is_verification_command, verification_outcome
-from readbench.dcp._fast_steps import StepSeq
 from readbench.dcp._seq import text_only
 from readbench.dcp._view import blocks, calls_of
 from readbench.dcp.strategies.deduplicate import PLACEHOLDER as DEDUP_PLACEHOLDER

@@ -28,8 +28,9 @@ from typing import Any
 
 from inspect_ai.model import ChatMessage
 
+from readbench.base.js import js_stringify, utf16_len
 from readbench.dcp._gate import accepts, cost_model
-from readbench.dcp._js import glob_to_regex, js_len, js_stringify
+from readbench.dcp._glob import glob_to_regex
 from readbench.dcp._params import SisterParams
 from readbench.dcp._seq import SeqBase, copy_with_text
 from readbench.dcp._sister import STRATEGY_IDS, GateCandidate
@@ -67,7 +68,7 @@ class _Call:
         self.image = False
         self.name = tool
         self.static: tuple[bool, bool] | None = None
-        self.before_chars = js_len(js_stringify(args or {}))
+        self.before_chars = utf16_len(js_stringify(args or {}))
         self.fileop: _Op | None = None
 
 
@@ -254,13 +255,13 @@ class SisterSeq(SeqBase):
             return None
         if d.kind == RESULT:
             text = d.placeholder if d.placeholder is not None else ""
-            return (call.rpos, max(0, call.chars - js_len(text)),
+            return (call.rpos, max(0, call.chars - utf16_len(text)),
                     max(0, call.ctokens - estimate_text_tokens(text)))
         if not call.err:
             return None
         before = call.before_chars
         after = js_stringify(ep.pruned_arguments(d.reason))
-        return (call.apos, max(0, before - js_len(after)),
+        return (call.apos, max(0, before - utf16_len(after)),
                 max(0, -(-before // 4) - estimate_text_tokens(after)))
 
     def _protected(self, call: _Call | None, boundary: int) -> bool:

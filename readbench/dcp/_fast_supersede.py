@@ -22,7 +22,7 @@ from typing import Any
 from inspect_ai.model import ChatMessage
 from inspect_ai.tool import ToolCall
 
-from readbench.dcp._js import js_len
+from readbench.base.js import utf16_len
 from readbench.dcp.strategies.supersede_writes import FIELDS, PLACEHOLDER
 
 __all__ = ["SupersedeColumns", "SupersedeOutcome"]
@@ -34,7 +34,7 @@ class SupersedeOutcome:
 
     Attributes:
         counts: `pruned`, `protected`, `recent`, `other` -> calls counted (as `PiDcpRun` counts them).
-        saved: tokens saved (Σ js_len(field) // 4 of the replaced fields of pruned calls).
+        saved: tokens saved (Σ utf16_len(field) // 4 of the replaced fields of pruned calls).
         args: call id -> replaced arguments, for calls whose arguments changed (what a later
             strategy reads through `PiDcpRun.args_of`).
     """
@@ -82,7 +82,7 @@ class SupersedeColumns:
             saved = 0
             for field in FIELDS:
                 if isinstance(args.get(field), str):
-                    saved += js_len(args[field]) // 4
+                    saved += utf16_len(args[field]) // 4
                     args[field] = PLACEHOLDER
             hit = self._replaced[call.id] = (args, saved)
         return hit

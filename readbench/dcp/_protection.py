@@ -10,8 +10,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from readbench.base.js import posix_normalize
 from readbench.dcp._ages import AgeModel
-from readbench.dcp._js import glob_to_regex, posix_normalize
+from readbench.dcp._glob import glob_to_regex
 from readbench.dcp._params import PiDcpParams
 from readbench.dcp._view import PiView, blocks, calls_of, is_error, tool_name
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from readbench.base.js import js_stringify, utf16_len
 from readbench.dcp._gate import accepts, cost_model
-from readbench.dcp._js import js_len, js_stringify
 from readbench.dcp._params import SisterParams
 from readbench.dcp._sister_common import (
     Proposal,
@@ -83,14 +83,14 @@ def _effect(view: PiView, d: Proposal | DecisionRecord, pairs: dict) -> tuple[in
     result = view.original(rpos)
     if d.kind == "tool_result_content":
         text = d.placeholder if d.placeholder is not None else ""
-        chars = max(0, text_chars(result.content) - js_len(text))
+        chars = max(0, text_chars(result.content) - utf16_len(text))
         tokens = max(0, estimate_content_tokens(result.content) - estimate_text_tokens(text))
         return rpos, chars, tokens
     if apos is None or not is_error(result):
         return None
     before = js_stringify(calls_of(view.original(apos))[cidx].arguments or {})
     after = js_stringify(pruned_arguments(d.reason))
-    return apos, max(0, js_len(before) - js_len(after)), max(0, estimate_text_tokens(before) - estimate_text_tokens(after))
+    return apos, max(0, utf16_len(before) - utf16_len(after)), max(0, estimate_text_tokens(before) - estimate_text_tokens(after))
 
 
 def _apply(view: PiView, d: Proposal | DecisionRecord, pairs: dict) -> int:
@@ -102,7 +102,7 @@ def _apply(view: PiView, d: Proposal | DecisionRecord, pairs: dict) -> int:
         return text_chars(orig) // 4
     before = js_stringify(calls_of(view.original(apos))[cidx].arguments or {})
     view.set_call_arguments(apos, d.tool_call_id, pruned_arguments(d.reason))
-    return js_len(before) // 4
+    return utf16_len(before) // 4
 
 
 def _target(kind: str, call_id: str) -> str:

@@ -10,7 +10,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from readbench.dcp._js import glob_to_regex, js_len, js_stringify
+from readbench.base.js import js_stringify, utf16_len
+from readbench.dcp._glob import glob_to_regex
 from readbench.dcp._params import SisterParams
 from readbench.dcp._view import PiView, blocks, calls_of, is_error, text_chars, tool_name
 
@@ -69,7 +70,7 @@ class Occurrence:
 
 def estimate_text_tokens(text: str) -> int:
     """ceil(UTF-16 length / 4); 0 for empty text."""
-    return math.ceil(js_len(text) / 4) if text else 0
+    return math.ceil(utf16_len(text) / 4) if text else 0
 
 
 def estimate_content_tokens(content: Any) -> int:

@@ -22,11 +22,13 @@ from inspect_ai.model import (
     ChatMessageAssistant,
     ChatMessageTool,
     ChatMessageUser,
+    ContentImage,
+    ContentReasoning,
+    ContentText,
 )
-from inspect_ai.model import ContentImage, ContentReasoning, ContentText
 from inspect_ai.tool import ToolCall
 
-from readbench.dcp._js import js_len
+from readbench.base.js import utf16_len
 
 __all__ = ["PiView", "blocks", "text_of", "text_chars", "is_error", "tool_name", "calls_of"]
 
@@ -58,7 +60,7 @@ def text_of(content: Any) -> str:
 
 def text_chars(content: Any) -> int:
     """Σ JS length of text blocks (images and other blocks count 0)."""
-    return sum(js_len(t) for kind, t in blocks(content) if kind == "text")
+    return sum(utf16_len(t) for kind, t in blocks(content) if kind == "text")
 
 
 def is_error(msg: ChatMessageTool) -> bool:

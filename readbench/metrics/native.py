@@ -5,7 +5,7 @@ reports usage, also `native_cache_read_tokens` etc. as reported"; GitHub issue 1
 The per-call numbers come from the agent loop's `CallLog` (``native_*`` fields, normalised from
 inspect's `ModelUsage` by `readbench.sessions.inspect_log.native_usage`, the same function the
 session importer uses); the cost is the same pricing `readbench replay` applies to a bill
-(`readbench.replay.bill.billed_usage_cost`). Pure functions over plain dicts.
+(`readbench.cache.simulate.billed_usage_cost`). Pure functions over plain dicts.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def native_metrics(calls: list[dict[str, Any]], model_name: str, when: dt.date |
     """Σ of the provider-reported usage over a sample's calls (`NATIVE_METRICS`).
 
     Args:
-        calls: the loop's per-call logs (`readbench.agent.loop.CallLog` as dicts); a call whose
+        calls: the loop's per-call logs (`readbench.base.store.CallLog` as dicts); a call whose
             ``native_input_tokens`` is None reported no usage and counts in no sum.
         model_name: inspect's model name (``claude-sonnet-4-5``, ``local/smollm2``), for the price.
         when: the price date (default: today, UTC).
@@ -52,7 +52,7 @@ def native_metrics(calls: list[dict[str, Any]], model_name: str, when: dt.date |
         dict of `NATIVE_METRICS` -> float (tokens, USD). ``native_calls`` is 0 and every other
         value NaN when no call reported usage.
     """
-    from readbench.replay.bill import billed_usage_cost
+    from readbench.cache.simulate import billed_usage_cost
     from readbench.sessions import BilledUsage
 
     reported = [c for c in calls if c.get("native_input_tokens") is not None]

@@ -32,7 +32,7 @@ def effort_metrics(messages: list[ChatMessage], calls: list[dict[str, Any]]) -> 
 
     Args:
         messages: the full history of the sample (``state.messages``).
-        calls: the loop's per-call logs (``readbench:calls``; readbench.agent.loop.CallLog as dicts).
+        calls: the loop's per-call logs (``readbench:calls``; readbench.base.store.CallLog as dicts).
 
     Returns:
         ``turns`` (assistant messages generated), ``tool_calls``, ``{tool}_calls`` for each pi tool,

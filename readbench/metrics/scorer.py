@@ -20,11 +20,12 @@ from inspect_ai.scorer import Score, Target, accuracy, scorer, stderr
 from inspect_ai.solver import TaskState
 from inspect_ai.util import sandbox, store
 
-from readbench.agent import context
-from readbench.corpus import Check, answer_matches, extract_answer
-from readbench.corpus._testrun import CHECK_ENV, parse_pytest_summary
+from readbench.base import store as rbstore
+from readbench.corpus import Check, extract_answer, grade
+from readbench.corpus._testrun import CHECK_ENV, command_passed, parse_pytest_summary
 from readbench.metrics.reads import dcp_metrics, effort_metrics, read_metrics
 from readbench.tools._env import isolated
+
 
 def final_replies(messages: list[Any]) -> list[str]:
     """The agent's final reply to each user prompt: the last assistant text before the next
@@ -45,39 +46,35 @@ def final_replies(messages: list[Any]) -> list[str]:
 
 
 async def run_check(check: Check, messages: list[Any]) -> tuple[bool, str]:
-    """Grade the sandbox workspace and the replies, with the corpus's rules
-    (readbench.corpus: ``tests`` / ``answer`` / ``session`` kinds, pytest summary parsing
-    that counts ``SUBFAILED``, answer normalisation).
+    """Grade the sandbox workspace and the replies with the corpus's rule (readbench.corpus.grade:
+    the tests, if any, run in the sandbox with the workspace env and pass as
+    readbench.corpus._testrun.command_passed says, and every expected answer matches).
 
     Returns:
         (success, explanation).
+
+    Raises:
+        ValueError: the check has neither a test command nor an expected answer.
     """
     replies = final_replies(messages)
-    if check.kind == "answer":
-        pairs = [(replies[-1] if replies else "", check.answer)]
-    elif check.kind == "session":
-        padded = replies + [""] * (len(check.answers) - len(replies))
-        pairs = list(zip(padded, check.answers))
-    else:
-        pairs = []
-    oks = [answer_matches(got, want) for got, want in pairs if want is not None]
-    if not oks and not check.test_cmd:
-        # without this, a record with neither tests nor an expected answer would score as solved
-        raise ValueError(f"task check of kind {check.kind!r} has no test command and no expected answer")
-    notes = [f"answers {sum(oks)}/{len(oks)}"] if oks else []
     tests_ok = None
+    notes = []
     if check.test_cmd:
-        ws = context.workspace()
+        ws = rbstore.workspace()
         try:
             res = await sandbox().exec(isolated(["bash", "-c", "exec 2>&1\n" + check.test_cmd], {**ws["env"], **CHECK_ENV}),
                                        timeout=int(check.timeout_seconds or 600))
-            failed, errors, _ = parse_pytest_summary(res.stdout + res.stderr)
-            tests_ok = res.returncode == 0 and not failed and not errors
-            notes.insert(0, f"tests exit={res.returncode} failed={len(failed)} errors={len(errors)}")
+            output = res.stdout + res.stderr
+            tests_ok = command_passed(res.returncode, output)
+            failed, errors, _ = parse_pytest_summary(output)
+            notes.append(f"tests exit={res.returncode} failed={len(failed)} errors={len(errors)}")
         except TimeoutError:
             tests_ok = False
-            notes.insert(0, "tests timed out")
-    return (tests_ok is not False) and all(oks), "; ".join(notes)
+            notes.append("tests timed out")
+    success, oks = grade(check, replies, tests_ok)
+    if oks:
+        notes.append(f"answers {sum(oks)}/{len(oks)}")
+    return success, "; ".join(notes)
 
 
 def stop_reason(success: bool, answered: bool, recorded: str | None = None) -> str:
@@ -108,7 +105,7 @@ def sample_metrics(messages: list[Any], values: dict[str, Any], success: float, 
 
     Args:
         messages: the full history (``state.messages`` or ``EvalSample.messages``).
-        values: the sample store as a mapping (readbench.agent.context keys).
+        values: the sample store as a mapping (readbench.base.store keys).
         success: 1.0 / 0.0 from the checker; NaN when the checker did not run.
         output_metadata: the last model output's metadata (the sim's clock), {} when none.
 
@@ -116,19 +113,19 @@ def sample_metrics(messages: list[Any], values: dict[str, Any], success: float, 
         The flat ``Score.metadata`` dict (scalars): success, stop_reason, effort, reads, DCP,
         native usage, cache metrics per cache model, sim_seconds, wall_seconds, reply flags.
     """
-    calls = values.get(context.CALLS, [])
+    calls = values.get(rbstore.CALLS, [])
     ok = success == 1.0
     metrics: dict[str, Any] = {"success": success,
-                               "stop_reason": stop_reason(ok, answered(messages), values.get(context.STOP_REASON))}
+                               "stop_reason": stop_reason(ok, answered(messages), values.get(rbstore.STOP_REASON))}
     metrics.update(effort_metrics(messages, calls))
     metrics.update(read_metrics(messages))
     metrics.update(dcp_metrics(calls))
     metrics.update(reply_flags(calls))
-    metrics.update(values.get(context.NATIVE_METRICS, {}))
-    metrics.update(values.get(context.CACHE_METRICS, {}))
+    metrics.update(values.get(rbstore.NATIVE_METRICS, {}))
+    metrics.update(values.get(rbstore.CACHE_METRICS, {}))
     # NaN, not 0, when unmeasured: a real model has no simulated clock
     metrics["sim_seconds"] = float(output_metadata.get("sim_ts_end_seconds", math.nan))
-    metrics["wall_seconds"] = float(values.get(context.WALL_SECONDS, math.nan))
+    metrics["wall_seconds"] = float(values.get(rbstore.WALL_SECONDS, math.nan))
     return metrics
 
 
@@ -137,7 +134,7 @@ def errored_sample_metrics(sample: Any) -> dict[str, Any]:
     until the error, from its history and store, with ``stop_reason = error`` and success 0
     (an errored sample is a failure: shared/specs/metrics.md "Outcome")."""
     values = dict(sample.store or {})
-    values[context.STOP_REASON] = "error"
+    values[rbstore.STOP_REASON] = "error"
     out = sample.output
     meta = (out.metadata or {}) if out is not None and out.choices else {}
     return sample_metrics(list(sample.messages or []), values, 0.0, meta)
@@ -149,12 +146,11 @@ def readbench_scorer():
     per-sample metrics (metrics.md), each a scalar so `samples_df` keeps them."""
 
     async def score(state: TaskState, target: Target) -> Score:
-        from readbench.task import get_task
+        from readbench.corpus import get_task  # looked up at call time: tests replace it
 
         record = get_task(str(state.sample_id))
         success, explanation = await run_check(record.check, state.messages)
-        values = {key: store().get(key) for key in (context.CALLS, context.STOP_REASON, context.NATIVE_METRICS,
-                                                     context.CACHE_METRICS, context.WALL_SECONDS)}
+        values = {key: store().get(key) for key in rbstore.SAMPLE_RESULT_KEYS}
         values = {k: v for k, v in values.items() if v is not None}
         sim = (state.output.metadata or {}) if state.output else {}
         metrics = sample_metrics(state.messages, values, float(success), sim)

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
-from readbench.read._jstext import decode_utf8, utf16_head
+from readbench.base.js import decode_utf8, utf16_head
 from readbench.read._params import check_int, params_to_dict
 from readbench.read._pi import check_line_arg
 from readbench.read._session import ReadSession, file_key_for

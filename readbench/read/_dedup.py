@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from readbench.read._jstext import decode_utf8
+from readbench.base.js import decode_utf8
 from readbench.read._paged import PagedParams, PagedRead
 from readbench.read._params import check_choice
 from readbench.read._pi import check_line_arg

@@ -18,7 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from readbench.read._jstext import decode_utf8, format_size, utf8_len
+from readbench.base.js import decode_utf8, format_size, utf8_len
+from readbench.base.truncate import truncate_head
 from readbench.read._outline import OutlineEntry, outline
 from readbench.read._params import check_bool, check_choice, check_int, params_to_dict
 from readbench.read._pi import (
@@ -26,7 +27,6 @@ from readbench.read._pi import (
     check_line_arg,
     select,
     stock_first_line_message,
-    truncate_head,
 )
 from readbench.read._session import ReadSession, file_key_for
 from readbench.read._types import CallFacts, ReadResult, ReadVariant, call_facts, make_details
@@ -189,7 +189,7 @@ class MappedRead(ReadVariant):
             return ReadResult(sel, True, make_details(facts, error="beyond_eof"))
         trunc = truncate_head(sel.selected, self.p.max_lines, self.p.max_bytes)
         s, t = sel.start_display, sel.total_js_lines
-        if trunc.first_line_exceeds:
+        if trunc.first_line_exceeds_limit:
             msg = stock_first_line_message(
                 self.p.max_bytes or 0, lambda n: utf8_len(sel.all_lines[n - 1])
             )(s, path)

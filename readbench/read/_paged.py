@@ -13,16 +13,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from readbench.read._jstext import decode_utf8, format_size, utf8_len, utf16_len
+from readbench.base.js import decode_utf8, format_size, js_number_str, utf8_len, utf16_len
+from readbench.base.truncate import Truncation, truncate_head
 from readbench.read._params import check_bool, check_choice, check_int, params_to_dict
 from readbench.read._pi import (
     Selection,
-    Truncation,
     check_line_arg,
     render_paged,
     select,
     stock_first_line_message,
-    truncate_head,
 )
 from readbench.read._session import ReadSession, file_key_for
 from readbench.read._types import CallFacts, ReadResult, ReadVariant, call_facts, make_details
@@ -89,16 +88,11 @@ class PagedParams:
         check_bool("gif_quirk", self.gif_quirk)
 
 
-def _js_number(value: float) -> str:
-    """JS `String(number)` for the simple values a description prints (50, 48.828125)."""
-    return str(int(value)) if float(value).is_integer() else repr(value)
-
-
 def paged_description(p: PagedParams) -> str:
     """The tool description for paged params; equals pi's read description verbatim
     (pi-tools.md §2.1) for stock's defaults."""
     if p.max_bytes is not None:
-        size = f"{_js_number(p.max_bytes / 1024)}KB"
+        size = f"{js_number_str(p.max_bytes / 1024)}KB"
     elif p.max_chars is not None:
         size = f"{p.max_chars} characters"
     else:
@@ -184,7 +178,7 @@ class PagedRead(ReadVariant):
         if isinstance(sel, str):
             return ReadResult(sel, True, make_details(facts, error="beyond_eof"))
         cap, measure, unit = self._size_cap()
-        trunc = truncate_head(sel.selected, self.p.max_lines, cap, measure, unit)
+        trunc = truncate_head(sel.selected, self.p.max_lines, cap, measure=measure, size_unit=unit)
         if trunc.truncated and self.p.over_cap == "block":
             return self._blocked(sel, trunc, path, facts)
         out, span = render_paged(
@@ -204,7 +198,7 @@ class PagedRead(ReadVariant):
     def _blocked(
         self, sel: Selection, trunc: Truncation, path: str, facts: CallFacts
     ) -> ReadResult:
-        if trunc.first_line_exceeds:
+        if trunc.first_line_exceeds_limit:
             msg = self._line_too_long_message(sel, path, facts)
             label = "first_line_too_long"
         else:
@@ -252,7 +246,7 @@ class PagedRead(ReadVariant):
         cap, measure, unit = self._size_cap()
         want = min(self.p.suggest_limit, last - first + 1)
         window = "\n".join(sel.all_lines[first - 1 : first - 1 + want])
-        trunc = truncate_head(window, self.p.max_lines, cap, measure, unit)
+        trunc = truncate_head(window, self.p.max_lines, cap, measure=measure, size_unit=unit)
         kept = want if not trunc.truncated else trunc.output_lines
         return (first, kept) if kept > 0 else None
 

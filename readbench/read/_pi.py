@@ -1,9 +1,10 @@
-"""The mechanics of stock pi's read tool as pure functions: selection, head truncation,
+"""The mechanics of stock pi's read tool as pure functions: selection, the paged rendering,
 notices. Every variant that "behaves as stock where it says nothing" builds on these.
 
 Source: shared/specs/pi-tools.md §1.2 (algorithm) and §1.3 (notices), pi 0.84.1
-`dist/core/tools/read.js` and `truncate.js`. The caps are parameters so that variant A
-(characters instead of bytes) and the B family (refuse instead of cut) share this code.
+`dist/core/tools/read.js`; its head truncation (`truncate.js`) is readbench.base.truncate. The caps
+are parameters so that variant A (characters instead of bytes) and the B family (refuse instead
+of cut) share this code.
 """
 
 from __future__ import annotations
@@ -11,17 +12,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from readbench.read._jstext import format_size, js_slice_end, utf8_len
+from readbench.base.js import format_size, js_slice_end
+from readbench.base.truncate import Truncation
 
 __all__ = [
     "Selection",
-    "Truncation",
     "beyond_eof_message",
     "check_line_arg",
     "render_paged",
     "select",
     "stock_first_line_message",
-    "truncate_head",
 ]
 
 
@@ -113,70 +113,6 @@ def select(text: str, offset: int | None, limit: int | None) -> Selection | str:
     return Selection(all_lines, start0, max(end0, start0), selected, user_limited)
 
 
-@dataclass(frozen=True)
-class Truncation:
-    """Result of pi's `truncateHead` on a selection (pi-tools.md §1.2 step 6).
-
-    `output_lines` whole lines kept from the top; `truncated_by` is "lines", "bytes" (or,
-    for a character cap, "chars") or None; `first_line_exceeds` when the first line alone
-    is over the size cap (then `content` is "").
-    """
-
-    content: str
-    truncated: bool
-    truncated_by: str | None
-    output_lines: int
-    first_line_exceeds: bool
-
-
-def truncate_head(
-    content: str,
-    max_lines: int | None,
-    max_size: int | None,
-    measure: Callable[[str], int] = utf8_len,
-    size_unit: str = "bytes",
-) -> Truncation:
-    """pi's `truncateHead`, with the caps as parameters.
-
-    Lines are counted without a trailing empty segment. Nothing is cut when lines <=
-    `max_lines` and `measure(content)` <= `max_size`. Otherwise whole lines are kept from the
-    top while `measure(line) + (1 if not first)` keeps the running size <= `max_size`, up to
-    `max_lines` lines; `truncated_by` is `size_unit` when the size stopped the loop, else
-    "lines" (including pi's quirk where every line fits but a final newline byte did not).
-
-    Args:
-        content: the selected text.
-        max_lines: line cap, or None for none.
-        max_size: size cap in `measure` units (UTF-8 bytes for stock), or None for none.
-        measure: size function; `utf8_len` (stock) or `utf16_len` (variant A's characters).
-        size_unit: label stored in `truncated_by` when the size cap stops the loop.
-    """
-    lines = content.split("\n") if content else []
-    if content.endswith("\n"):
-        lines.pop()
-    n_lines = len(lines)
-    lines_ok = max_lines is None or n_lines <= max_lines
-    size_ok = max_size is None or measure(content) <= max_size
-    if lines_ok and size_ok:
-        return Truncation(content, False, None, n_lines, False)
-    if max_size is not None and measure(lines[0]) > max_size:
-        return Truncation("", True, size_unit, 0, True)
-    kept = 0
-    size = 0
-    truncated_by = "lines"
-    line_cap = n_lines if max_lines is None else min(n_lines, max_lines)
-    for i in range(line_cap):
-        line_size = measure(lines[i]) + (1 if i > 0 else 0)
-        if max_size is not None and size + line_size > max_size:
-            truncated_by = size_unit
-            break
-        kept += 1
-        size += line_size
-    if max_lines is not None and kept >= max_lines:
-        truncated_by = "lines"
-    return Truncation("\n".join(lines[:kept]), True, truncated_by, kept, False)
-
-
 def render_paged(
     sel: Selection,
     trunc: Truncation,
@@ -204,7 +140,7 @@ def render_paged(
     """
     s = sel.start_display
     t = sel.total_js_lines
-    if trunc.first_line_exceeds:
+    if trunc.first_line_exceeds_limit:
         return first_line_message(s, path), None
     if trunc.truncated:
         e = s + trunc.output_lines - 1

@@ -12,7 +12,7 @@ from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass, fields
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from readbench.read._jstext import count_lines
+from readbench.base.truncate import count_lines
 
 if TYPE_CHECKING:
     from readbench.read._session import ReadSession

@@ -1,5 +1,5 @@
-"""Replays of recorded sessions (the sessions stage imports them: readbench.sessions).
-
-`dcp_replay`: project a recorded history through a DCP configuration at every model call
-(shared/specs/dcp.md §7.5), with pi's context-usage estimate for pressure bands.
+"""Replays of recorded sessions (the sessions stage imports them: readbench.sessions): against
+their bill (`bill`, `calibrate`), under read presets (`read_counterfactual`), DCP configurations x
+cache models (`dcp_cache`, with pi's context usage from readbench.dcp for pressure bands), the gate
+sweep (`gate_sweep`) and the read audit (`audit`); `run` drives them all for `readbench replay`.
 """

@@ -24,15 +24,14 @@ from typing import Any
 from readbench.cache.adapter import RequestBuilder
 from readbench.cache.prices import canonical_model, get_model_spec, get_price
 from readbench.cache.registry import CACHE_MODELS, DEFAULT_PRICED_MODELS
-from readbench.cache.simulate import price_usage
-from readbench.cache.policies.base import Usage
+from readbench.cache.simulate import billed_usage_cost
 from readbench.replay.calibrate import billed, cached_after, calibrate, infer_tier, levels, run
 from readbench.replay.requests import CALL_KINDS, Calibration, RequestSet, kind_rate
 from readbench.replay.simulate import is_miss, price_date
-from readbench.run_settings import is_simulated
-from readbench.sessions import BilledUsage, Session
+from readbench.sessions import Session
+from readbench.sim import is_simulated
 
-__all__ = ["MODES", "PROVIDER_CACHE_MODELS", "SessionReplay", "auto_cache_model", "billed_cost", "billed_usage_cost", "break_interval",
+__all__ = ["MODES", "PROVIDER_CACHE_MODELS", "SessionReplay", "auto_cache_model", "billed_cost", "break_interval",
            "replay_session", "session_date", "unpriced_note"]
 
 MODES = ("raw", "in_sample", "out_of_sample")
@@ -152,30 +151,6 @@ def billed_cost(session: Session, i: int, model: str, tier: str | None, when: dt
     """
     u = session.calls[i].usage
     return math.nan if u is None else billed_usage_cost(u, model, tier, when)
-
-
-def billed_usage_cost(u: BilledUsage, model: str, tier: str | None, when: dt.date) -> float:
-    """Billed usage priced (USD) at `model`'s list prices on `when`: the write split by TTL tier
-    when recorded, else every write at `tier` (5m when None). Shared by the replay and the live
-    agent loop's ``native_cost_usd`` (shared/specs/metrics.md "Prompt cache and cost").
-
-    Raises:
-        ValueError: `model` has no price.
-    """
-    if u.cache_write_5m_tokens is not None or u.cache_write_1h_tokens is not None:
-        parts = [(u.cache_write_5m_tokens or 0, "5m"), (u.cache_write_1h_tokens or 0, "1h")]
-    else:
-        parts = [(u.cache_write_tokens, tier or "5m")]
-    total = 0.0
-    first = True
-    for write, t in parts:
-        if write == 0 and not first:
-            continue
-        usage = Usage(u.cache_read_tokens if first else 0, write, u.uncached_input_tokens if first else 0, t if write else None)
-        # the band is chosen by the whole prompt: price each part at the row of the full prompt
-        total += price_usage(usage, u.output_tokens if first else 0, model, as_of=price_date(model, when))
-        first = False
-    return total
 
 
 def replay_session(session: Session, cache: str | list[str] = "auto", builder: RequestBuilder | None = None) -> SessionReplay:

@@ -7,7 +7,8 @@ carrying the sticky state), sessions.md §5 (the calibration the bill gives). Fo
    model (`readbench.replay.arms.ArmSimulator`, shared with the read-variant replay);
 2. every DCP configuration projects each recorded request in call order (`readbench.dcp.project`,
    state threaded, one `ProjectionCache` per configuration; pi-dcp's pressure band from pi's
-   usage estimate: the previous call's billed prompt and output plus chars/4 of what came after);
+   context usage, readbench.dcp.pi_context_usage: the previous billed call's prompt and output
+   plus chars/4 of what came after its reply);
 3. the projected requests are simulated per cache model; `off` is the recorded requests themselves.
 Per (configuration, cache model): simulated cost and cache-read ratio, the footer's "tokens
 saved" (dcp.md §6), the real cost delta against `off`, the delta against the billed cost, and
@@ -20,12 +21,20 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from inspect_ai.model import ChatMessage
+from inspect_ai.model import ChatMessage, ChatMessageAssistant
 
-from readbench.dcp import ContextUsage, DcpState, ProjectionCache, get_config, prefix_break_index, project
+from readbench.dcp import (
+    ContextUsage,
+    DcpState,
+    ProjectionCache,
+    get_config,
+    pi_context_usage,
+    prefix_break_index,
+    project,
+    reported_tokens,
+)
 from readbench.replay.arms import ArmSimulator
 from readbench.replay.calibrate import billed
-from readbench.replay.dcp_replay import pi_estimate_tokens
 from readbench.replay.timing import timed
 from readbench.sessions import Session
 
@@ -64,15 +73,19 @@ class DcpReplay:
 
 
 def _usage(session: Session, requests: list[list[ChatMessage]], i: int, window: int) -> ContextUsage:
-    """pi's `getContextUsage` before call i (dcp.md §3): the previous billed call's prompt and
-    output tokens plus chars/4 of the messages sent since; chars/4 of everything before any bill."""
-    msgs = requests[i]
+    """pi's `getContextUsage` before call i (readbench.dcp.pi_context_usage, dcp.md §3): the
+    reported usage is the last billed call j of the same context whose reply is in call i's
+    request (an assistant message at position ``calls[j].n_messages``), its prompt + output
+    tokens; chars/4 of everything when there is none."""
+    request = requests[i]
     for j in range(i - 1, -1, -1):
-        u = billed(session.calls[j])
-        if u is not None and session.calls[j].context == session.calls[i].context:
-            tail = msgs[session.calls[j].n_messages:]
-            return ContextUsage(u.input_tokens + u.output_tokens + sum(pi_estimate_tokens(m) for m in tail), window)
-    return ContextUsage(sum(pi_estimate_tokens(m) for m in msgs if m.role != "system"), window)
+        call = session.calls[j]
+        if call.context != session.calls[i].context:
+            continue
+        u = billed(call)
+        if u is not None and call.n_messages < len(request) and isinstance(request[call.n_messages], ChatMessageAssistant):
+            return pi_context_usage(request, window, {call.n_messages: reported_tokens(u.input_tokens, u.output_tokens)})
+    return pi_context_usage(request, window, {})
 
 
 def _recorded(session: Session, window: int) -> tuple[list[list[ChatMessage]], list[ContextUsage]]:

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from readbench.cache.blocks import PreparedRequest, Request
-from readbench.cache.prices import get_model_spec, list_prices
+from readbench.cache.prices import get_model_spec, price_date
 from readbench.cache.simulate import CacheSimulator, RequestUsage
 
 if TYPE_CHECKING:
@@ -66,16 +66,6 @@ class Diagnosis:
 def is_miss(read: int, expected: int) -> bool:
     """True when `read` falls short of `expected` by more than the tolerance (module docstring)."""
     return expected - read > max(MISS_TOLERANCE * expected, MISS_MIN_TOKENS)
-
-
-def price_date(model: str, when: dt.date) -> dt.date:
-    """The date to price `model` at for a session recorded on `when`: `when` itself, or the
-    model's first price row when the table has nothing dated that early (the table's dates are
-    effective-from dates where known, source dates otherwise: caching.md §6)."""
-    dates = sorted(r.date for r in list_prices() if r.model == model)
-    if dates and when < dates[0]:
-        return dates[0]
-    return when
 
 
 def _message_index(blocks: tuple, k: int) -> int:

@@ -146,7 +146,7 @@ def engine_status(timeout_seconds: float = 20.0) -> EngineStatus:
 def docker_available() -> tuple[bool, str]:
     """``(ok, reason)``: can inspect's docker sandbox run here? See :func:`engine_status`.
 
-    Used by ``readbench.task.resolve_sandbox`` (auto -> docker or local) and by the Docker tests
+    Used by ``readbench.run.task.resolve_sandbox`` (auto -> docker or local) and by the Docker tests
     to skip with the reason (shared/specs/inspect-notes.md §4).
     """
     status = engine_status()

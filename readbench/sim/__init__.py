@@ -12,3 +12,11 @@ acts only on text visible there (the perception rule). Modules:
 
 Importing this package imports nothing else (the provider is loaded by readbench._registry).
 """
+
+__all__ = ["is_simulated"]
+
+
+def is_simulated(model: str) -> bool:
+    """True for readbench's embedded simulated agent, an inspect model string ``readbench/sim-*``
+    (the run stage gives real models other defaults; the replay names it as having no bill)."""
+    return model.startswith("readbench/sim-")

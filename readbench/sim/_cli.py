@@ -1,4 +1,5 @@
-"""``readbench sim ...``: the simulated agent's profile table (and calibration, readbench.sim.calibrate)."""
+"""``readbench sim ...``: the simulated agent's profile table and fit (``sim calibrate`` runs the benchmark
+task, so it is contributed to this group by readbench.run._cli)."""
 
 from __future__ import annotations
 
@@ -52,69 +53,6 @@ def profiles_cmd(as_json: bool) -> None:
         if m:
             weights = ", ".join(f"{n} {w:g}" for n, w in m.weights)
             click.echo(f"{m.name}: {m.summary} ({weights})")
-
-
-@sim_group.command("calibrate")
-@click.option("--profile", "profiles", multiple=True, help="Profile to run (repeatable; default: every plain profile).")
-@click.option("--against", "against", multiple=True, type=click.Path(exists=True),
-              help="Recorded sessions (files or dirs, repeatable): compare the profile's reading shape with theirs.")
-@click.option("--variant", default=None, help="Read preset of the runs (default: stock; with --against, the "
-              "recorded harness's preset: pi -> stock, claude-code -> claude-code).")
-@click.option("--families", default=None, help="Comma-separated corpus families (with --against default: longsession).")
-@click.option("--limit", type=click.IntRange(min=1), default=None, help="First N corpus tasks.")
-@click.option("--per-family", type=click.IntRange(min=1), default=None, help="First N tasks of each family.")
-@click.option("--max-turns", type=click.IntRange(1, 1000), default=600, show_default=True,
-              help="Model calls per sample (with --against).")
-@click.option("--sandbox", "sandbox_kind", type=click.Choice(["auto", "docker", "local"]), default="auto",
-              show_default=True)
-@click.option("--log-dir", default="results/calibration", show_default=True, help="inspect log directory.")
-@click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON.")
-def calibrate_cmd(profiles: tuple[str, ...], against: tuple[str, ...], variant: str | None, families: str | None,
-                  limit: int | None, per_family: int | None, max_turns: int, sandbox_kind: str, log_dir: str,
-                  as_json: bool) -> None:
-    """Run the corpus once per profile under one read variant and print each profile's
-    share of blind reads, reads per file, re-read ratio and success rate; with --against,
-    run one profile and print its reading shape beside the recorded sessions' (goal: within 10 %)."""
-    from readbench.read import preset_names
-    from readbench.sim.calibrate import calibrate_against, run_calibration
-
-    names = list(profiles) or profile_names()
-    for name in names:
-        if name not in profile_names() + mixture_names():
-            raise click.BadParameter(f"unknown sim profile {name!r}", param_hint="--profile")
-    if variant is not None and variant not in preset_names():
-        raise click.BadParameter(f"unknown read variant {variant!r}", param_hint="--variant")
-    fams = [f for f in families.split(",") if f] if families else None
-    if against:
-        if len(profiles) != 1:
-            raise click.BadParameter("--against compares exactly one --profile", param_hint="--profile")
-        try:
-            used, recorded, simulated, rows = calibrate_against(
-                profiles[0], list(against), variant=variant, families=fams, limit=limit, per_family=per_family,
-                sandbox_kind=sandbox_kind, log_dir=log_dir, max_turns=max_turns)
-        except ValueError as ex:
-            raise click.ClickException(str(ex))
-        if as_json:
-            click.echo(json.dumps({"variant": used, "recorded": asdict(recorded), "simulated": asdict(simulated),
-                                   "rows": [asdict(r) for r in rows]}, indent=2))
-            return
-        click.echo(f"{profiles[0]} under {used}: {simulated.sessions} corpus samples ({simulated.calls} calls, "
-                   f"{simulated.prompts} prompts) vs {recorded.sessions} recorded sessions ({recorded.calls} calls, "
-                   f"{recorded.prompts} prompts)")
-        click.echo(f"{'metric':<18} {'recorded':>9} {'simulated':>9} {'diff':>7}  within 10%")
-        for r in rows:
-            click.echo(f"{r.metric:<18} {r.recorded:>9.3f} {r.simulated:>9.3f} {r.relative_difference:>+7.0%}  "
-                       + ("yes" if r.within else f"no: {r.why}"))
-        return
-    rows = run_calibration(names, variant=variant or "stock", limit=limit, per_family=per_family,
-                           sandbox_kind=sandbox_kind, log_dir=log_dir, families=fams)
-    if as_json:
-        click.echo(json.dumps([asdict(r) for r in rows], indent=2))
-        return
-    click.echo(f"{'profile':<14} {'samples':>7} {'blind share':>11} {'reads/file':>10} {'re-read':>8} {'success':>8}")
-    for r in rows:
-        click.echo(f"{r.profile:<14} {r.samples:>7} {r.blind_read_share:>11.3f} {r.reads_per_file:>10.2f} "
-                   f"{r.reread_ratio:>8.3f} {r.success_rate:>8.3f}")
 
 
 def _fmt(value: object) -> str:

@@ -1,22 +1,20 @@
 """Calibration of the sim profiles: what reading behaviour each profile produces on the corpus.
 
 shared/specs/sim-agent.md ("Calibration table in the docs: per profile, the share of blind
-reads, reads per file and re-read ratio it produces on the starter corpus"). The run is the
-ordinary benchmark task (``read_strategies``) under one read variant (``stock`` by default),
-once per profile, through inspect's Python API; the table is computed from the per-sample
-metrics the readbench scorer records (readbench.metrics.reads: ``read_calls``, ``blind_reads``,
-``reads_per_file``, ``reread_ratio``, ``success``).
+reads, reads per file and re-read ratio it produces on the starter corpus"). The runs are the
+ordinary benchmark task (readbench.run.calibrate: ``read_strategies`` under one read variant,
+once per profile); this module turns their per-sample metrics into the table (the readbench
+scorer's metrics, readbench.metrics.reads: ``read_calls``, ``blind_reads``, ``reads_per_file``,
+``reread_ratio``, ``success``) and compares reading shapes with recorded sessions.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-__all__ = ["CalibrationRow", "ShapeRow", "calibrate_against", "calibration_row", "compare_shapes",
-           "run_calibration", "sample_metrics"]
+__all__ = ["CalibrationRow", "ShapeRow", "calibration_row", "compare_shapes", "sample_metrics"]
 
 #: Relative difference (|sim - recorded| / recorded) the calibration aims for (issue 16).
 TOLERANCE = 0.10
@@ -88,39 +86,6 @@ def sample_metrics(log: Any) -> list[dict[str, Any]]:
     return out
 
 
-def run_calibration(profiles: list[str], *, variant: str = "stock", limit: int | None = None,
-                    per_family: int | None = None, sandbox_kind: str = "auto",
-                    log_dir: str | Path = "results/calibration", epochs: int = 1,
-                    families: list[str] | None = None) -> list[CalibrationRow]:
-    """Run the ``read_strategies`` task once per profile and tabulate the behaviour.
-
-    Args:
-        profiles: sim model names (``sim-pager`` ...), each run as ``readbench/<name>``.
-        variant: read preset of the runs.
-        limit: first N corpus tasks (None = all); per_family: first N of each family.
-        sandbox_kind: ``auto`` | ``docker`` | ``local``.
-        log_dir: where inspect writes the logs.
-        epochs: epochs per sample.
-
-    Raises:
-        RuntimeError: an eval run did not finish (its status and error are named).
-    """
-    from inspect_ai import eval as inspect_eval
-
-    from readbench.task import read_strategies_task
-
-    rows = []
-    for profile in profiles:
-        task = read_strategies_task(variant=variant, dcp="off", sandbox_kind=sandbox_kind, limit=limit,
-                                    per_family=per_family, families=families)
-        [log] = inspect_eval(task, model=f"readbench/{profile}", log_dir=str(log_dir), epochs=epochs,
-                             display="none", max_tool_output=0)
-        if log.status != "success":
-            raise RuntimeError(f"calibration run of {profile} ended with status {log.status}: {log.error}")
-        rows.append(calibration_row(profile, sample_metrics(log)))
-    return rows
-
-
 @dataclass(frozen=True)
 class ShapeRow:
     """One metric side by side: recorded sessions vs the profile's runs on the corpus.
@@ -169,55 +134,3 @@ def compare_shapes(recorded: Any, simulated: Any, profile: str) -> list[ShapeRow
                 why.append("the corpus's tasks ask for other work than the recorded prompts did")
         rows.append(ShapeRow(metric, r, s, rel, within, "; ".join(why)))
     return rows
-
-
-def calibrate_against(profile: str, session_paths: list[str], *, variant: str | None = None,
-                      families: list[str] | None = None, limit: int | None = None, per_family: int | None = None,
-                      sandbox_kind: str = "auto", log_dir: str | Path = "results/calibration",
-                      max_turns: int = 600) -> tuple[str, Any, Any, list[ShapeRow]]:
-    """Run ``profile`` on the corpus under the recorded harness's read preset and compare shapes.
-
-    Args:
-        profile: a sim profile (built-in or fitted).
-        session_paths: recorded sessions (files or directories, any format).
-        variant: read preset; default from the sessions' harness (its record's ``read_preset``,
-            :mod:`readbench.harness`; Codex reads through its shell and inspect logs through whatever
-            their task offered: name one then).
-        families, limit, per_family: the corpus tasks to run (default: the long sessions).
-        max_turns: model calls per sample (long sessions need hundreds).
-
-    Returns:
-        (variant, recorded Shape, simulated Shape, rows).
-
-    Raises:
-        ValueError: no recorded session with calls; sessions of several harnesses, or of one
-            without a preset, and no ``variant``.
-        RuntimeError: the run did not finish.
-    """
-    from inspect_ai import eval as inspect_eval
-
-    from readbench.harness import HARNESSES, read_preset
-    from readbench.sessions import load_sessions
-    from readbench.sim.shape import shape_of
-    from readbench.task import read_strategies_task
-
-    recorded_sessions = [s for s in load_sessions(session_paths) if not hasattr(s, "reason") and s.calls]
-    if not recorded_sessions:
-        raise ValueError("no recorded session with model calls under the given paths")
-    harnesses = sorted({s.harness for s in recorded_sessions})
-    if variant is None:
-        presets = {read_preset(h) for h in harnesses}
-        if len(presets) != 1 or None in presets:
-            raise ValueError(f"sessions of harness(es) {harnesses}: no single read preset reproduces them; "
-                             "pass --variant (" + ", ".join(f"{h.name} -> {h.read_preset}" for h in HARNESSES
-                                                            if h.read_preset) + ")")
-        variant = presets.pop()
-    recorded = shape_of(recorded_sessions)
-    task = read_strategies_task(variant=variant, dcp="off", sandbox_kind=sandbox_kind,
-                                families=families if families is not None else ["longsession"], limit=limit,
-                                per_family=per_family, max_turns=max_turns)
-    [log] = inspect_eval(task, model=f"readbench/{profile}", log_dir=str(log_dir), display="none", max_tool_output=0)
-    if log.status != "success":
-        raise RuntimeError(f"calibration run of {profile} ended with status {log.status}: {log.error}")
-    simulated = shape_of(s for s in load_sessions([log.location]) if not hasattr(s, "reason"))
-    return variant, recorded, simulated, compare_shapes(recorded, simulated, profile)

@@ -11,9 +11,11 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from readbench.base.store import SIM
+
 __all__ = ["SIM_KEY", "SimMemory", "StepMemory", "call_id", "call_order"]
 
-SIM_KEY = "readbench:sim"
+SIM_KEY = SIM
 _ID = re.compile(r"^sim([0-9a-f]{8})c(\d+)$")
 
 

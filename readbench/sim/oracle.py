@@ -12,9 +12,11 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from readbench.base.store import ORACLE
+
 __all__ = ["ORACLE_KEY", "Goal", "TaskOracle", "parse_oracle"]
 
-ORACLE_KEY = "readbench:oracle"
+ORACLE_KEY = ORACLE
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ import math
 from inspect_ai.tool import Tool, ToolDef, ToolError
 from inspect_ai.util import sandbox
 
-from readbench.agent import context
+from readbench.base import store as rbstore
 from readbench.tools._env import isolated
 from readbench.tools.pi.bash import format_bash_output, validate_bash_timeout
 
@@ -39,11 +39,11 @@ def bash_tool() -> Tool:
     """Build pi's `bash` tool (description and parameters verbatim from pi-tools.md §2.1/§3.1)."""
 
     async def execute(command: str, timeout: float | None = None) -> str:
-        call_id = context.claim_call_id("bash", {"command": command, "timeout": timeout})
+        call_id = rbstore.claim_call_id("bash", {"command": command, "timeout": timeout})
         invalid = validate_bash_timeout(timeout)
         if invalid is not None:
             raise ToolError(invalid)
-        ws = context.workspace()
+        ws = rbstore.workspace()
         limit = HARNESS_TIMEOUT_SECONDS if timeout is None else min(timeout, HARNESS_TIMEOUT_SECONDS)
         tag = hashlib.sha256(f"{call_id}:{command}".encode()).hexdigest()[:16]
         full_path = f"/tmp/pi-bash-{tag}.log"
@@ -63,7 +63,7 @@ def bash_tool() -> Tool:
         truncated = bool(result.truncation.truncated)
         if truncated:
             await sandbox().write_file(full_path, output)
-        context.set_details(call_id, {"command": command, "exit_code": code, "timed_out": timed_out,
+        rbstore.set_details(call_id, {"command": command, "exit_code": code, "timed_out": timed_out,
                                       "output_bytes": len(output), "truncated": truncated})
         if result.is_error:
             raise ToolError(result.text)

@@ -12,7 +12,7 @@ from typing import Any
 from inspect_ai.tool import Tool, ToolDef, ToolError
 from inspect_ai.util import sandbox
 
-from readbench.agent import context
+from readbench.base import store as rbstore
 from readbench.read import ReadVariant
 from readbench.tools._paths import absolute, pi_path
 from readbench.tools.pi._edit_match import PiEditError
@@ -36,7 +36,7 @@ NOT_READ_TEXT = "File has not been read yet. Read it first before writing to it.
 
 def _file_key(path: str) -> str:
     """The ReadSession key of ``path``: its absolute sandbox path, as readbench.tools.read uses."""
-    return absolute(context.workspace()["cwd"], path)
+    return absolute(rbstore.workspace()["cwd"], path)
 
 
 def _note_changed(path: str) -> None:
@@ -49,7 +49,7 @@ def edit_tool(variant: ReadVariant) -> Tool:
     """Build pi's `edit` tool; paired with ``variant`` for claude-code's read-before-edit rule."""
 
     async def execute(path: str, edits: list[dict[str, Any]]) -> str:
-        call_id = context.claim_call_id("edit", {"path": path, "edits": edits})
+        call_id = rbstore.claim_call_id("edit", {"path": path, "edits": edits})
         if variant.requires_read_before_edit and not load_session().has_read(_file_key(path)):
             raise ToolError(NOT_READ_TEXT)
         try:
@@ -64,11 +64,11 @@ def edit_tool(variant: ReadVariant) -> Tool:
             raise ToolError(EISDIR_TEXT)
         outcome = apply_edits(data, path, args)
         if outcome.error_text is not None:
-            context.set_details(call_id, {"path": path, "applied": False})
+            rbstore.set_details(call_id, {"path": path, "applied": False})
             raise ToolError(outcome.error_text)
         await sandbox().write_file(pi_path(path), outcome.new_content)
         _note_changed(path)
-        context.set_details(call_id, {"path": path, "applied": True, "blocks": outcome.n_blocks})
+        rbstore.set_details(call_id, {"path": path, "applied": True, "blocks": outcome.n_blocks})
         return outcome.success_text
 
     return ToolDef(
@@ -85,10 +85,10 @@ def write_tool() -> Tool:
     """Build pi's `write` tool (success text of pi 0.84.1)."""
 
     async def execute(path: str, content: str) -> str:
-        call_id = context.claim_call_id("write", {"path": path, "content": content})
+        call_id = rbstore.claim_call_id("write", {"path": path, "content": content})
         await sandbox().write_file(pi_path(path), content)
         _note_changed(path)
-        context.set_details(call_id, {"path": path, "bytes": len(content.encode())})
+        rbstore.set_details(call_id, {"path": path, "bytes": len(content.encode())})
         return write_success_text(content, path)
 
     return ToolDef(

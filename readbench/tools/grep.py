@@ -8,7 +8,7 @@ import json
 from inspect_ai.tool import Tool, ToolDef, ToolError
 from inspect_ai.util import sandbox
 
-from readbench.agent import context
+from readbench.base import store as rbstore
 from readbench.tools._env import isolated
 from readbench.tools._paths import absolute
 from readbench.tools.pi.grep import format_grep, path_not_found_text, rg_argv
@@ -39,8 +39,8 @@ def grep_tool() -> Tool:
     ) -> str:
         args = {"pattern": pattern, "path": path, "glob": glob, "ignoreCase": ignoreCase,
                 "literal": literal, "context": context, "limit": limit}
-        call_id = _ctx.claim_call_id("grep", args)
-        ws = _ctx.workspace()
+        call_id = rbstore.claim_call_id("grep", args)
+        ws = rbstore.workspace()
         search = absolute(ws["cwd"], path or ".")
         probe = await sandbox().exec(isolated(
             ["bash", "-c", 'if [ -d "$1" ]; then echo d; elif [ -e "$1" ]; then echo f; fi', "_", search], ws["env"]
@@ -53,7 +53,7 @@ def grep_tool() -> Tool:
         files = await _files_for_context(res.stdout) if (context or 0) > 0 or '"bytes"' in res.stdout else {}
         out = format_grep(res.stdout, search_path=search, is_dir=(kind == "d"), limit=limit, context=context,
                           rg_exit_code=res.returncode, rg_stderr=res.stderr, read_file=files.get)
-        _ctx.set_details(call_id, {"pattern": pattern, "path": search})
+        rbstore.set_details(call_id, {"pattern": pattern, "path": search})
         if out.is_error:
             raise ToolError(out.text)
         return out.text
@@ -81,5 +81,3 @@ async def _files_for_context(rg_stdout: str) -> dict[str, bytes | None]:
             files[file_path] = None
     return files
 
-
-_ctx = context  # the parameter named `context` (pi's schema) shadows the module inside execute

@@ -11,7 +11,7 @@ from __future__ import annotations
 from inspect_ai.tool import Tool, ToolDef, ToolError
 from inspect_ai.util import sandbox, store
 
-from readbench.agent import context
+from readbench.base import store as rbstore
 from readbench.read import ReadSession, ReadVariant
 from readbench.tools._paths import absolute, pi_path
 
@@ -39,13 +39,13 @@ def as_line_number(value: float | int | None) -> int | None:
 
 def load_session() -> ReadSession:
     """The sample's ReadSession from the store (a fresh one on first use)."""
-    data = store().get(context.READ_SESSION)
+    data = store().get(rbstore.READ_SESSION)
     return ReadSession() if data is None else ReadSession.from_dict(data)
 
 
 def save_session(session: ReadSession) -> None:
     """Persist the sample's ReadSession in the store."""
-    store().set(context.READ_SESSION, session.to_dict())
+    store().set(rbstore.READ_SESSION, session.to_dict())
 
 
 def read_tool(variant: ReadVariant) -> Tool:
@@ -61,24 +61,24 @@ def read_tool(variant: ReadVariant) -> Tool:
 
     async def execute(path: str, offset: float | None = None, limit: float | None = None) -> str:
         args = {"path": path, "offset": offset, "limit": limit}
-        call_id = context.claim_call_id("read", args)
-        ws = context.workspace()
+        call_id = rbstore.claim_call_id("read", args)
+        ws = rbstore.workspace()
         abs_path = absolute(ws["cwd"], path)
         try:
             data = await sandbox().read_file(pi_path(path), text=False)
         except FileNotFoundError:
-            context.set_details(call_id, {"path": path, "offset": offset, "limit": limit, "error": "ENOENT"})
+            rbstore.set_details(call_id, {"path": path, "offset": offset, "limit": limit, "error": "ENOENT"})
             raise ToolError(enoent_text(abs_path))
         except IsADirectoryError:
-            context.set_details(call_id, {"path": path, "offset": offset, "limit": limit, "error": "EISDIR"})
+            rbstore.set_details(call_id, {"path": path, "offset": offset, "limit": limit, "error": "EISDIR"})
             raise ToolError(EISDIR_TEXT)
         session = load_session()
         result = variant.read(
             data, path, as_line_number(offset), as_line_number(limit), call_id=call_id, session=session,
-            visible_call_ids=context.visible_call_ids(), file_key=abs_path,
+            visible_call_ids=rbstore.visible_call_ids(), file_key=abs_path,
         )
         save_session(session)
-        context.set_details(call_id, result.details.to_dict())
+        rbstore.set_details(call_id, result.details.to_dict())
         if result.is_error:
             raise ToolError(result.text)
         return result.text

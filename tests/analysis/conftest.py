@@ -101,7 +101,8 @@ def synthetic_table(rows: list[dict[str, Any]], cache_models=("openai",)) -> "pd
     """
     import pandas as pd
 
-    from readbench.analysis.table import BASE_METRICS, CACHE_METRICS, IDENTITY_COLUMNS, arm_label
+    from readbench.analysis.arms import arm_label
+    from readbench.analysis.table import BASE_METRICS, CACHE_METRICS, IDENTITY_COLUMNS
 
     cols = list(IDENTITY_COLUMNS) + list(BASE_METRICS) + [f"{n}_{m}" for m in cache_models for n in CACHE_METRICS]
     out = []

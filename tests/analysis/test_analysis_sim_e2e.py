@@ -31,8 +31,8 @@ def _task_factory():
     from inspect_ai.solver import solver
     from inspect_ai.util import sandbox, store
 
-    from readbench.agent import context
     from readbench.agent.loop import pi_agent
+    from readbench.base import store as rbstore
     from readbench.metrics.scorer import readbench_scorer
 
     @solver
@@ -42,9 +42,9 @@ def _task_factory():
             await sb.write_file("lib.py", BUGGY)
             await sb.write_file("check.py", CHECK)
             cwd = (await sb.exec(["pwd"])).stdout.strip()
-            store().set(context.WORKSPACE, {"cwd": cwd, "env": {}, "sandbox": "local",
+            store().set(rbstore.WORKSPACE, {"cwd": cwd, "env": {}, "sandbox": "local",
                                             "rg": str(Path(sys.prefix) / "bin" / "rg")})
-            store().set(context.ORACLE, {**ORACLE, "epoch": state.epoch})
+            store().set(rbstore.ORACLE, {**ORACLE, "epoch": state.epoch})
             state.messages = [ChatMessageSystem(content="You are an expert coding assistant."),
                               ChatMessageUser(content=ORACLE["prompts"][0])]
             return state
@@ -67,12 +67,12 @@ def _task_factory():
 def test_sim_logs_make_a_complete_table_and_report(tmp_path, monkeypatch):
     from inspect_ai import eval as inspect_eval
 
-    import readbench.task
+    import readbench.corpus
     from readbench.analysis.report_cli import build_report
     from readbench.analysis.table import BASE_METRICS, CACHE_METRICS, read_table
 
     check = types.SimpleNamespace(kind="tests", answer=None, answers=[], test_cmd=TEST_CMD, timeout_seconds=120)
-    monkeypatch.setattr(readbench.task, "get_task", lambda task_id: types.SimpleNamespace(check=check))
+    monkeypatch.setattr(readbench.corpus, "get_task", lambda task_id: types.SimpleNamespace(check=check))
     read_strategies = _task_factory()
     logs = inspect_eval([read_strategies("stock", "off"), read_strategies("B", "pi-dcp")],
                         model="readbench/sim-diligent", log_dir=str(tmp_path / "logs"), display="none",

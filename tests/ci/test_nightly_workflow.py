@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from readbench.matrix import load_matrix
+from readbench.run.matrix import load_matrix
 
 REPO = Path(__file__).resolve().parents[2]
 WORKFLOW = REPO / ".github" / "workflows" / "nightly.yml"

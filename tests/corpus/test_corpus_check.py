@@ -1,7 +1,10 @@
 """Checker pieces: pytest summary parsing (SUBFAILED counts), answer extraction and matching."""
 
+import pytest
+
+from readbench.corpus import Check, grade
 from readbench.corpus._check import answer_matches, extract_answer, normalize_answer
-from readbench.corpus._testrun import parse_pytest_summary, scrub_message
+from readbench.corpus._testrun import command_passed, parse_pytest_summary, scrub_message
 
 OUT = """\
 ....F
@@ -64,3 +67,21 @@ def test_oracle_problems_flags_an_answer_missing_from_its_line(tmp_path):
     fix = Step(kind="fix", target_file="m.py", old_text="nope", new_text="x")
     assert oracle_problems(task(bad, fix), tmp_path) == [
         "step 0: answer 'bang' not on line 2", "step 1: old_text occurs 0 times"]
+
+
+def test_one_grading_rule_for_the_self_check_and_the_scorer():
+    answer = Check(kind="answer", answer="42")
+    assert grade(answer, ["thinking", "ANSWER: 42"], None) == (True, (True,))
+    assert grade(answer, ["ANSWER: 42", "changed my mind"], None) == (False, (False,))  # the last reply counts
+    assert grade(answer, [], None) == (False, (False,))
+    session = Check(kind="session", test_cmd="pytest -q", answers=("a", None, "c"))
+    assert grade(session, ["ANSWER: a"], True) == (False, (True, False))  # a missing reply is ""
+    assert grade(session, ["ANSWER: a", "fixed", "ANSWER: c"], False) == (False, (True, True))
+    assert grade(session, ["ANSWER: a", "fixed", "ANSWER: c"], True) == (True, (True, True))
+    assert grade(Check(kind="tests", test_cmd="pytest -q"), [], False) == (False, ())
+    with pytest.raises(ValueError, match="no test command and no expected answer"):
+        grade(Check(kind="session", answers=(None,)), ["done"], None)
+    assert command_passed(0, "1 passed in 0.1s")
+    assert not command_passed(0, "SUBFAILED(i=2) t.py::C::test - AssertionError\n1 passed")  # corpus.md §3.1
+    assert not command_passed(0, "ERROR t.py - ImportError")
+    assert not command_passed(1, "") and not command_passed(None, "")

@@ -7,8 +7,8 @@ import hashlib
 from dcp_msgs import asst, step, system, tool, user
 from inspect_ai.model import ContentImage, ContentText
 
+from readbench.base.js import js_stringify
 from readbench.dcp import ContextUsage, get_config, prefix_break_index, project
-from readbench.dcp._js import js_stringify
 from readbench.dcp.strategies.deduplicate import normalize_and_sort, signature
 from readbench.dcp.strategies.purge_errors import first_line
 

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from pi_diff_gen import AGREED, diff_settings, random_text, text_files
 from pi_driver_client import rg_binary
 
-from readbench.tools.pi._js import decode_utf8
+from readbench.base.js import decode_utf8
 from readbench.tools.pi.grep import format_grep, path_not_found_text, rg_argv
 
 pytestmark = [

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from inspect_ai import eval as inspect_eval
 
-from readbench import task as rb_task
+from readbench.corpus import task_index
+from readbench.run import task as rb_task
 from corpus_fixture import write_corpus
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
@@ -15,9 +16,9 @@ pytestmark = [pytest.mark.docker, pytest.mark.slow]
 @pytest.fixture()
 def tiny_corpus(tmp_path, monkeypatch):
     monkeypatch.setenv("READBENCH_TASKS", str(write_corpus(tmp_path)))
-    rb_task._index.cache_clear()
+    task_index.cache_clear()
     yield tmp_path
-    rb_task._index.cache_clear()
+    task_index.cache_clear()
 
 
 def test_sim_solves_bugfix_in_a_networkless_container(tiny_corpus):

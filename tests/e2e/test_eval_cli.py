@@ -10,8 +10,9 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from readbench import task as rb_task
-from readbench.analysis._cli import eval_cmd
+from readbench.corpus import task_index
+from readbench.run import task as rb_task
+from readbench.run._cli import eval_cmd
 from corpus_fixture import write_corpus
 
 MATRIX = """
@@ -29,9 +30,9 @@ def workdir(tmp_path, monkeypatch):
     monkeypatch.setenv("READBENCH_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("READBENCH_TASKS", str(write_corpus(tmp_path)))
     (tmp_path / "m.yaml").write_text(MATRIX)
-    rb_task._index.cache_clear()
+    task_index.cache_clear()
     yield tmp_path
-    rb_task._index.cache_clear()
+    task_index.cache_clear()
 
 
 def _eval(*args):

@@ -8,7 +8,8 @@ import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.model import ChatMessageTool, ModelOutput, ModelUsage, get_model
 
-from readbench import task as rb_task
+from readbench.corpus import task_index
+from readbench.run import task as rb_task
 from corpus_fixture import write_corpus
 
 
@@ -16,9 +17,9 @@ from corpus_fixture import write_corpus
 def tiny_corpus(tmp_path, monkeypatch):
     monkeypatch.setenv("READBENCH_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("READBENCH_TASKS", str(write_corpus(tmp_path)))
-    rb_task._index.cache_clear()
+    task_index.cache_clear()
     yield tmp_path
-    rb_task._index.cache_clear()
+    task_index.cache_clear()
 
 
 def scripted(input, tools, tool_choice, config):  # noqa: A002 - mockllm's callable signature

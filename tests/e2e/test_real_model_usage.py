@@ -15,8 +15,10 @@ pytest.importorskip("openai", reason="the openai package is not installed (pip i
 
 from corpus_fixture import write_corpus
 from fake_openai import FakeOpenAI, completion, tool_call
-from readbench import task as rb_task
+
 from readbench.analysis.table import tidy_table
+from readbench.corpus import task_index
+from readbench.run import task as rb_task
 
 MODEL = "openai-api/local/fake"
 
@@ -26,9 +28,9 @@ def corpus(tmp_path, monkeypatch):
     monkeypatch.setenv("READBENCH_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("READBENCH_TASKS", str(write_corpus(tmp_path)))
     monkeypatch.setenv("LOCAL_API_KEY", "test")
-    rb_task._index.cache_clear()
+    task_index.cache_clear()
     yield tmp_path
-    rb_task._index.cache_clear()
+    task_index.cache_clear()
 
 
 def run(corpus, monkeypatch, script, family="locate", **kw):

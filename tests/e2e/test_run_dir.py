@@ -13,9 +13,9 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from readbench import task as rb_task
-from readbench.analysis._cli import eval_cmd
-from readbench.run import RunLock, RunLocked
+from readbench.corpus import task_index
+from readbench.run._cli import eval_cmd
+from readbench.run.runner import RunLock, RunLocked
 from corpus_fixture import write_corpus
 
 MATRIX = """
@@ -34,9 +34,9 @@ def workdir(tmp_path, monkeypatch):
     monkeypatch.setenv("READBENCH_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("READBENCH_TASKS", str(write_corpus(tmp_path)))
     (tmp_path / "m.yaml").write_text(MATRIX.format(variant="stock"))
-    rb_task._index.cache_clear()
+    task_index.cache_clear()
     yield tmp_path
-    rb_task._index.cache_clear()
+    task_index.cache_clear()
 
 
 def _eval(*args):
@@ -55,7 +55,7 @@ def test_a_second_eval_of_the_same_run_id_is_refused_naming_the_first(workdir):
 
 def test_the_lock_dies_with_its_process_even_on_sigkill(tmp_path):
     holder = subprocess.Popen([sys.executable, "-c", (
-        "import sys, time; from pathlib import Path; from readbench.run import RunLock\n"
+        "import sys, time; from pathlib import Path; from readbench.run.runner import RunLock\n"
         f"with RunLock(Path({str(tmp_path)!r})):\n    print('locked', flush=True); time.sleep(600)")],
         stdout=subprocess.PIPE, text=True)
     assert holder.stdout.readline() == "locked\n"

@@ -10,7 +10,8 @@ import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.model import ChatMessageTool, ModelOutput, ModelUsage, get_model
 
-from readbench import task as rb_task
+from readbench.corpus import task_index
+from readbench.run import task as rb_task
 from corpus_fixture import write_corpus
 
 SECRET = "sk-ant-FAKE-0123456789-do-not-log"
@@ -24,9 +25,9 @@ def tiny_corpus(tmp_path, monkeypatch):
     monkeypatch.setenv("READBENCH_TASKS", str(write_corpus(tmp_path)))
     monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
     monkeypatch.setenv("READBENCH_TEST_SECRET", SECRET)
-    rb_task._index.cache_clear()
+    task_index.cache_clear()
     yield tmp_path
-    rb_task._index.cache_clear()
+    task_index.cache_clear()
 
 
 def print_env(input, tools, tool_choice, config):  # noqa: A002 - mockllm's callable signature

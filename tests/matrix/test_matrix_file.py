@@ -6,9 +6,9 @@ import re
 
 import pytest
 
-from readbench.analysis.table import _spec_name
-from readbench.matrix import load_matrix
-from readbench.task import dcp_spec, first_per_family
+from readbench.analysis.arms import spec_name
+from readbench.run.matrix import load_matrix
+from readbench.run.task import dcp_spec, first_per_family
 
 
 def write(tmp_path, text):
@@ -103,7 +103,7 @@ def test_task_args_from_the_command_line_use_the_matrix_rules(tmp_path):
 
 def test_yaml_false_is_the_off_configuration():
     assert dcp_spec(False) == "off" and dcp_spec("pi-dcp") == "pi-dcp"
-    assert _spec_name(False) == "off"
+    assert spec_name(False) == "off"
 
 
 def test_first_per_family_keeps_corpus_order():
@@ -116,8 +116,6 @@ def test_first_per_family_keeps_corpus_order():
 
 
 def test_run_metadata_names_every_arm():
-    from readbench.matrix import spec_label as _label
-
     m = load_matrix("evals/smoke.yaml")
-    labels = [f"{_label(v)} × {_label(d)}" for v, d in m.arms()]
+    labels = [f"{spec_name(v)} × {spec_name(d)}" for v, d in m.arms()]
     assert len(labels) == 16 and labels[0] == "stock × off" and labels[-1] == "stock × obs-mask-5"

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from readbench.matrix import load_matrix
-from readbench.run_settings import REAL_DEFAULTS, is_local, resolve_settings
+from readbench.run.matrix import load_matrix
+from readbench.run.settings import REAL_DEFAULTS, is_local, resolve_settings
 
 
 def test_simulated_only_keeps_inspects_defaults():

@@ -7,9 +7,9 @@ import re
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from readbench.base.js import decode_utf8, utf8_len
 from readbench.read import ReadSession, get_variant
 from readbench.read._claude_code import ClaudeCodeParams, ClaudeCodeRead
-from readbench.read._jstext import decode_utf8, utf8_len
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 NOTICE = re.compile(

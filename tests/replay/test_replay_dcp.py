@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from click.testing import CliRunner
-from inspect_ai.model import ChatMessageAssistant, ChatMessageTool, ChatMessageUser
+from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageTool, ChatMessageUser
 from inspect_ai.tool import ToolCall
 
+from readbench.dcp import call_boundaries, pi_context_usage, replay_projections
 from readbench.dcp._cli import dcp_group
-from readbench.replay.dcp_replay import call_boundaries, pi_context_usage, replay_projections
 from readbench.sessions import load_messages
 
 DATA = Path(__file__).parents[1] / "sessions" / "data" / "pi_session_v3.jsonl"
@@ -46,6 +46,21 @@ def test_pi_context_usage_uses_last_provider_usage_plus_estimate():
     assert pi_context_usage(msgs[:5], 10000).tokens == 2829 + 8
     assert pi_context_usage(msgs[:1], 10000).tokens == 3  # "Read a.py": no usage yet, ceil(9/4)
     assert pi_context_usage(msgs[:5], 10000).ratio == 0.2837
+
+
+def test_pi_context_usage_anchors_on_the_last_reported_reply():
+    call = ToolCall(id="c1", function="read", arguments={"path": "a.py"})
+    msgs = [ChatMessageSystem(content="s" * 400), ChatMessageUser(content="Read a.py"),
+            ChatMessageAssistant(content="", tool_calls=[call]),
+            ChatMessageTool(content="x" * 101, tool_call_id="c1", function="read"), ChatMessageAssistant(content="done")]
+    # the system prompt is never counted; "Read a.py" ceil(9/4) = 3; the call "read" + '{"path":"a.py"}'
+    # ceil(19/4) = 5; the result ceil(101/4) = 26; "done" 1
+    assert pi_context_usage(msgs[:4], 1000, {}).tokens == 3 + 5 + 26
+    assert pi_context_usage(msgs[:4], 1000, {2: 700}).tokens == 700 + 26
+    assert pi_context_usage(msgs, 1000, {2: 700}).tokens == 700 + 26 + 1
+    assert pi_context_usage(msgs, 1000, {2: 700, 4: 900}).tokens == 900
+    assert pi_context_usage(msgs[:4], 1000, {3: 5}).tokens == 3 + 5 + 26  # only an assistant reply anchors
+    assert pi_context_usage(msgs[:4], 1000, {2: 700}).ratio == 0.726
 
 
 def test_cli_replay_reports_totals():

@@ -5,6 +5,7 @@ a small file and sim-diligent, bug-fix tasks succeed (the checker really passes)
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 
@@ -18,8 +19,8 @@ from inspect_ai.util import sandbox, store
 
 pytest.importorskip("readbench.agent.loop")
 
-from readbench.agent import context  # noqa: E402
 from readbench.agent.loop import pi_agent  # noqa: E402
+from readbench.base import store as rbstore  # noqa: E402
 
 LIB = "".join(f"def f{k}(x):\n    return x + {k}\n\n" for k in range(1, 301))  # 900 lines, f150 at 447
 BUGGY = LIB.replace("    return x + 150\n", "    return x - 150\n")
@@ -34,9 +35,9 @@ def _setup(oracle: dict):
         await sb.write_file("lib.py", BUGGY)
         await sb.write_file("check.py", CHECK)
         cwd = (await sb.exec(["pwd"])).stdout.strip()
-        store().set(context.WORKSPACE, {"cwd": cwd, "env": {}, "sandbox": "local",
+        store().set(rbstore.WORKSPACE, {"cwd": cwd, "env": {}, "sandbox": "local",
                                         "rg": str(Path(sys.prefix) / "bin" / "rg")})
-        store().set(context.ORACLE, {**oracle, "epoch": state.epoch})
+        store().set(rbstore.ORACLE, {**oracle, "epoch": state.epoch})
         state.messages = [ChatMessageSystem(content="You are an expert coding assistant."),
                           ChatMessageUser(content=oracle["prompts"][0])]
         return state
@@ -90,6 +91,27 @@ def test_diligent_fixes_a_bug_under_nocap_and_the_checker_passes(tmp_path):
     assert session.calls[0].usage.input_tokens == events[0].output.usage.input_tokens
 
 
+def test_the_live_loop_and_the_session_replay_see_the_same_context_usage(tmp_path):
+    """pi's context usage before each call (the number pi-dcp's pressure band is read from) is the
+    same whether the live loop computes it from the model outputs or the DCP replay computes it
+    from the run's own log imported as a recorded session (they used to differ: the loop counted
+    floor(text / 4) of the messages after the last reply and nothing before the first, the replay
+    counted ceil(chars / 4) with tool calls and images, and the reply itself on top of its usage)."""
+    from readbench.replay.dcp_cache import _usage
+    from readbench.sessions import load_file
+
+    log = _run("readbench/sim-pager", "stock", tmp_path)
+    assert log.status == "success", log.error
+    live = [c["context_tokens"] for c in log.samples[0].store[rbstore.CALLS]]
+    (session,) = load_file(log.location)
+    requests = [session.request(i) for i in range(len(session.calls))]
+    replayed = [_usage(session, requests, i, 200_000).tokens for i in range(len(session.calls))]
+    assert len(live) == len(replayed) > 3
+    assert live == replayed
+    assert live[0] == sum(math.ceil(len(m.text) / 4) for m in requests[0] if m.role == "user")
+    assert all(b > a for a, b in zip(live, live[1:]))  # the history only grows (no DCP)
+
+
 @pytest.mark.slow
 def test_pager_under_stock_also_succeeds_and_reports_simulated_time(tmp_path):
     log = _run("readbench/sim-pager", "stock", tmp_path)
@@ -105,12 +127,12 @@ def test_a_request_over_the_context_window_is_not_billed_and_stays_a_context_ove
     # covers only the accepted requests, whose prompts are each below the window.
     log = _run("readbench/sim-diligent", "nocap", tmp_path, context_window_tokens=4000, p_grep_first=0)
     sample = log.samples[0]
-    assert sample.store[context.STOP_REASON] == "context_overflow"
+    assert sample.store[rbstore.STOP_REASON] == "context_overflow"
     outputs = [e.output for e in sample.events if e.event == "model"]
     rejected = [o for o in outputs if o.stop_reason == "model_length"]
     assert len(rejected) == 1 and rejected[0].usage.input_tokens > 4000
     accepted = [o for o in outputs if o.stop_reason != "model_length"]
-    metrics = sample.store[context.CACHE_METRICS]
+    metrics = sample.store[rbstore.CACHE_METRICS]
     billed = sum(metrics[f"{k}_anthropic-5m"] for k in ("cache_read_tokens", "cache_write_tokens",
                                                           "uncached_input_tokens"))
     assert 0 < billed < 1.2 * sum(o.usage.input_tokens for o in accepted) < rejected[0].usage.input_tokens

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from readbench.tools.pi._js import format_size, js_json_stringify, js_number_str, js_to_fixed, js_trim_end, utf16_slice_head
-from readbench.tools.pi._truncate import truncate_head, truncate_tail
+from readbench.base.js import format_size, js_json_stringify, js_number_str, js_to_fixed, js_trim_end, utf16_slice_head
+from readbench.base.truncate import truncate_head, truncate_tail
 from readbench.tools.pi.write import write_success_text
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from readbench.dcp._js import js_stringify
+from readbench.base.js import js_stringify
 from readbench.dcp._pidcp_run import PiDcpRun, estimate_tokens
 from readbench.dcp._view import tool_name
 

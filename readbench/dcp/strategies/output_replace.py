@@ -11,7 +11,7 @@ earlier placeholder on the first call of each user turn (dcp.md §2.5); `turn_co
 
 from __future__ import annotations
 
-from readbench.dcp._js import js_slice, js_stringify
+from readbench.base.js import js_stringify, utf16_head
 from readbench.dcp._pidcp_run import PiDcpRun, estimate_tokens, is_dcp_placeholder
 from readbench.dcp._view import blocks, is_error, text_chars, tool_name
 
@@ -22,7 +22,7 @@ NAME = "outputBodyReplace"
 
 def placeholder(tool: str, args: object, turn_age: int, turn_counter: bool = True) -> str:
     """The replacement text; with `turn_counter=False` the ` (Turn N)` part is omitted."""
-    summary = js_slice(js_stringify(args), 100) if args is not None else "unknown args"
+    summary = utf16_head(js_stringify(args), 100) if args is not None else "unknown args"
     turn = f" (Turn {turn_age})" if turn_counter else ""
     return (
         f"[DCP: Large output from {tool}({summary}...) pruned due to age{turn}. "

@@ -9,7 +9,7 @@ every message of a single-prompt session has turnAge 0, so this never fires ther
 
 from __future__ import annotations
 
-from readbench.dcp._js import js_len, js_slice
+from readbench.base.js import utf16_head, utf16_len
 from readbench.dcp._pidcp_run import PiDcpRun, estimate_tokens, is_dcp_placeholder
 from readbench.dcp._view import blocks, is_error
 
@@ -25,9 +25,9 @@ def first_line(content: object) -> str:
     for kind, text in blocks(content):
         if kind == "text":
             summary += text
-            if js_len(summary) > 200:
+            if utf16_len(summary) > 200:
                 break
-    return js_slice(summary.split("\n")[0], 150)
+    return utf16_head(summary.split("\n")[0], 150)
 
 
 def apply(run: PiDcpRun) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from readbench.dcp._js import js_stringify
+from readbench.base.js import js_stringify
 from readbench.dcp._sister_common import EXTENSION_ID, Proposal, completed_occurrences
 from readbench.dcp._view import PiView
 

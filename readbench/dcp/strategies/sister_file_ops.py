@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from readbench.dcp._js import posix_normalize, posix_resolve
+from readbench.base.js import posix_normalize, posix_resolve
 from readbench.dcp._sister_common import EXTENSION_ID, Proposal, completed_occurrences, result_text_chars
 from readbench.dcp._view import PiView
 

@@ -10,7 +10,7 @@ Unsafe by design: a later partial read (offset/limit) still supersedes.
 
 from __future__ import annotations
 
-from readbench.dcp._js import js_len
+from readbench.base.js import utf16_len
 from readbench.dcp._pidcp_run import PiDcpRun
 from readbench.dcp._view import calls_of, tool_name
 
@@ -59,7 +59,7 @@ def apply(run: PiDcpRun) -> None:
             saved = 0
             for field in FIELDS:
                 if isinstance(args.get(field), str):
-                    saved += js_len(args[field]) // 4
+                    saved += utf16_len(args[field]) // 4
                     args[field] = PLACEHOLDER
             # pi-dcp writes the placeholders even when they save 0 tokens, but then counts the
             # call as skipped ("other") rather than pruned.

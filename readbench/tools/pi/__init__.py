@@ -12,9 +12,16 @@ suite `tests/differential/` checks them against the real npm package.
 
 from __future__ import annotations
 
-from readbench.tools.pi._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, GREP_MAX_LINE_LENGTH
+from readbench.base.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, GREP_MAX_LINE_LENGTH
 from readbench.tools.pi.bash import BashOutput, format_bash_output, validate_bash_timeout
-from readbench.tools.pi.edit import EditArgs, EditOutcome, PiEditError, apply_edits, missing_file_text, normalize_edit_args
+from readbench.tools.pi.edit import (
+    EditArgs,
+    EditOutcome,
+    PiEditError,
+    apply_edits,
+    missing_file_text,
+    normalize_edit_args,
+)
 from readbench.tools.pi.grep import DEFAULT_GREP_LIMIT, GrepOutput, format_grep, path_not_found_text, rg_argv
 from readbench.tools.pi.write import write_success_text
 

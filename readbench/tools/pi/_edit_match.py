@@ -13,7 +13,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from readbench.tools.pi._js import js_trim_end, utf16_len
+from readbench.base.js import js_trim_end, utf16_len
 
 __all__ = ["PiEditError", "apply_edits_to_normalized_content", "normalize_for_fuzzy_match", "normalize_to_lf"]
 

@@ -24,8 +24,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from readbench.tools.pi._js import format_size, js_number_str, utf8_len
-from readbench.tools.pi._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, Truncation, truncate_tail
+from readbench.base.js import format_size, js_number_str, utf8_len
+from readbench.base.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, Truncation, truncate_tail
 
 __all__ = ["BashOutput", "OutputAccumulator", "format_bash_output", "validate_bash_timeout"]
 

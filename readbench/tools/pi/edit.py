@@ -18,8 +18,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from readbench.base.js import decode_utf8, js_json_stringify, js_number_str
 from readbench.tools.pi._edit_match import PiEditError, apply_edits_to_normalized_content, normalize_to_lf
-from readbench.tools.pi._js import decode_utf8, js_json_stringify, js_number_str
 
 __all__ = ["EditArgs", "EditOutcome", "PiEditError", "apply_edits", "missing_file_text", "normalize_edit_args"]
 

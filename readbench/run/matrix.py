@@ -16,31 +16,34 @@ A matrix file (YAML, e.g. evals/smoke.yaml)::
       B-1500: {base: B, max_lines: 1500}
     dcp_presets:
       pi-dcp-t4: {base: pi-dcp, turns: 4}   # a file preset may not take a built-in name
-    time_limit: 900              # seconds per sample; max_tasks, retry_attempts: see readbench.run_settings
+    time_limit: 900              # seconds per sample; max_tasks, retry_attempts: see readbench.run.settings
     generate: {max_retries: 2, timeout: 300, attempt_timeout: 120, max_tokens: 1024, max_connections: 1}
     model: {base_url: "http://127.0.0.1:8080/v1", args: {}, server: llama-cpp-python 0.3.36,
             chat_template: chatml-function-calling}
 
 Outputs under ``results/<run-id>/``: ``logs/`` (inspect .eval logs, one per arm; open them
 with ``inspect view --log-dir results/<run-id>/logs``), ``run.json`` (the resolved matrix),
-``table.parquet`` and ``report/`` (readbench.analysis). Running a matrix: readbench.run.
+``table.parquet`` and ``report/`` (readbench.analysis). Running a matrix: readbench.run.runner.
 
 Rules checked here, before anything runs (GitHub issue 13): every name is a preset or defined in
 the file, a file's own preset may not take a built-in name (`B`, `pi-dcp`), one name means one
 definition, `name` is a valid run id, and `epochs`, `max_samples`, `max_sandboxes` and the
-task arguments (readbench.task_args) are within their bounds.
+task arguments (readbench.run.task_args) are within their bounds.
 """
 
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-__all__ = ["MATRIX_KEYS", "MAX_EPOCHS", "MAX_PARALLEL", "Matrix", "load_matrix", "spec_label"]
+from readbench.analysis.arms import spec_name
+
+__all__ = ["MATRIX_KEYS", "MAX_EPOCHS", "MAX_PARALLEL", "RUN_ID_PATTERN", "Matrix", "check_run_id", "load_matrix"]
 
 #: keys a matrix file may contain
 MATRIX_KEYS = {"name", "models", "epochs", "variants", "dcp", "arms", "cache_models", "task_args", "presets",
@@ -54,10 +57,24 @@ MAX_PARALLEL = 1_000
 
 Spec = str | dict[str, Any]
 
+RUN_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+"""A run id: one path component of letters, digits, ``.``, ``_`` and ``-``, not starting with ``.``."""
+_RESERVED = {"latest", "bench"}  # results/latest is the symlink to the last run; results/bench is `make bench`'s
 
-def spec_label(spec: Spec) -> str:
-    """The name of a variant or DCP spec: the string itself or the dict's ``name``."""
-    return spec if isinstance(spec, str) else str(spec.get("name", spec))
+
+def check_run_id(run_id: Any) -> str:
+    """Return `run_id` if it names a directory directly under ``results/``.
+
+    Raises:
+        ValueError: not a string, empty, a path (``../../x``, ``/abs``, ``a/b``), a name that
+            starts with ``.``, has other characters than letters, digits, ``.``, ``_``, ``-``
+            or is over 100 characters, or a reserved name (``latest``, ``bench``).
+    """
+    if not isinstance(run_id, str) or not RUN_ID_PATTERN.fullmatch(run_id) or run_id in _RESERVED:
+        raise ValueError(f"run id {run_id!r} must be one name of letters, digits, '.', '_' and '-' (not "
+                         f"starting with '.', at most 100 characters, not {' or '.join(sorted(_RESERVED))}): "
+                         "it names the directory results/<run id>/")
+    return run_id
 
 
 @dataclass(frozen=True)
@@ -71,11 +88,11 @@ class Matrix:
         variants: read presets as specs accepted by readbench.read.get_variant.
         dcp: DCP configurations as specs accepted by readbench.dcp.get_config.
         cache_models: cache models priced per sample.
-        task_args: further task arguments (validated by readbench.task_args).
+        task_args: further task arguments (validated by readbench.run.task_args).
         extra_arms: (variant, dcp) pairs beyond the product.
         max_samples, max_sandboxes: inspect's parallelism limits (None = inspect's default).
         settings: ``time_limit``, ``max_tasks``, ``retry_attempts`` as the file gives them
-            (None = not given; readbench.run_settings fills the defaults for real models).
+            (None = not given; readbench.run.settings fills the defaults for real models).
         generate: the file's ``generate:`` section (inspect GenerateConfig fields).
         model: the file's ``model:`` section (base_url, args, server, chat_template).
     """
@@ -106,10 +123,10 @@ class Matrix:
         """This matrix with `overrides` (e.g. from ``-T``) over its task arguments.
 
         Raises:
-            ValueError: as readbench.task_args.check_task_args (the same rules as the file's
+            ValueError: as readbench.run.task_args.check_task_args (the same rules as the file's
                 `task_args`; per-arm keys such as `variant` are refused with where to set them).
         """
-        from readbench.task_args import check_task_args
+        from readbench.run.task_args import check_task_args
 
         check_task_args(overrides)
         return replace(self, task_args={**self.task_args, **overrides})
@@ -143,7 +160,7 @@ def _unique(specs: list[Spec], key: str, path: Path) -> None:
     """One name, one definition; and no name listed twice."""
     seen: dict[str, Spec] = {}
     for spec in specs:
-        label = spec_label(spec)
+        label = str(spec_name(spec))
         if label in seen:
             if seen[label] == spec:
                 raise ValueError(f"{path}: {key} must not repeat a name ({label!r})")
@@ -163,9 +180,8 @@ def load_matrix(path: str | Path) -> Matrix:
     from readbench.dcp import CONFIG_NAMES, get_config
     from readbench.read import get_variant
     from readbench.read.registry import preset_names
-    from readbench.run import check_run_id
-    from readbench.task import check_cache_models
-    from readbench.task_args import check_task_args
+    from readbench.run.task import check_cache_models
+    from readbench.run.task_args import check_task_args
 
     path = Path(path)
     try:
@@ -232,7 +248,7 @@ def load_matrix(path: str | Path) -> Matrix:
         check_task_args(task_args)
     except ValueError as ex:
         raise ValueError(f"{path}: task_args: {ex}") from ex
-    from readbench.run_settings import SETTING_BOUNDS, check_settings
+    from readbench.run.settings import SETTING_BOUNDS, check_settings
 
     settings = {key: raw.get(key) for key in SETTING_BOUNDS}
     check_settings(settings, dict(raw.get("generate") or {}), dict(raw.get("model") or {}), f"{path}: ")

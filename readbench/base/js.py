@@ -1,9 +1,14 @@
-"""JavaScript/Node text and number semantics that pi 0.84.1's tools depend on.
+"""JavaScript/Node text, number, JSON and path semantics: the one copy readbench keeps.
 
-pi is TypeScript on Node, and its tool texts are built from Node's view of text: UTF-16
-`String.length`/`slice`, `Buffer.byteLength`, `Buffer.toString("utf-8")`, `String.prototype.trimEnd`,
-`Number.prototype.toString`/`toFixed` and `JSON.stringify`. This module gives Python equivalents
-for exactly the cases pi's read/edit/bash/grep/write tools hit (shared/specs/pi-tools.md §0, §3, §4).
+pi and both DCP extensions are TypeScript on Node, and every byte they produce and every threshold
+they apply is stated in Node's terms: `Buffer.toString("utf-8")` decoding, `Buffer.byteLength`,
+UTF-16 `String.length` and `slice`, `String.prototype.trimEnd`, `Number.prototype.toString` and
+`toFixed`, `JSON.stringify`, `path.posix.normalize`. The read variants (readbench.read), pi's other
+tools (readbench.tools.pi) and the DCP strategies (readbench.dcp) all use these functions, so a
+length or a slice means the same thing everywhere (shared/specs/pi-tools.md §0, §1.2-§1.3, §3-§4;
+shared/specs/dcp.md Parts A and B).
+
+Pure functions, no readbench imports (the bottom layer, see docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -12,18 +17,24 @@ import json
 import math
 import re
 from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
 
 __all__ = [
     "decode_utf8",
     "format_size",
     "js_json_stringify",
     "js_number_str",
+    "js_slice_end",
+    "js_stringify",
     "js_to_fixed",
     "js_trim",
     "js_trim_end",
+    "posix_normalize",
+    "posix_resolve",
+    "utf8_len",
+    "utf16_head",
     "utf16_len",
     "utf16_slice_head",
-    "utf8_len",
 ]
 
 # String.prototype.trimEnd strips ECMAScript WhiteSpace (TAB, VT, FF, ZWNBSP U+FEFF and every
@@ -50,10 +61,11 @@ def utf8_len(text: str) -> int:
 
 
 def utf16_len(text: str) -> int:
-    """JavaScript `text.length`: UTF-16 code units (a code point above U+FFFF counts 2)."""
+    """JavaScript `text.length`: UTF-16 code units (a code point above U+FFFF counts 2, a lone
+    surrogate 1)."""
     if text.isascii():
         return len(text)
-    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def utf16_slice_head(text: str, n_units: int) -> str:
@@ -66,6 +78,27 @@ def utf16_slice_head(text: str, n_units: int) -> str:
         return text[:n_units]
     units = text.encode("utf-16-le", errors="surrogatepass")[: 2 * n_units]
     return units.decode("utf-16-le", errors="surrogatepass")
+
+
+def utf16_head(text: str, max_units: int) -> str:
+    """The longest prefix of `text` whose JavaScript `.length` is at most `max_units`.
+
+    Unlike JS `text.slice(0, n)` it never splits a surrogate pair (a split pair would
+    be sent to a provider as U+FFFD); otherwise identical.
+
+    Raises:
+        ValueError: if `max_units` is negative.
+    """
+    if max_units < 0:
+        raise ValueError(f"max_units must be >= 0, got {max_units}")
+    if text.isascii():
+        return text[:max_units]
+    units = 0
+    for i, ch in enumerate(text):
+        units += 2 if ord(ch) > 0xFFFF else 1
+        if units > max_units:
+            return text[:i]
+    return text
 
 
 def js_trim_end(text: str) -> str:
@@ -201,3 +234,67 @@ def js_json_stringify(value: object, indent: int = 2) -> str:
         return scalar(item)
 
     return walk(value, 0)
+
+
+def js_slice_end(end: int, length: int) -> int:
+    """Normalise an `Array.prototype.slice` end index: negative counts from the end."""
+    if end < 0:
+        return max(length + end, 0)
+    return min(end, length)
+
+
+def js_stringify(value: Any) -> str:
+    """`JSON.stringify(value)` for JSON data: no spaces, key insertion order, non-ASCII kept.
+
+    Integral floats are written as integers (`1.0` -> `1`) as JS does; `None` is `null`.
+    """
+    return json.dumps(_jsify(value), separators=(",", ":"), ensure_ascii=False)
+
+
+def _jsify(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
+        return int(value)
+    if isinstance(value, dict):
+        return {str(k): _jsify(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsify(v) for v in value]
+    return value
+
+
+def posix_normalize(path: str) -> str:
+    """Node's `path.posix.normalize`: resolve `.`/`..`, collapse `//`, keep a trailing slash.
+
+    `""` -> `"."`; an absolute path never climbs above `/`; leading `..` of a relative path is kept.
+    """
+    if path == "":
+        return "."
+    absolute = path.startswith("/")
+    trailing = path.endswith("/")
+    parts: list[str] = []
+    for seg in path.split("/"):
+        if seg in ("", "."):
+            continue
+        if seg == "..":
+            if parts and parts[-1] != "..":
+                parts.pop()
+            elif not absolute:
+                parts.append("..")
+            continue
+        parts.append(seg)
+    body = "/".join(parts)
+    if body == "":
+        if absolute:
+            return "/"
+        return "./" if trailing else "."
+    if trailing:
+        body += "/"
+    return ("/" + body) if absolute else body
+
+
+def posix_resolve(cwd: str, path: str) -> str:
+    """Node's `path.resolve(cwd, path)` for an absolute `cwd`: joined, normalised, no trailing slash."""
+    joined = path if path.startswith("/") else f"{cwd}/{path}"
+    out = posix_normalize(joined)
+    if len(out) > 1 and out.endswith("/"):
+        out = out[:-1]
+    return out

@@ -1,11 +1,11 @@
-"""Node/JS text semantics used by stock (shared/specs/pi-tools.md §1.2-1.3)."""
+"""Node/JS text semantics used by stock (shared/specs/pi-tools.md §1.2-1.3): readbench.base.js and
+readbench.base.truncate.count_lines."""
 
 from __future__ import annotations
 
 import pytest
 
-from readbench.read._jstext import (
-    count_lines,
+from readbench.base.js import (
     decode_utf8,
     format_size,
     js_slice_end,
@@ -14,6 +14,7 @@ from readbench.read._jstext import (
     utf16_head,
     utf16_len,
 )
+from readbench.base.truncate import count_lines
 
 
 @pytest.mark.parametrize(
