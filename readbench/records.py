@@ -177,8 +177,9 @@ class Registry(Generic[R]):
             raise ValueError(f"a user-defined {self.kind} needs string keys 'base' and 'name', got {spec!r}")
         if self._derive is None:
             raise ValueError(f"a {self.kind} cannot be derived from another; choose one of: {', '.join(self.names())}")
-        record = self.get(base)
-        return self._derive(record, name, {k: v for k, v in spec.items() if k not in ("base", "name")})
+        if base not in self:
+            raise ValueError(f"unknown base {self.kind} {base!r}; valid: {', '.join(self.names())}")
+        return self._derive(self.get(base), name, {k: v for k, v in spec.items() if k not in ("base", "name")})
 
     def resolve(self, spec: str | dict[str, Any] | R) -> R:
         """A record from a registered name, a derivation dict (see `derive`) or a record itself.

@@ -15,13 +15,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from readbench.corpus.sizes import SIZE_BUCKETS, size_bucket
+
 from .compare import PairedComparison
 
-__all__ = ["FILE_SIZE_BINS", "cache_ratio_figure", "forest_figure", "fragmentation_figure", "pareto_figure"]
+__all__ = ["cache_ratio_figure", "forest_figure", "fragmentation_figure", "pareto_figure"]
 
 _DPI = 110
-FILE_SIZE_BINS = ((0, 1000, "< 1k"), (1000, 2000, "1–2k"), (2000, 5000, "2–5k"), (5000, math.inf, "> 5k"))
-"""File-size bins in lines: [low, high) and label."""
 
 
 def _new_figure(width_in: float, height_in: float):
@@ -174,10 +174,9 @@ def cache_ratio_figure(cells: pd.DataFrame, path: Path, subtitle: str) -> Path |
 
 
 def size_bin(lines: pd.Series) -> pd.Series:
-    """File-size bin label of each `file_lines` value (`FILE_SIZE_BINS`); NaN stays NaN."""
-    labels = [b[2] for b in FILE_SIZE_BINS]
-    edges = [b[0] for b in FILE_SIZE_BINS] + [math.inf]
-    return pd.cut(lines.astype(float), bins=edges, labels=labels, right=False)
+    """File-size bucket label of each `file_lines` value (readbench.corpus.sizes, the buckets of
+    `readbench tasks stats`); NaN stays NaN."""
+    return lines.astype(float).map(size_bucket)
 
 
 def fragmentation_figure(rows: pd.DataFrame, path: Path, subtitle: str) -> Path | None:
@@ -194,7 +193,7 @@ def fragmentation_figure(rows: pd.DataFrame, path: Path, subtitle: str) -> Path 
 
     _theme()
     data["file size, lines"] = size_bin(data["file_lines"])
-    order = [b[2] for b in FILE_SIZE_BINS if (data["file size, lines"] == b[2]).any()]
+    order = [label for _, label in SIZE_BUCKETS if (data["file size, lines"] == label).any()]
     fig = _new_figure(11.0, 3.8)
     axes = fig.subplots(1, 2)
     with warnings.catch_warnings():

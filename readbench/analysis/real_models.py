@@ -120,7 +120,7 @@ def real_model_section(table: pd.DataFrame, settings: dict[str, list[dict[str, A
         table: the tidy table (native_* columns from readbench.metrics.native).
         settings: `log_settings` of the run's logs.
         cache_models: the run's cache models.
-        priced: cache model -> the model whose list prices price it (DEFAULT_PRICED_MODELS), and
+        priced: cache model -> the model whose list prices price it (its `default_priced_model`, readbench.cache.registry), and
             each real model -> its own priced model or None (readbench has no price for it).
         prices_as_of: the price table's date (ISO).
     """

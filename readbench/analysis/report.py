@@ -71,10 +71,11 @@ def _header(table: pd.DataFrame, run_meta: dict[str, Any]) -> list[Block]:
 
 def _real_models(table: pd.DataFrame, settings: dict[str, list[dict[str, Any]]], cache_models: list[str]) -> list[Block]:
     from readbench.cache.prices import PRICES_AS_OF
-    from readbench.cache.registry import DEFAULT_PRICED_MODELS
+    from readbench.cache.registry import CACHE_MODELS
     from readbench.metrics.native import native_cost_model
 
-    priced: dict[str, str | None] = {m: DEFAULT_PRICED_MODELS.get(m) for m in cache_models}
+    priced: dict[str, str | None] = {m: CACHE_MODELS.get(m).default_priced_model if m in CACHE_MODELS else None
+                                     for m in cache_models}
     priced.update({m: native_cost_model(m) for m in set(table["model"]) if not m.startswith(SIM_MODEL_PREFIX)})
     return real_model_section(table, settings, cache_models, priced, str(PRICES_AS_OF))
 

@@ -16,14 +16,14 @@ from readbench.cache.adapter import CallRecord, RequestBuilder, calls_to_request
 from readbench.cache.blocks import Block, Request
 from readbench.cache.metrics import sample_cache_metrics
 from readbench.cache.prices import get_model_spec, get_price
-from readbench.cache.registry import CACHE_MODELS, DEFAULT_PRICED_MODELS
+from readbench.cache.registry import CACHE_MODELS, CacheModel
 from readbench.cache.simulate import RequestUsage, SimulationResult, simulate
 from readbench.cache.tokenizer import count_tokens
 
 __all__ = [
     "CACHE_MODELS",
-    "DEFAULT_PRICED_MODELS",
     "Block",
+    "CacheModel",
     "CallRecord",
     "Request",
     "RequestBuilder",

@@ -15,10 +15,6 @@ def cache_group() -> None:
     """Provider prompt-cache simulator and dated prices (shared/specs/caching.md)."""
 
 
-def _default_cache_model(family: str) -> str:
-    return {"anthropic": "anthropic-5m", "openai": "openai", "gemini": "gemini-implicit", "deepseek": "deepseek"}[family]
-
-
 @cache_group.command("simulate")
 @click.argument("requests_path", metavar="REQUESTS.jsonl", type=click.Path(dir_okay=False))
 @click.option("--model", "model", required=True, help="Priced model (see `readbench cache models`).")
@@ -38,20 +34,22 @@ def simulate_cmd(requests_path: str, model: str, cache_model: str | None, placem
     """
     from readbench.cache.jsonl import load_requests
     from readbench.cache.prices import get_model_spec
-    from readbench.cache.registry import CACHE_MODELS
+    from readbench.cache.registry import CACHE_MODELS, cache_model_for
     from readbench.cache.simulate import simulate
 
     try:
         spec = get_model_spec(model)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--model") from None
-    cm = cache_model or _default_cache_model(spec.cache_family)
+    cm = cache_model or cache_model_for(spec.cache_family) or "none"
     if cm not in CACHE_MODELS:
-        raise click.BadParameter(f"unknown cache model {cm!r}; known: {', '.join(CACHE_MODELS)}", param_hint="--cache-model")
+        raise click.BadParameter(f"unknown cache model {cm!r}; known: {', '.join(CACHE_MODELS.names())}",
+                                 param_hint="--cache-model")
     params = {}
     if placement is not None:
-        if not cm.startswith("anthropic-"):
-            raise click.BadParameter(f"--placement applies to anthropic-5m/anthropic-1h, not {cm!r}", param_hint="--placement")
+        if CACHE_MODELS.get(cm).family != "anthropic":
+            anthropic = "/".join(m.name for m in CACHE_MODELS if m.family == "anthropic")
+            raise click.BadParameter(f"--placement applies to {anthropic}, not {cm!r}", param_hint="--placement")
         params["placement"] = placement
     try:
         requests = load_requests(requests_path, spec.tokenizer)
@@ -81,14 +79,20 @@ def simulate_cmd(requests_path: str, model: str, cache_model: str | None, placem
 
 
 @cache_group.command("models")
-def models_cmd() -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print the cache models as JSON (not the price table).")
+def models_cmd(as_json: bool) -> None:
     """List cache models, and every model with its cache parameters and dated prices."""
     from readbench.cache.prices import list_model_specs, list_prices
-    from readbench.cache.registry import CACHE_MODELS, DEFAULT_PRICED_MODELS
+    from readbench.cache.registry import CACHE_MODELS
 
+    if as_json:
+        click.echo(json.dumps(CACHE_MODELS.describe(), indent=2))
+        return
     click.echo("cache models (default priced model):")
-    for name, (family, _) in CACHE_MODELS.items():
-        click.echo(f"  {name:<16} family={family or 'any':<10} default={DEFAULT_PRICED_MODELS[name]}")
+    for m in CACHE_MODELS:
+        ttl = f"{m.ttl_seconds:g} s" if m.ttl_seconds is not None else "per model" if m.family else "-"
+        click.echo(f"  {m.name:<16} family={m.family or 'any':<10} default={m.default_priced_model:<18} "
+                   f"ttl={ttl:<10} writes={m.write_tier or '-'}")
     click.echo("models (USD per million tokens; '-' = no such charge or no price):")
     click.echo(
         f"  {'model':<24} {'rules':<19} {'min':>5} {'band>':>7} {'input':>7} {'output':>7} "

@@ -21,7 +21,7 @@ from readbench.cache.adapter import CallRecord, RequestBuilder
 from readbench.cache.calibration import token_fit
 from readbench.cache.blocks import Request
 from readbench.cache.prices import get_model_spec
-from readbench.cache.registry import DEFAULT_PRICED_MODELS
+from readbench.cache.registry import CACHE_MODELS
 from readbench.cache.simulate import simulate
 
 __all__ = ["sample_cache_metrics"]
@@ -38,10 +38,10 @@ def sample_cache_metrics(
 
     Args:
         calls: the model calls of one sample, as sent (projected), in start-time order.
-        cache_models: names of registry.CACHE_MODELS; each key is suffixed `_{name}`.
+        cache_models: names of registered cache models (registry.CACHE_MODELS); each key is suffixed `_{name}`.
         unpruned_calls: the same calls with the unprojected message lists (same timestamps
             and output tokens): enables `cost_usd_unpruned_{m}` and `dcp_cost_delta_{m}`.
-        priced_models: cache model -> priced model, overriding DEFAULT_PRICED_MODELS.
+        priced_models: cache model -> priced model, overriding each cache model's `default_priced_model`.
 
     Returns:
         dict of metric name -> float.
@@ -57,7 +57,7 @@ def sample_cache_metrics(
             f"unpruned_calls has {len(unpruned_calls)} calls, calls has {len(calls)}: "
             "the counterfactual must be the same trajectory"
         )
-    chosen = dict(DEFAULT_PRICED_MODELS)
+    chosen = {m.name: m.default_priced_model for m in CACHE_MODELS}
     chosen.update(priced_models or {})
     builder = RequestBuilder()  # shared: unprojected messages are mostly the same objects
     requests_by_family: dict[str, list[Request]] = {}
@@ -71,7 +71,7 @@ def sample_cache_metrics(
     )
     for m in cache_models:
         if m not in chosen:
-            raise ValueError(f"unknown cache model {m!r}; known: {', '.join(DEFAULT_PRICED_MODELS)}")
+            raise ValueError(f"unknown cache model {m!r}; known: {', '.join(CACHE_MODELS.names())}")
         model = chosen[m]
         spec = get_model_spec(model)
         fit = token_fit(spec.model, spec.tokenizer)

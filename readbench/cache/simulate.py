@@ -13,7 +13,7 @@ from typing import Any
 from readbench.cache.blocks import PrefixChainer, PreparedRequest, Request
 from readbench.cache.policies.base import Usage
 from readbench.cache.prices import PRICES_AS_OF, PriceRow, canonical_model, get_price, price_date
-from readbench.cache.registry import DEFAULT_PRICED_MODELS, make_cache_model
+from readbench.cache.registry import CACHE_MODELS, make_cache_model
 from readbench.cache.store import CacheStore
 
 __all__ = ["CacheSimulator", "RequestUsage", "SimulationResult", "billed_usage_cost", "price_usage", "simulate"]
@@ -156,11 +156,9 @@ class CacheSimulator:
         **params: Any,
     ) -> None:
         if model is None:
-            if cache_model not in DEFAULT_PRICED_MODELS:
-                raise ValueError(
-                    f"unknown cache model {cache_model!r}; known: {', '.join(DEFAULT_PRICED_MODELS)}"
-                )
-            model = DEFAULT_PRICED_MODELS[cache_model]
+            if cache_model not in CACHE_MODELS:
+                raise ValueError(f"unknown cache model {cache_model!r}; known: {', '.join(CACHE_MODELS.names())}")
+            model = CACHE_MODELS.get(cache_model).default_priced_model
         model = canonical_model(model)
         self.cache_model = cache_model
         self.model = model
@@ -242,7 +240,7 @@ def simulate(
         requests: in non-decreasing `ts_start_seconds` order (one conversation or one scope).
         cache_model: a name of `registry.CACHE_MODELS`.
         model: priced model (models.csv and prices.csv); default
-            `DEFAULT_PRICED_MODELS[cache_model]`.
+            the cache model's `default_priced_model`.
         as_of: date for the price rows (default: the tables' compile date).
         **params: cache-model parameters (see `registry.make_cache_model`).
 

@@ -10,19 +10,9 @@ from pathlib import Path
 import click
 
 from readbench.corpus._sources import FAMILIES
+from readbench.corpus.sizes import size_bucket
 
-__all__ = ["commands", "tasks_group", "size_bucket"]
-
-
-def size_bucket(lines: int) -> str:
-    """File-size bucket of issue 6: ``<1000``, ``1000-2000``, ``2000-5000`` or ``>5000`` lines."""
-    if lines < 1000:
-        return "<1000"
-    if lines <= 2000:
-        return "1000-2000"
-    if lines <= 5000:
-        return "2000-5000"
-    return ">5000"
+__all__ = ["commands", "tasks_group"]
 
 
 def _csv(value: str | None) -> list[str] | None:

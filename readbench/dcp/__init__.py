@@ -8,6 +8,8 @@ diegopetrucci's cache-aware sister extension (Part B) or SWE-agent observation m
 `project` is incremental on a growing history (the agent loop's case): per-history state lives
 in a `ProjectionCache` (pass one per sample as `cache=`, or rely on the bounded module default);
 its results equal `readbench.dcp._project.project_reference`, the from-scratch computation.
+Registries: `CONFIGS` (named configurations), `STRATEGIES` (the pruning rules of each family,
+`readbench.dcp._strategy`).
 `gate_candidates` runs the sister pipeline the same way and returns what its gate weighed
 (the sister's gate benchmark, dcp.md §7.5; `readbench.replay.gate_sweep`).
 
@@ -20,15 +22,18 @@ from readbench.dcp._cache import ProjectionCache
 from readbench.dcp._project import GateStep, gate_candidates, prefix_break_index, project
 from readbench.dcp._replay import ReplayCall, call_boundaries, replay_projections
 from readbench.dcp._sister import GateCandidate
+from readbench.dcp._strategy import STRATEGIES, DcpStrategy
 from readbench.dcp._types import ContextUsage, DcpState, DecisionRecord, GateInfo, Projection, ProjectionStats
 from readbench.dcp._usage import pi_context_usage, pi_estimate_tokens, reported_tokens
-from readbench.dcp.configs import CONFIG_NAMES, DcpConfig, get_config, list_configs
+from readbench.dcp.configs import CONFIG_NAMES, CONFIGS, DcpConfig, get_config, list_configs
 
 __all__ = [
+    "CONFIGS",
     "CONFIG_NAMES",
     "ContextUsage",
     "DcpConfig",
     "DcpState",
+    "DcpStrategy",
     "DecisionRecord",
     "GateCandidate",
     "GateInfo",
@@ -37,6 +42,7 @@ __all__ = [
     "ProjectionCache",
     "ProjectionStats",
     "ReplayCall",
+    "STRATEGIES",
     "call_boundaries",
     "gate_candidates",
     "get_config",

@@ -14,7 +14,7 @@ import click
 
 from readbench.dcp._project import project
 from readbench.dcp._types import ContextUsage
-from readbench.dcp.configs import get_config, list_configs
+from readbench.dcp.configs import get_config
 
 __all__ = ["commands", "dcp_group"]
 
@@ -144,16 +144,34 @@ def replay_cmd(file: str, config_name: str, context_window: int | None, cwd: str
 @dcp_group.command("configs")
 @click.option("--json", "as_json", is_flag=True, help="Print the configurations as JSON.")
 def configs_cmd(as_json: bool) -> None:
-    """List the named DCP configurations and their parameters."""
-    configs = list_configs()
+    """List the named DCP configurations, the strategies each runs, and their parameters."""
+    from readbench.dcp.configs import CONFIGS
+
+    described = CONFIGS.describe()
     if as_json:
-        click.echo(json.dumps([c.to_dict() for c in configs], ensure_ascii=False, indent=2))
+        click.echo(json.dumps(described, ensure_ascii=False, indent=2))
         return
-    for c in configs:
-        click.echo(f"{c.name}  [{c.family}]  {c.origin}")
-        params = c.to_dict()["params"]
-        for k, v in params.items():
+    for c in described:
+        click.echo(f"{c['name']}  [{c['family']}]  {c['origin']}")
+        click.echo(f"    strategies: {', '.join(c['strategies']) or 'none'}")
+        for k, v in c["params"].items():
             click.echo(f"    {k} = {json.dumps(v)}")
+
+
+@dcp_group.command("strategies")
+@click.option("--json", "as_json", is_flag=True, help="Print the strategies as JSON.")
+def strategies_cmd(as_json: bool) -> None:
+    """List the pruning strategies of every family: flag, pressure band, placeholder, fast path."""
+    from readbench.dcp._strategy import STRATEGIES
+
+    described = STRATEGIES.describe()
+    if as_json:
+        click.echo(json.dumps(described, ensure_ascii=False, indent=2))
+        return
+    for d in described:
+        click.echo(f"{d['name']}  [{d['family']}]  {d['origin']}")
+        click.echo(f"    flag={d['flag'] or '(extra_strategies)'} min_band={d['min_band']} "
+                   f"fast path={d['incremental'] or 'none (reference path)'} placeholder={json.dumps(d['placeholder'])}")
 
 
 commands = [dcp_group]

@@ -37,7 +37,7 @@ from readbench.dcp._fast_steps import StepSeq
 from readbench.dcp._fast_supersede import SupersedeColumns
 from readbench.dcp._glob import glob_to_regex
 from readbench.dcp._params import PiDcpParams
-from readbench.dcp._pidcp_run import STRATEGY_NAMES, is_dcp_placeholder
+from readbench.dcp._pidcp_run import is_dcp_placeholder
 from readbench.dcp._protection import _path_info, _plan_like, is_verification_command, verification_outcome
 from readbench.dcp._seq import text_only
 from readbench.dcp._view import blocks, calls_of
@@ -49,12 +49,9 @@ from readbench.dcp.strategies.purge_errors import first_line
 
 __all__ = ["PiSeq", "PiFastOutcome", "path_info"]
 
-_ENABLED = {
-    "deduplicate": "deduplicate",
-    "purgeErrors": "purge_errors",
-    "supersedeWrites": "supersede_writes",
-    "outputBodyReplace": "output_body_replace",
-}
+STRATEGY_NAMES = ("deduplicate", "purgeErrors", "supersedeWrites", "outputBodyReplace")
+"""The strategies `PiSeq` computes (each names `readbench.dcp._fast_pidcp:PiSeq` as its
+`incremental` hook; `project` takes this path only when every running strategy does)."""
 
 
 @functools.lru_cache(maxsize=4096)

@@ -33,13 +33,14 @@ from readbench.dcp._gate import accepts, cost_model
 from readbench.dcp._glob import glob_to_regex
 from readbench.dcp._params import SisterParams
 from readbench.dcp._seq import SeqBase, copy_with_text
-from readbench.dcp._sister import STRATEGY_IDS, GateCandidate
+from readbench.dcp._sister import GateCandidate
 from readbench.dcp._sister_common import (
     Proposal,
     _arg_strings,
     estimate_content_tokens,
     estimate_text_tokens,
 )
+from readbench.dcp._strategy import family_strategies
 from readbench.dcp._types import DcpState, DecisionRecord, GateInfo, finite_or_none
 from readbench.dcp._view import blocks, calls_of
 from readbench.dcp.strategies import sister_dedupe as dd
@@ -367,8 +368,9 @@ class SisterSeq(SeqBase):
             )
             accepted = [c[1] for c in sorted(candidates, key=lambda c: c[0])] if ok else []
 
-        pruned = {sid: 0 for sid in STRATEGY_IDS}
-        newly = {sid: 0 for sid in STRATEGY_IDS}
+        ids = [s.name for s in family_strategies("sister")]  # the reference path's counters
+        pruned = {sid: 0 for sid in ids}
+        newly = {sid: 0 for sid in ids}
         saved = 0
         applied: set[str] = set()
         new_decisions = list(state.decisions)

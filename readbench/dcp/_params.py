@@ -15,6 +15,15 @@ __all__ = ["PiDcpParams", "SisterParams", "ObsMaskParams", "BANDS"]
 BANDS = ("unknown", "low", "medium", "high", "critical")
 
 
+def _check_extra(family: str, names: object) -> None:
+    if not isinstance(names, tuple) or not all(isinstance(n, str) for n in names):
+        raise ValueError(f"{family} parameter 'extra_strategies' must be a list of strategy names, got {names!r}")
+    if names:
+        from readbench.dcp._strategy import check_extra_strategies  # the registry loads the strategy modules
+
+        check_extra_strategies(family, names)
+
+
 @dataclass(frozen=True)
 class PiDcpParams:
     """PSU3D0/pi-dcp configuration (dcp.md §5 table; defaults verified there)."""
@@ -59,8 +68,12 @@ class PiDcpParams:
     """`debug`: footer text shown even when 0 tokens were saved."""
     cwd: str | None = None
     """Working directory used to make relative tool paths absolute (pi: `ctx.cwd`); None = skip."""
+    extra_strategies: tuple[str, ...] = ()
+    """Registered pi-dcp strategies without a flag of their own that this configuration runs
+    (`readbench.dcp._strategy`), in their registration order."""
 
     def __post_init__(self) -> None:
+        _check_extra("pi-dcp", self.extra_strategies)
         for name in ("turns", "steps", "min_turn_age", "min_chars"):
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
@@ -109,8 +122,11 @@ class SisterParams:
     """`gate.breakEvenThresholdByState.mid_loop` T (calls)."""
     cwd: str | None = None
     """Working directory for resolving relative file paths; None = normalise only."""
+    extra_strategies: tuple[str, ...] = ()
+    """Registered sister strategies without a flag of their own that this configuration runs."""
 
     def __post_init__(self) -> None:
+        _check_extra("sister", self.extra_strategies)
         for name in ("recent_turns", "min_chars_saved", "min_turns_old"):
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:

@@ -8,9 +8,7 @@ from readbench.dcp._params import PiDcpParams
 from readbench.dcp._protection import Protection, ProtectionPolicy
 from readbench.dcp._view import PiView, blocks, calls_of, text_chars
 
-__all__ = ["PiDcpRun", "STRATEGY_NAMES", "is_dcp_placeholder", "estimate_tokens"]
-
-STRATEGY_NAMES = ("deduplicate", "purgeErrors", "supersedeWrites", "outputBodyReplace")
+__all__ = ["PiDcpRun", "is_dcp_placeholder", "estimate_tokens"]
 
 
 def estimate_tokens(content: Any) -> int:
@@ -25,18 +23,19 @@ def is_dcp_placeholder(content: Any) -> bool:
 
 
 class PiDcpRun:
-    """The view being transformed, its protection policy, the tool-call index and counters.
+    """The view being transformed, its protection policy, the tool-call index and counters (one per
+    strategy name in `names`: the family's registered strategies).
 
     `args_of` reads the *current* arguments of a call, so a later strategy sees arguments an
     earlier one replaced (pi-dcp shares the argument objects between its index and messages).
     """
 
-    def __init__(self, view: PiView, params: PiDcpParams, policy: ProtectionPolicy) -> None:
+    def __init__(self, view: PiView, params: PiDcpParams, policy: ProtectionPolicy, names: tuple[str, ...]) -> None:
         self.view = view
         self.params = params
         self.policy = policy
-        self.pruned = {name: 0 for name in STRATEGY_NAMES}
-        self.skipped = {name: {"protected": 0, "recent": 0, "other": 0} for name in STRATEGY_NAMES}
+        self.pruned = {name: 0 for name in names}
+        self.skipped = {name: {"protected": 0, "recent": 0, "other": 0} for name in names}
         self.tokens_saved = 0
         self._call_pos: dict[str, tuple[int, int]] = {}
         for pos in range(len(view)):

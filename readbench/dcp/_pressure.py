@@ -6,12 +6,9 @@ from __future__ import annotations
 from readbench.dcp._params import PiDcpParams
 from readbench.dcp._types import ContextUsage
 
-__all__ = ["compute_band", "effective_band", "band_at_least", "footer_text", "MINIMUM_BAND"]
+__all__ = ["compute_band", "effective_band", "band_at_least", "footer_text"]
 
 _RANK = {"unknown": -1, "low": 0, "medium": 1, "high": 2, "critical": 3}
-
-MINIMUM_BAND = {"deduplicate": "low", "purgeErrors": "low", "outputBodyReplace": "low", "supersedeWrites": "high"}
-"""Lowest effective band at which each strategy runs."""
 
 
 def compute_band(params: PiDcpParams, usage: ContextUsage | None) -> tuple[str, float | None]:

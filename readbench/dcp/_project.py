@@ -15,16 +15,28 @@ from readbench.dcp._fast_obs import ObsSeq
 from readbench.dcp._fast_pidcp import PiSeq
 from readbench.dcp._fast_sister import SisterSeq
 from readbench.dcp._params import ObsMaskParams, PiDcpParams, SisterParams
-from readbench.dcp._pidcp import _ENABLED, run_pi_dcp
-from readbench.dcp._pidcp_run import STRATEGY_NAMES
-from readbench.dcp._pressure import MINIMUM_BAND, band_at_least, compute_band, effective_band, footer_text
+from readbench.dcp._pidcp import run_pi_dcp, running_strategies
+from readbench.dcp._pressure import compute_band, effective_band, footer_text
 from readbench.dcp._sister import GateCandidate, run_sister
+from readbench.dcp._strategy import DcpStrategy, family_strategies
 from readbench.dcp._types import ContextUsage, DcpState, GateInfo, Projection, ProjectionStats
 from readbench.dcp._view import PiView, text_chars
 from readbench.dcp.configs import DcpConfig, get_config
 from readbench.dcp.strategies import obs_mask
 
 __all__ = ["GateStep", "gate_candidates", "project", "project_reference", "prefix_break_index"]
+
+_PI_FAST, _SISTER_FAST, _OBS_FAST = (f"{c.__module__}:{c.__name__}" for c in (PiSeq, SisterSeq, ObsSeq))
+
+
+def _fast(strategies: list[DcpStrategy], path: str) -> bool:
+    """Every running strategy is computed by the family's fast path `path` (its `incremental`
+    hook); a strategy without one sends the call to `project_reference`."""
+    return all(s.incremental == path for s in strategies)
+
+
+def _sister_running(params: SisterParams) -> list[DcpStrategy]:
+    return [s for s in family_strategies("sister") if s.enabled(params)]
 
 
 def project(
@@ -83,12 +95,10 @@ def project(
     params = cfg.params
     if isinstance(params, PiDcpParams):
         band, ratio = compute_band(params, usage)
-        ran = tuple(
-            name for name in STRATEGY_NAMES
-            if getattr(params, _ENABLED[name]) and band_at_least(band, MINIMUM_BAND[name])
-        )
-        seq = cache.sequence("pi-dcp", params, messages, lambda: PiSeq(params))
-        if seq.ok and (seq.sw.ok or "supersedeWrites" not in ran):
+        running = running_strategies(params, band)
+        ran = tuple(s.name for s in running)
+        seq = cache.sequence("pi-dcp", params, messages, lambda: PiSeq(params)) if _fast(running, _PI_FAST) else None
+        if seq is not None and seq.ok and (seq.sw.ok or "supersedeWrites" not in ran):
             out = seq.run(ran)
             return _projection(
                 cfg, out.messages, out.changed,
@@ -97,7 +107,7 @@ def project(
                 saved=out.tokens_saved, footer=footer_text(out.tokens_saved, band, params.debug),
                 band=band, eff=effective_band(band), ratio=ratio, state=state,
             )
-    elif isinstance(params, SisterParams):
+    elif isinstance(params, SisterParams) and _fast(_sister_running(params), _SISTER_FAST):
         seq_s = cache.sequence("sister", params, messages, lambda: SisterSeq(params))
         if seq_s.ok:
             so = seq_s.run(state)
@@ -105,7 +115,7 @@ def project(
                 cfg, so.messages, so.changed, pruned=so.pruned, newly=so.newly_pruned, saved=so.footer_tokens_saved,
                 ratio=ratio, gate=so.gate, state=so.state,
             )
-    elif isinstance(params, ObsMaskParams):
+    elif isinstance(params, ObsMaskParams) and _fast(family_strategies("obs-mask"), _OBS_FAST):
         seq_o = cache.sequence("obs-mask", params, messages, lambda: ObsSeq(params))
         out_o, changed_o, masked, saved = seq_o.run()
         return _projection(
@@ -148,7 +158,7 @@ def gate_candidates(
     state = state if state is not None else DcpState()
     cache = cache if cache is not None else DEFAULT_CACHE
     out = None
-    if messages:
+    if messages and _fast(_sister_running(params), _SISTER_FAST):
         seq = cache.sequence("sister", params, messages, lambda: SisterSeq(params))
         if seq.ok:
             out = seq.run(state)
@@ -243,9 +253,10 @@ def project_reference(
         so = run_sister(view, cfg.params, state)
         pruned, newly, saved, gate, new_state = so.pruned, so.newly_pruned, so.footer_tokens_saved, so.gate, so.state
     elif isinstance(cfg.params, ObsMaskParams):
-        masked = obs_mask.apply(view, cfg.params)
-        pruned = {obs_mask.STRATEGY_ID: len(masked)}
-        saved = sum(text_chars(view.original(p).content) // 4 for p in masked)
+        for strategy in family_strategies("obs-mask"):
+            masked = strategy.apply(view, cfg.params)
+            pruned[strategy.name] = len(masked)
+            saved += sum(text_chars(view.original(p).content) // 4 for p in masked)
     changed = tuple(view.index[p] for p in view.changed_positions())
     return _projection(
         cfg, view.output(), changed, pruned=pruned, skipped=skipped, newly=newly, saved=saved, footer=footer,

@@ -1,6 +1,7 @@
 """The sister extension's pipeline for one call (shared/specs/dcp.md §7.1 "Order").
 
-proposals [dedupe, error-purge, superseded-file-ops] on the unpruned view -> drop keys already
+proposals of the registered sister strategies in order (`readbench.dcp._strategy`: dedupe,
+error-purge, superseded-file-ops) on the unpruned view -> drop keys already
 decided -> `minCharsSaved` floor (results with an image bypass it) -> collapse proposals for the
 same target (earlier strategy wins) -> drop targets claimed by sticky decisions -> protection
 filter -> token savings (drop <= 0) -> net-benefit gate on the whole batch -> apply sticky
@@ -26,12 +27,10 @@ from readbench.dcp._sister_common import (
 )
 from readbench.dcp._types import DcpState, DecisionRecord, GateInfo, finite_or_none
 from readbench.dcp._view import PiView, blocks, calls_of, is_error, text_chars
-from readbench.dcp.strategies import sister_dedupe, sister_error_purge, sister_file_ops
+from readbench.dcp._strategy import family_strategies
 from readbench.dcp.strategies.sister_error_purge import pruned_arguments
 
-__all__ = ["GateCandidate", "SisterOutcome", "run_sister", "STRATEGY_IDS", "agent_state"]
-
-STRATEGY_IDS = (sister_dedupe.STRATEGY_ID, sister_error_purge.STRATEGY_ID, sister_file_ops.STRATEGY_ID)
+__all__ = ["GateCandidate", "SisterOutcome", "run_sister", "agent_state"]
 
 
 @dataclass(frozen=True)
@@ -113,13 +112,12 @@ def run_sister(view: PiView, params: SisterParams, state: DcpState) -> SisterOut
     """Run the sister pipeline on `view` (copy-on-write) and return the new state and numbers."""
     boundary = recency_boundary(view, params.recent_turns)
     pairs = pair_index(view)
+    strategies = family_strategies("sister")
+    ids = tuple(s.name for s in strategies)
     proposals: list[Proposal] = []
-    if params.dedupe:
-        proposals += sister_dedupe.propose(view)
-    if params.error_purge:
-        proposals += sister_error_purge.propose(view, params.min_turns_old)
-    if params.superseded_file_ops:
-        proposals += sister_file_ops.propose(view, params.cwd)
+    for strategy in strategies:
+        if strategy.enabled(params):
+            proposals += strategy.apply(view, params)
 
     known = state.keys
     fresh: list[Proposal] = []
@@ -140,7 +138,7 @@ def run_sister(view: PiView, params: SisterParams, state: DcpState) -> SisterOut
                 kept.append(p)
         fresh = kept
 
-    priority = {sid: i for i, sid in enumerate(STRATEGY_IDS)}
+    priority = {sid: i for i, sid in enumerate(ids)}
     by_target: dict[str, Proposal] = {}
     for p in fresh:
         cur = by_target.get(p.target)
@@ -178,8 +176,8 @@ def run_sister(view: PiView, params: SisterParams, state: DcpState) -> SisterOut
         )
         accepted = [c[0] for c in candidates] if ok else []
 
-    pruned = {sid: 0 for sid in STRATEGY_IDS}
-    newly = {sid: 0 for sid in STRATEGY_IDS}
+    pruned = {sid: 0 for sid in ids}
+    newly = {sid: 0 for sid in ids}
     saved = 0
     applied_targets: set[str] = set()
     new_decisions = list(state.decisions)

@@ -14,7 +14,9 @@ A configuration is a pruning family plus its typed parameters:
 
 User-defined configurations are dicts `{"base": "<name>", "name": "<new name>", <field>: value}`
 whose other keys are fields of the base's parameter class (`PiDcpParams`, `SisterParams`,
-`ObsMaskParams` in `readbench.dcp._params`).
+`ObsMaskParams` in `readbench.dcp._params`). `CONFIGS` is the registry
+(`readbench.records.Registry`); the strategies a configuration runs come from the strategy
+records (`readbench.dcp._strategy`).
 """
 
 from __future__ import annotations
@@ -24,8 +26,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from readbench.dcp._params import ObsMaskParams, PiDcpParams, SisterParams, params_to_dict
+from readbench.records import Registry
 
-__all__ = ["DcpConfig", "get_config", "list_configs", "CONFIG_NAMES"]
+__all__ = ["CONFIGS", "CONFIG_NAMES", "DcpConfig", "get_config", "list_configs"]
 
 FAMILIES = ("off", "pi-dcp", "sister", "obs-mask")
 
@@ -54,76 +57,26 @@ class DcpConfig:
             "params": params_to_dict(self.params) if self.params is not None else {},
         }
 
+    def strategies(self) -> list[str]:
+        """The registered strategies of its family that its parameters enable, in run order
+        (`readbench.dcp._strategy`; pi-dcp's pressure band may still hold some back in a call)."""
+        from readbench.dcp._strategy import family_strategies
 
-_PI = "PSU3D0/pi-dcp 8d15a33 (shared/specs/dcp.md Part A)"
-_PRESETS: dict[str, DcpConfig] = {
-    c.name: c
-    for c in (
-        DcpConfig("off", "off", "off", "no pruning: the model sees the full history", None),
-        DcpConfig("pi-dcp", "pi-dcp", "pi-dcp", f"{_PI}, default config", PiDcpParams()),
-        DcpConfig(
-            "pi-dcp-dedup-only", "pi-dcp", "pi-dcp-dedup-only", f"{_PI}, only deduplicate enabled",
-            PiDcpParams(purge_errors=False, output_body_replace=False, supersede_writes=False),
-        ),
-        DcpConfig(
-            "pi-dcp-stable", "pi-dcp", "pi-dcp-stable", f"{_PI}, placeholders without the (Turn N) counter",
-            PiDcpParams(turn_counter=False),
-        ),
-        DcpConfig(
-            "pi-dcp-aggressive", "pi-dcp", "pi-dcp-aggressive", f"{_PI}, supersedeWrites on, band forced high",
-            PiDcpParams(supersede_writes=True, force_band="high"),
-        ),
-        DcpConfig(
-            "dcp-gated", "sister", "dcp-gated",
-            "diegopetrucci/pi-dynamic-context-pruning 0.1.6 defaults, cache gate r=0.1 T=22 (dcp.md Part B)",
-            SisterParams(),
-        ),
-        DcpConfig(
-            "obs-mask-5", "obs-mask", "obs-mask-5",
-            "SWE-agent LastNObservations n=5, 'last-5 observations collapsed' (anchors.md §1)",
-            ObsMaskParams(keep_last=5),
-        ),
-    )
-}
+        if self.params is None:
+            return []
+        return [s.name for s in family_strategies(self.family) if s.enabled(self.params)]
 
-CONFIG_NAMES: tuple[str, ...] = tuple(_PRESETS)
-"""Names of the presets, in table order."""
+    def describe(self) -> dict[str, Any]:
+        """`to_dict()` plus `strategies` (`readbench dcp configs`)."""
+        return {**self.to_dict(), "strategies": self.strategies()}
 
 
-def list_configs() -> list[DcpConfig]:
-    """All presets, in table order."""
-    return list(_PRESETS.values())
-
-
-def get_config(spec: str | dict[str, Any] | DcpConfig) -> DcpConfig:
-    """Resolve a preset name, a `{"base", "name", **overrides}` dict, or a DcpConfig.
-
-    Raises
-    ------
-    ValueError
-        Unknown preset (the message lists valid names), a dict without string `base`/`name`,
-        an override key that is not a parameter of the base's family (named in the message),
-        or an invalid parameter value.
-    """
-    if isinstance(spec, DcpConfig):
-        return spec
-    if isinstance(spec, str):
-        if spec not in _PRESETS:
-            raise ValueError(f"unknown DCP configuration {spec!r}; valid: {', '.join(CONFIG_NAMES)}")
-        return _PRESETS[spec]
-    if not isinstance(spec, dict):
-        raise ValueError(f"DCP configuration must be a name or a dict, got {type(spec).__name__}")
-    base_name, name = spec.get("base"), spec.get("name")
-    if not isinstance(base_name, str):
-        raise ValueError(f"DCP configuration dict needs a string 'base', got {base_name!r}")
-    if not isinstance(name, str) or not name:
-        raise ValueError(f"DCP configuration dict needs a non-empty string 'name', got {name!r}")
-    base = get_config(base_name)
-    overrides = {k: v for k, v in spec.items() if k not in ("base", "name")}
+def _derive(base: DcpConfig, name: str, overrides: dict[str, Any]) -> DcpConfig:
+    """`base` with `name` and parameter overrides (`Registry.derive`)."""
     if base.params is None:
         if overrides:
-            raise ValueError(f"DCP configuration {base_name!r} takes no parameters, got {sorted(overrides)}")
-        return dataclasses.replace(base, name=name, base=base_name)
+            raise ValueError(f"DCP configuration {base.name!r} takes no parameters, got {sorted(overrides)}")
+        return dataclasses.replace(base, name=name, base=base.name)
     valid = {f.name for f in dataclasses.fields(base.params)}
     for key in overrides:
         if key not in valid:
@@ -133,4 +86,59 @@ def get_config(spec: str | dict[str, Any] | DcpConfig) -> DcpConfig:
     fixed = {k: tuple(v) if isinstance(v, list) else v for k, v in overrides.items()}
     params = dataclasses.replace(base.params, **fixed)
     origin = f"{base.origin}; overrides {sorted(overrides)}" if overrides else base.origin
-    return DcpConfig(name, base.family, base_name, origin, params)
+    return DcpConfig(name, base.family, base.name, origin, params)
+
+
+_PI = "PSU3D0/pi-dcp 8d15a33 (shared/specs/dcp.md Part A)"
+_BUILTIN = (
+    DcpConfig("off", "off", "off", "no pruning: the model sees the full history", None),
+    DcpConfig("pi-dcp", "pi-dcp", "pi-dcp", f"{_PI}, default config", PiDcpParams()),
+    DcpConfig(
+        "pi-dcp-dedup-only", "pi-dcp", "pi-dcp-dedup-only", f"{_PI}, only deduplicate enabled",
+        PiDcpParams(purge_errors=False, output_body_replace=False, supersede_writes=False),
+    ),
+    DcpConfig(
+        "pi-dcp-stable", "pi-dcp", "pi-dcp-stable", f"{_PI}, placeholders without the (Turn N) counter",
+        PiDcpParams(turn_counter=False),
+    ),
+    DcpConfig(
+        "pi-dcp-aggressive", "pi-dcp", "pi-dcp-aggressive", f"{_PI}, supersedeWrites on, band forced high",
+        PiDcpParams(supersede_writes=True, force_band="high"),
+    ),
+    DcpConfig(
+        "dcp-gated", "sister", "dcp-gated",
+        "diegopetrucci/pi-dynamic-context-pruning 0.1.6 defaults, cache gate r=0.1 T=22 (dcp.md Part B)",
+        SisterParams(),
+    ),
+    DcpConfig(
+        "obs-mask-5", "obs-mask", "obs-mask-5",
+        "SWE-agent LastNObservations n=5, 'last-5 observations collapsed' (anchors.md §1)",
+        ObsMaskParams(keep_last=5),
+    ),
+)
+
+CONFIGS: Registry[DcpConfig] = Registry("DCP configuration", _BUILTIN, derive=_derive)
+"""name -> DcpConfig (`CONFIGS.register(get_config({...}))` adds one at run time)."""
+
+CONFIG_NAMES: tuple[str, ...] = tuple(c.name for c in _BUILTIN)
+"""Names of the built-in presets, in table order."""
+
+
+def list_configs() -> list[DcpConfig]:
+    """All registered configurations: the presets in table order, then registered ones."""
+    return list(CONFIGS)
+
+
+def get_config(spec: str | dict[str, Any] | DcpConfig) -> DcpConfig:
+    """Resolve a registered name, a `{"base", "name", **overrides}` dict, or a DcpConfig.
+
+    Raises
+    ------
+    ValueError
+        Unknown configuration (the message lists valid names), a dict without string
+        `base`/`name`, an override key that is not a parameter of the base's family (named in the
+        message), an invalid parameter value, or a spec of another type.
+    """
+    if not isinstance(spec, (str, dict, DcpConfig)):
+        raise ValueError(f"DCP configuration must be a name or a dict, got {type(spec).__name__}")
+    return CONFIGS.resolve(spec)

@@ -26,6 +26,7 @@ from readbench.read._params import check_int, params_to_dict
 from readbench.read._pi import check_line_arg
 from readbench.read._session import ReadSession, file_key_for
 from readbench.read._types import ReadResult, ReadVariant, call_facts, make_details
+from readbench.read.notices import token_block_notice
 
 __all__ = ["EDIT_NOT_READ_ERROR", "ClaudeCodeParams", "ClaudeCodeRead"]
 
@@ -111,11 +112,7 @@ class ClaudeCodeRead(ReadVariant):
 
     def token_error(self, n_tokens: int) -> str:
         """The hard error for a result over the budget."""
-        return (
-            f"File content ({n_tokens} tokens) exceeds maximum allowed tokens ({self.p.max_tokens}). "
-            "Please use offset and limit parameters to read specific portions of the file, "
-            "or use the GrepTool to search for specific content."
-        )
+        return token_block_notice(n_tokens, self.p.max_tokens)
 
     def read(
         self,

@@ -21,7 +21,7 @@ import click
 
 from readbench.read._session import ReadSession
 from readbench.read._types import ReadVariant
-from readbench.read.registry import get_variant, list_presets, preset_names
+from readbench.read.registry import PRESETS, get_variant, preset_names
 
 __all__ = ["commands", "read_cmd", "read_regular_file", "resolve_like_pi", "variants_cmd"]
 
@@ -143,7 +143,7 @@ def read_cmd(
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of presets.")
 def variants_cmd(as_json: bool) -> None:
     """List the read-variant presets with their parameters and origin."""
-    described = [get_variant(p.name).describe() for p in list_presets()]
+    described = PRESETS.describe()
     if as_json:
         click.echo(json.dumps(described, indent=2))
         return

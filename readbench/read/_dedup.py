@@ -21,6 +21,7 @@ from readbench.read._params import check_choice
 from readbench.read._pi import check_line_arg
 from readbench.read._session import ReadRecord, ReadSession, file_key_for
 from readbench.read._types import ReadResult, call_facts, make_details
+from readbench.read.notices import stub_notice
 
 __all__ = ["DedupParams", "DedupRead", "stub_text"]
 
@@ -43,12 +44,9 @@ class DedupParams(PagedParams):
 
 
 def stub_text(first: int, last: int, call_id: str) -> str:
-    """The stub (variants.md): `File unchanged since your read of lines {first}-{last}
-    (call {call_id}); that content is already in your context.`"""
-    return (
-        f"File unchanged since your read of lines {first}-{last} (call {call_id}); "
-        "that content is already in your context."
-    )
+    """The stub (variants.md; `readbench.read.notices.stub_notice`): `File unchanged since your
+    read of lines {first}-{last} (call {call_id}); that content is already in your context.`"""
+    return stub_notice(first, last, call_id)
 
 
 class DedupRead(PagedRead):

@@ -30,6 +30,7 @@ from readbench.read._pi import (
 )
 from readbench.read._session import ReadSession, file_key_for
 from readbench.read._types import CallFacts, ReadResult, ReadVariant, call_facts, make_details
+from readbench.read.notices import cut_notice, more_notice
 
 __all__ = ["MappedParams", "MappedRead", "number_lines", "render_map"]
 
@@ -200,12 +201,8 @@ class MappedRead(ReadVariant):
             tail, block, mapped, map_call = self._map_part(
                 text, path, key, facts, session, visible_call_ids
             )
-            by_size = (
-                f" ({format_size(self.p.max_bytes or 0)} limit)"
-                if trunc.truncated_by == "bytes"
-                else ""
-            )
-            out = f"{self._body(sel, trunc.output_lines)}\n\n[Showing lines {s}-{e} of {t}{by_size}. {tail}]"
+            by_size = f"{format_size(self.p.max_bytes or 0)} limit" if trunc.truncated_by == "bytes" else None
+            out = f"{self._body(sel, trunc.output_lines)}\n\n{cut_notice(s, e, t, tail, by_size)}"
             if block:
                 out = f"{out}\n{block}"
             ranges = ((s, e),)
@@ -221,7 +218,7 @@ class MappedRead(ReadVariant):
         limited = sel.user_limited_lines
         if limited is not None and sel.start0 + limited < t:
             nxt = sel.start0 + limited + 1
-            body = f"{body}\n\n[{t - nxt + 1} more lines in file. Use offset={nxt} to continue.]"
+            body = f"{body}\n\n{more_notice(t - nxt + 1, nxt)}"
         ranges = (span,) if span else ()
         session.record_read(key, call_id, ranges, facts.content_sha256)
         return ReadResult(body, False, make_details(facts, ranges=ranges))

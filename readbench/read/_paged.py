@@ -25,6 +25,7 @@ from readbench.read._pi import (
 )
 from readbench.read._session import ReadSession, file_key_for
 from readbench.read._types import CallFacts, ReadResult, ReadVariant, call_facts, make_details
+from readbench.read.notices import block_notice, char_line_notice
 
 __all__ = ["GIF_QUIRK_TEXT", "PagedParams", "PagedRead", "paged_description"]
 
@@ -147,11 +148,7 @@ class PagedRead(ReadVariant):
             cap = self.p.max_chars
 
             def build(s: int, path: str) -> str:
-                n = utf16_len(sel.all_lines[s - 1])
-                return (
-                    f"[Line {s} is {n} chars, exceeds {cap} chars limit. "
-                    f"Use bash: sed -n '{s}p' {path} | head -c {cap}]"
-                )
+                return char_line_notice(s, utf16_len(sel.all_lines[s - 1]), cap, path)
 
             return build
         return stock_first_line_message(
@@ -203,11 +200,8 @@ class PagedRead(ReadVariant):
             label = "first_line_too_long"
         else:
             suggest = min(self.p.suggest_limit, trunc.output_lines)
-            msg = (
-                f"File has {facts.total_lines} lines ({format_size(facts.file_bytes)}), over the "
-                f"{self._cap_label()} read limit. Read it in ranges, e.g. "
-                f"offset={sel.start_display} limit={suggest}, or grep for what you need first."
-            )
+            msg = block_notice(facts.total_lines, format_size(facts.file_bytes), self._cap_label(), sel.start_display,
+                               suggest)
             label = "over_cap"
         return ReadResult(msg, self.p.as_error, make_details(facts, blocked=True, error=label))
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from readbench.base.js import format_size, js_slice_end
+from readbench.base.js import format_size, js_slice_end, utf8_len
 from readbench.base.truncate import Truncation
+from readbench.read.notices import beyond_eof_notice, cap_notice, long_line_notice, more_notice
 
 __all__ = [
     "Selection",
@@ -86,7 +87,7 @@ def check_line_arg(name: str, value: object) -> int | None:
 
 def beyond_eof_message(offset: int | None, total_js_lines: int) -> str:
     """pi's error for `start0 >= T`: `Offset {offset} is beyond end of file ({T} lines total)`."""
-    return f"Offset {offset} is beyond end of file ({total_js_lines} lines total)"
+    return beyond_eof_notice(offset, total_js_lines)
 
 
 def select(text: str, offset: int | None, limit: int | None) -> Selection | str:
@@ -144,13 +145,7 @@ def render_paged(
         return first_line_message(s, path), None
     if trunc.truncated:
         e = s + trunc.output_lines - 1
-        if trunc.truncated_by == "lines":
-            notice = f"[Showing lines {s}-{e} of {t}. Use offset={e + 1} to continue.]"
-        else:
-            notice = (
-                f"[Showing lines {s}-{e} of {t} ({size_limit_label}). "
-                f"Use offset={e + 1} to continue.]"
-            )
+        notice = cap_notice(s, e, t, None if trunc.truncated_by == "lines" else size_limit_label)
         span = (s, e) if trunc.output_lines > 0 else None
         return f"{trunc.content}\n\n{notice}", span
     span = sel.returned_span()
@@ -158,10 +153,7 @@ def render_paged(
     if limit_notice and limited is not None and sel.start0 + limited < t:
         remaining = t - (sel.start0 + limited)
         next_offset = sel.start0 + limited + 1
-        return (
-            f"{trunc.content}\n\n[{remaining} more lines in file. Use offset={next_offset} to continue.]",
-            span,
-        )
+        return f"{trunc.content}\n\n{more_notice(remaining, next_offset)}", span
     return trunc.content, span
 
 
@@ -175,6 +167,6 @@ def stock_first_line_message(
     def build(s: int, path: str) -> str:
         size = format_size(line_bytes(s))
         cap = format_size(max_bytes)
-        return f"[Line {s} is {size}, exceeds {cap} limit. Use bash: sed -n '{s}p' {path} | head -c {max_bytes}]"
+        return long_line_notice(s, size, cap, path, max_bytes)
 
     return build

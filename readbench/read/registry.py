@@ -1,30 +1,84 @@
-"""The one registry of read-tool variants: preset name -> (family, params, origin).
+"""The registries of read-tool variants: families and presets (`readbench.records.Registry`).
 
-Every variant of shared/specs/variants.md is a preset of a parametric family; a matrix file
-defines a new one without code as `{"base": "B", "name": "B-1500", "max_lines": 1500}`.
-Families load lazily (C and swe-agent pull in tree-sitter only when built).
-This module's `_PRESETS` (plus user registrations) is the package's only mutable state.
+A family (`ReadFamily`) is one implementation class with the notices it writes
+(`readbench.read.notices`); every variant of shared/specs/variants.md is a preset (`Preset`) of a
+family with parameter overrides; a matrix file defines a new one without code as
+`{"base": "B", "name": "B-1500", "max_lines": 1500}`. Family classes load lazily (C and
+swe-agent pull in tree-sitter only when built). A new family is a module plus one `FAMILIES`
+row and a preset; `FAMILIES`, `PRESETS` (plus user registrations) are the package's only mutable
+state.
 """
 
 from __future__ import annotations
 
 import importlib
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from readbench.read.notices import NOTICES, Notice
 from readbench.read._params import params_from_dict
 from readbench.read._types import ReadVariant
+from readbench.records import Registry, derivation_origin
 
-__all__ = ["Preset", "get_variant", "list_presets", "preset_names", "register_preset"]
+__all__ = ["FAMILIES", "PRESETS", "Preset", "ReadFamily", "blocked", "get_variant", "list_presets", "preset_names",
+           "register_preset"]
 
-# family name -> "module:Class"; imported on first use.
-_FAMILIES: dict[str, str] = {
-    "paged": "readbench.read._paged:PagedRead",
-    "dedup": "readbench.read._dedup:DedupRead",
-    "mapped": "readbench.read._mapped:MappedRead",
-    "swe-agent": "readbench.read._swe_agent:SweAgentRead",
-    "claude-code": "readbench.read._claude_code:ClaudeCodeRead",
-}
+
+@dataclass(frozen=True)
+class ReadFamily:
+    """A parametric read-variant family.
+
+    Attributes:
+        name: registry name (a preset's `family`).
+        implementation: `module:Class` of its `ReadVariant` subclass, imported on first use.
+        notices: the notices it writes (`readbench.read.notices.Notice`), which readers of its
+            results parse with the same records.
+        origin: where the behaviour comes from.
+    """
+
+    name: str
+    implementation: str
+    notices: tuple[Notice, ...]
+    origin: str
+
+    def load(self) -> type[ReadVariant]:
+        """The implementation class."""
+        module, _, cls = self.implementation.partition(":")
+        return getattr(importlib.import_module(module), cls)
+
+    def describe(self) -> dict[str, Any]:
+        """JSON-ready facts; notices by name."""
+        return {"name": self.name, "implementation": self.implementation, "origin": self.origin,
+                "notices": [x.name for x in self.notices]}
+
+
+def blocked(text: str) -> re.Match[str] | None:
+    """The refusal (notice kind `block`) of any registered read family that `text` starts with,
+    else None: B's over-cap refusal, Claude Code's token error, and any a new family's record
+    carries (`readbench.sim.observe`, `readbench.sim.evidence`)."""
+    for family in FAMILIES:
+        for notice in family.notices:
+            if notice.kind == "block" and (m := notice.pattern.match(text)):
+                return m
+    return None
+
+
+_N = NOTICES
+_PI = (_N["cap"], _N["more"], _N["long_line"], _N["beyond_eof"])
+FAMILIES: Registry[ReadFamily] = Registry("read family", (
+    ReadFamily("paged", "readbench.read._paged:PagedRead", (*_PI, _N["char_line"], _N["block"]),
+               "pi's read (pi-tools.md §1-2) with its caps as parameters; B's refusal (variants.md)"),
+    ReadFamily("dedup", "readbench.read._dedup:DedupRead", (*_PI, _N["char_line"], _N["block"], _N["stub"]),
+               "B plus a stub for repeat reads (variants.md \"B+dedup\")"),
+    ReadFamily("mapped", "readbench.read._mapped:MappedRead", (_N["cut"], _N["more"], _N["long_line"], _N["beyond_eof"]),
+               "C: a cut to numbered lines with a structural map (variants.md \"C\")"),
+    ReadFamily("swe-agent", "readbench.read._swe_agent:SweAgentRead", (_N["clipped"], _N["elided"]),
+               "SWE-agent's str_replace_editor view (variants.md \"swe-agent\")"),
+    ReadFamily("claude-code", "readbench.read._claude_code:ClaudeCodeRead", (_N["token_block"], _N["numbered"]),
+               "Claude Code's Read (variants.md \"claude-code\")"),
+))
+"""name -> ReadFamily."""
 
 
 @dataclass(frozen=True)
@@ -39,8 +93,7 @@ class Preset:
 
     def family_class(self) -> type[ReadVariant]:
         """The family's implementation class (imported lazily)."""
-        module, _, cls = _FAMILIES[self.family].partition(":")
-        return getattr(importlib.import_module(module), cls)
+        return FAMILIES.get(self.family).load()
 
     def build(self) -> ReadVariant:
         """Instantiate the variant.
@@ -51,6 +104,11 @@ class Preset:
         family = self.family_class()
         params = params_from_dict(family.Params, self.params, preset=self.name)  # type: ignore[attr-defined]
         return family(self.name, self.origin, params)
+
+    def describe(self) -> dict[str, Any]:
+        """`{"name", "family", "origin", "params"}` with the family's effective parameters
+        (`readbench variants`)."""
+        return self.build().describe()
 
 
 _BUILTIN: tuple[Preset, ...] = (
@@ -116,39 +174,25 @@ _BUILTIN: tuple[Preset, ...] = (
     ),
 )
 
-_PRESETS: dict[str, Preset] = {p.name: p for p in _BUILTIN}
+def _derive(base: Preset, name: str, overrides: dict[str, Any]) -> Preset:
+    """`base` with `name` and parameter overrides (`Registry.derive`); validated when built."""
+    params = {k: v for k, v in overrides.items() if k != "origin"}
+    origin = overrides.get("origin") or derivation_origin(base.name, params)
+    return Preset(name, base.family, {**base.params, **params}, str(origin))
+
+
+PRESETS: Registry[Preset] = Registry("read variant", _BUILTIN, derive=_derive)
+"""name -> Preset, built-ins first in spec order."""
 
 
 def preset_names() -> list[str]:
     """Registered preset names, built-ins first in spec order."""
-    return list(_PRESETS)
+    return PRESETS.names()
 
 
 def list_presets() -> list[Preset]:
     """Registered presets, built-ins first in spec order."""
-    return list(_PRESETS.values())
-
-
-def _derive(spec: dict[str, Any]) -> Preset:
-    if (
-        not isinstance(spec.get("base"), str)
-        or not isinstance(spec.get("name"), str)
-        or not spec["name"]
-    ):
-        raise ValueError(
-            f"a user-defined read variant needs string keys 'base' and 'name', got {spec!r}"
-        )
-    base_name = spec["base"]
-    if base_name not in _PRESETS:
-        raise ValueError(f"unknown base read variant {base_name!r}; valid: {preset_names()}")
-    base = _PRESETS[base_name]
-    overrides = {k: v for k, v in spec.items() if k not in ("base", "name", "origin")}
-    origin = spec.get("origin") or (
-        f"user preset: {base_name} with " + ", ".join(f"{k}={v!r}" for k, v in overrides.items())
-        if overrides
-        else f"user preset: same as {base_name}"
-    )
-    return Preset(spec["name"], base.family, {**base.params, **overrides}, str(origin))
+    return list(PRESETS)
 
 
 def get_variant(spec: str | dict[str, Any]) -> ReadVariant:
@@ -168,13 +212,9 @@ def get_variant(spec: str | dict[str, Any]) -> ReadVariant:
             `base`/`name`, or an unknown or out-of-range parameter.
         TypeError: if `spec` is neither a str nor a dict.
     """
-    if isinstance(spec, str):
-        if spec not in _PRESETS:
-            raise ValueError(f"unknown read variant {spec!r}; valid: {preset_names()}")
-        return _PRESETS[spec].build()
-    if isinstance(spec, dict):
-        return _derive(spec).build()
-    raise TypeError(f"read variant spec must be a preset name or a dict, got {type(spec).__name__}")
+    if not isinstance(spec, (str, dict)):
+        raise TypeError(f"read variant spec must be a preset name or a dict, got {type(spec).__name__}")
+    return PRESETS.resolve(spec).build()
 
 
 def register_preset(spec: dict[str, Any]) -> Preset:
@@ -185,9 +225,8 @@ def register_preset(spec: dict[str, Any]) -> Preset:
     Raises:
         ValueError: as `get_variant`, or if the name is already registered.
     """
-    preset = _derive(spec)
-    if preset.name in _PRESETS:
+    preset = PRESETS.derive(spec)
+    if preset.name in PRESETS:
         raise ValueError(f"read variant {preset.name!r} is already registered")
     preset.build()
-    _PRESETS[preset.name] = preset
-    return preset
+    return PRESETS.register(preset)

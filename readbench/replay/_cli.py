@@ -19,41 +19,34 @@ def _cache_option(value: str) -> str | list[str]:
         return "auto"
     names = [v.strip() for v in value.split(",") if v.strip()]
     if value.strip() == "all":
-        return list(CACHE_MODELS)
+        return CACHE_MODELS.names()
     bad = [n for n in names if n not in CACHE_MODELS]
     if bad or not names:
         raise click.BadParameter(f"unknown cache model(s) {', '.join(map(repr, bad)) or repr(value)}; "
-                                 f"known: auto, all, {', '.join(CACHE_MODELS)}", param_hint="--cache")
+                                 f"known: auto, all, {', '.join(CACHE_MODELS.names())}", param_hint="--cache")
     return names
 
 
 def _presets_option(value: str | None) -> tuple[str, ...]:
-    from readbench.read.registry import preset_names
+    from readbench.read.registry import PRESETS
 
     if not value:
         return ()
-    names = tuple(v.strip() for v in value.split(",") if v.strip())
-    bad = [n for n in names if n not in preset_names()]
-    if bad or not names:
-        raise click.BadParameter(f"unknown read preset(s) {', '.join(map(repr, bad)) or repr(value)}; "
-                                 f"known: {', '.join(preset_names())}", param_hint="--presets")
-    return names
+    try:
+        return tuple(p.name for p in PRESETS.select(value))
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--presets") from None
 
 
 def _dcp_option(value: str | None) -> tuple[str, ...]:
-    from readbench.dcp import get_config, list_configs
+    from readbench.dcp import CONFIGS
 
     if not value:
         return ()
-    if value.strip() == "all":
-        return tuple(c.name for c in list_configs())
-    names = tuple(v.strip() for v in value.split(",") if v.strip())
-    for n in names:
-        try:
-            get_config(n)
-        except ValueError as exc:
-            raise click.BadParameter(str(exc), param_hint="--dcp") from None
-    return names
+    try:
+        return tuple(c.name for c in CONFIGS.select(value))
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--dcp") from None
 
 
 @click.command("replay")
@@ -81,7 +74,7 @@ def _dcp_option(value: str | None) -> tuple[str, ...]:
                    "of input and cost they carried: audit.parquet, audit_reads.parquet) and replay each read preset's "
                    "first-order counterfactual under the DCP replay's cache models (read_arms.parquet, "
                    "read_arm_reads.parquet).")
-@click.option("--presets", default=None, metavar="NAME,NAME",
+@click.option("--presets", default=None, metavar="all|NAME,NAME",
               help="Read presets of --audit's counterfactual (default: every registered preset, `readbench variants`).")
 def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_window: int, jobs: int,
                out_dir: str | None, as_json: bool, save_calibration: bool, gate_sweep: bool, audit: bool,

@@ -27,7 +27,7 @@ from inspect_ai.model import ChatMessage
 
 from readbench.cache.adapter import RequestBuilder
 from readbench.cache.prices import canonical_model, get_model_spec, get_price
-from readbench.cache.registry import CACHE_MODELS, DEFAULT_PRICED_MODELS
+from readbench.cache.registry import CACHE_MODELS, tier_ttl_seconds
 from readbench.replay.bill import billed_cost, session_date
 from readbench.replay.calibrate import billed, calibrate, infer_tier
 from readbench.replay.requests import Calibration, RequestSet, call_records
@@ -36,7 +36,6 @@ from readbench.sessions import Session
 
 __all__ = ["ArmResult", "ArmSimulator", "session_billed_cost"]
 
-_TTL = {"5m": 300.0, "1h": 3600.0}
 
 
 @dataclass(frozen=True)
@@ -62,7 +61,7 @@ def _priced(session: Session, cache_model: str) -> tuple[list[str], bool]:
     """Per call, the model to price under `cache_model`, and whether they are the recorded ones
     (a recorded model without a price on the session's date is priced as the cache model's
     default, as in the bill check: `readbench.replay.bill`)."""
-    family = CACHE_MODELS[cache_model][0]
+    family = CACHE_MODELS.get(cache_model).family
     when = session_date(session)
     models = []
     own = True
@@ -74,7 +73,7 @@ def _priced(session: Session, cache_model: str) -> tuple[list[str], bool]:
         except ValueError:
             fam = None
         if fam is None or (family is not None and fam != family):
-            m, own = DEFAULT_PRICED_MODELS[cache_model], False
+            m, own = CACHE_MODELS.get(cache_model).default_priced_model, False
         models.append(m)
     return models, own
 
@@ -115,7 +114,7 @@ class ArmSimulator:
             raise ValueError(f"{session.source}: session {session.session_id!r} has no model calls to replay")
         for cm in cache_models:
             if cm not in CACHE_MODELS:
-                raise ValueError(f"unknown cache model {cm!r}; known: {', '.join(CACHE_MODELS)}")
+                raise ValueError(f"unknown cache model {cm!r}; known: {', '.join(CACHE_MODELS.names())}")
         self.session = session
         self.when: dt.date = session_date(session)
         self.builder = builder if builder is not None else RequestBuilder()
@@ -204,7 +203,7 @@ class ArmSimulator:
 
     def _simulate_set(self, cm: str, calib: Calibration, rs: RequestSet) -> ArmResult:
         sim = SessionSimulator(cm, self.when)
-        ttl = _TTL.get(calib.tier or "5m", 300.0)
+        ttl = tier_ttl_seconds(calib.tier or "5m")
         cost, read, total = 0.0, 0, 0
         for i, call in enumerate(self.session.calls):
             out = call.usage.output_tokens if call.usage is not None else 0

@@ -23,7 +23,7 @@ from typing import Any
 
 from readbench.cache.adapter import RequestBuilder
 from readbench.cache.prices import canonical_model, get_model_spec, get_price
-from readbench.cache.registry import CACHE_MODELS, DEFAULT_PRICED_MODELS
+from readbench.cache.registry import CACHE_MODELS, cache_model_for, tier_ttl_seconds
 from readbench.cache.simulate import billed_usage_cost
 from readbench.replay.calibrate import billed, cached_after, calibrate, infer_tier, levels, run
 from readbench.replay.requests import CALL_KINDS, Calibration, RequestSet, kind_rate
@@ -31,13 +31,10 @@ from readbench.replay.simulate import is_miss, price_date
 from readbench.sessions import Session
 from readbench.sim import is_simulated
 
-__all__ = ["MODES", "PROVIDER_CACHE_MODELS", "SessionReplay", "auto_cache_model", "billed_cost", "break_interval",
+__all__ = ["MODES", "SessionReplay", "auto_cache_model", "billed_cost", "break_interval",
            "replay_session", "session_date", "unpriced_note"]
 
 MODES = ("raw", "in_sample", "out_of_sample")
-#: The cache model of each recorded provider family (`--cache auto`).
-PROVIDER_CACHE_MODELS = {"anthropic": "anthropic-5m", "openai": "openai", "gemini": "gemini-implicit", "deepseek": "deepseek"}
-_TTL = {"5m": 300.0, "1h": 3600.0}
 WITHIN = 0.05
 
 
@@ -81,8 +78,8 @@ def session_date(session: Session) -> dt.date:
 
 
 def auto_cache_model(session: Session, tier: str | None) -> str | None:
-    """The cache model of the session's dominant provider family (the 1h Anthropic model when
-    the recorded writes are 1h); None when no call names a known model."""
+    """The cache model of the session's dominant provider family (`cache_model_for`: the 1h
+    Anthropic model when the recorded writes are 1h); None when no call names a known model."""
     counts: dict[str, int] = {}
     for c in session.calls:
         fam = _family_of(c.model)
@@ -90,10 +87,7 @@ def auto_cache_model(session: Session, tier: str | None) -> str | None:
             counts[fam] = counts.get(fam, 0) + 1
     if not counts:
         return None
-    fam = max(counts, key=counts.__getitem__)
-    if fam == "anthropic" and tier == "1h":
-        return "anthropic-1h"
-    return PROVIDER_CACHE_MODELS[fam]
+    return cache_model_for(max(counts, key=counts.__getitem__), tier)
 
 
 def unpriced_note(session: Session) -> str:
@@ -112,8 +106,8 @@ def unpriced_note(session: Session) -> str:
 def _priced_models(session: Session, cache_model: str, notes: list[str]) -> tuple[list[str], list[bool]]:
     """Per call: the model the simulation prices, and whether the bill is comparable (the
     recorded model is priced and belongs to the cache model's family)."""
-    family = CACHE_MODELS[cache_model][0]
-    default = DEFAULT_PRICED_MODELS[cache_model]
+    family = CACHE_MODELS.get(cache_model).family
+    default = CACHE_MODELS.get(cache_model).default_priced_model
     models, comparable = [], []
     warned: set[str] = set()
     for c in session.calls:
@@ -184,7 +178,7 @@ def replay_session(session: Session, cache: str | list[str] = "auto", builder: R
         names = list(cache)
     for name in names:
         if name not in CACHE_MODELS:
-            raise ValueError(f"unknown cache model {name!r}; known: {', '.join(CACHE_MODELS)}")
+            raise ValueError(f"unknown cache model {name!r}; known: {', '.join(CACHE_MODELS.names())}")
         _replay_one(out, name, when, builder if builder is not None else RequestBuilder())
     return out
 
@@ -205,7 +199,7 @@ def _replay_one(out: SessionReplay, cache_model: str, when: dt.date, builder: Re
     }
     for mode, calib in calibs.items():
         out.calibrations[(cache_model, mode)] = calib
-        tier = calib.tier or ("1h" if cache_model == "anthropic-1h" else "5m")
+        tier = calib.tier or CACHE_MODELS.get(cache_model).write_tier or "5m"
         scored = range(half, n) if mode == "out_of_sample" else range(n)
         rows = _rows(session, rs, calib, cache_model, when, mode, models, comparable, tier,
                      unseen=range(half, n) if mode == "out_of_sample" else range(0))
@@ -271,7 +265,7 @@ def _rows(session, rs, calib, cache_model, when, mode, models, comparable, tier,
     breaks = {b.call_index for b in calib.breaks}
     prev_billed: int | None = None
     prev_model: str | None = None
-    for i, usage, diag in run(session, rs, calib, cache_model, when, _TTL.get(tier, 300.0)):
+    for i, usage, diag in run(session, rs, calib, cache_model, when, tier_ttl_seconds(tier)):
         call = session.calls[i]
         b = call.usage if comparable[i] else None
         row: dict[str, Any] = {

@@ -30,6 +30,7 @@ import math
 from dataclasses import replace
 
 from readbench.cache.prices import get_price
+from readbench.cache.registry import tier_ttl_seconds
 from readbench.replay.requests import CALL_KINDS, Break, Calibration, Insertion, RequestSet, TokenFit
 from readbench.replay.simulate import MISS_MIN_TOKENS, is_miss, price_date, run
 from readbench.sessions import BilledUsage, Call, Session
@@ -42,7 +43,6 @@ MIN_PAIRS = 8
 #: redacted session): the fit is refused. The widest gap the spec reports between tokenizers on
 #: real text is ~1.4x (o200k vs Claude on Russian, caching.md §8.3).
 PLAUSIBLE_A = (0.5, 2.0)
-_TTL_SECONDS = {"5m": 300.0, "1h": 3600.0}
 #: Passes of `infer_breaks` at most (each is one simulation of the session).
 MAX_BREAK_PASSES = 25
 #: Token refits at most once insertions are found (until the insertions found stop changing).
@@ -241,7 +241,7 @@ def infer_breaks(
     the head there). Repeats (at most `MAX_BREAK_PASSES` passes) until a pass finds nothing new:
     a run of consecutive billed misses needs one pass per miss.
     """
-    ttl = _TTL_SECONDS.get(calib.tier or "5m", 300.0)
+    ttl = tier_ttl_seconds(calib.tier or "5m")
     for _ in range(MAX_BREAK_PASSES):
         found: list[Break] = []
         cuts = set(calib.head_cuts)

@@ -8,6 +8,7 @@ A matrix file (YAML, e.g. evals/smoke.yaml)::
     epochs: 1
     variants: [stock, A, B]      # preset names, names defined under `presets`, or inline {base: B, name: B-x, ...}
     dcp: ["off"]                 # configuration names, or names defined under `dcp_presets`
+                                 # (`all` in variants, dcp or cache_models: every registered one)
     arms:                        # optional extra (variant, dcp) pairs beyond variants x dcp
       - [stock, pi-dcp]
     cache_models: [anthropic-5m, openai, deepseek]
@@ -132,6 +133,13 @@ class Matrix:
         return replace(self, task_args={**self.task_args, **overrides})
 
 
+def _expand_all(items: list[Any], names: list[str]) -> list[Any]:
+    """`items` with `all` replaced by every registered name not listed otherwise (readbench.records.ALL)."""
+    from readbench.records import ALL
+
+    return [x for item in items for x in ([n for n in names if n not in items] if item == ALL else [item])]
+
+
 def _positive(value: Any, key: str, high: int, path: Path) -> None:
     if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= high:
         raise ValueError(f"{path}: {key} must be an integer from 1 to {high}, got {value!r}")
@@ -177,7 +185,8 @@ def load_matrix(path: str | Path) -> Matrix:
             file, a file preset that takes a built-in name, one name with two definitions, a bad
             `name` (run id), or a number out of bounds (the message names the key and the value).
     """
-    from readbench.dcp import CONFIG_NAMES, get_config
+    from readbench.cache import CACHE_MODELS
+    from readbench.dcp import CONFIGS, get_config
     from readbench.read import get_variant
     from readbench.read.registry import preset_names
     from readbench.run.task import check_cache_models
@@ -199,7 +208,7 @@ def load_matrix(path: str | Path) -> Matrix:
     for key in ("models", "variants", "dcp", "cache_models", "arms"):
         if key in raw and not isinstance(raw[key], list):
             raise ValueError(f"{path}: `{key}` must be a list, got {raw[key]!r}")
-    builtin = {"presets": list(preset_names()), "dcp_presets": list(CONFIG_NAMES)}
+    builtin = {"presets": list(preset_names()), "dcp_presets": CONFIGS.names()}
     what = {"presets": "read variant", "dcp_presets": "DCP configuration"}
     for key in ("presets", "dcp_presets"):
         for name, spec in (raw.get(key) or {}).items():
@@ -221,8 +230,9 @@ def load_matrix(path: str | Path) -> Matrix:
     for key in ("variants", "dcp", "models"):
         if key in raw and not raw[key]:
             raise ValueError(f"{path}: `{key}` must not be empty")
-    variants = [variant(v, f"{path}: variants[{i}]") for i, v in enumerate(raw.get("variants", ["stock"]))]
-    dcps = [dcp(d, f"{path}: dcp[{i}]") for i, d in enumerate(raw.get("dcp", ["off"]))]
+    variants = [variant(v, f"{path}: variants[{i}]")
+                for i, v in enumerate(_expand_all(raw.get("variants", ["stock"]), builtin["presets"]))]
+    dcps = [dcp(d, f"{path}: dcp[{i}]") for i, d in enumerate(_expand_all(raw.get("dcp", ["off"]), builtin["dcp_presets"]))]
     extra = []
     for i, item in enumerate(raw.get("arms") or []):
         if not (isinstance(item, list) and len(item) == 2):
@@ -238,7 +248,7 @@ def load_matrix(path: str | Path) -> Matrix:
     models = raw.get("models", ["readbench/sim-mixed"])
     if not all(isinstance(m, str) and "/" in m for m in models):
         raise ValueError(f"{path}: models must be inspect model strings like provider/name, got {models!r}")
-    cache_models = raw.get("cache_models", ["anthropic-5m", "openai", "deepseek"])
+    cache_models = _expand_all(raw.get("cache_models", ["anthropic-5m", "openai", "deepseek"]), CACHE_MODELS.names())
     try:
         check_cache_models(cache_models)
     except ValueError as ex:

@@ -57,7 +57,7 @@ def check_cache_models(names: list[str] | str) -> list[str]:
     """Validate cache-model names before any sample runs (they are used after each trajectory).
 
     Raises:
-        ValueError: not a list/comma string, empty, or a name not in readbench.cache.CACHE_MODELS.
+        ValueError: not a list/comma string, empty, or a name not registered in readbench.cache.CACHE_MODELS.
     """
     from readbench.cache import CACHE_MODELS
 
@@ -66,7 +66,7 @@ def check_cache_models(names: list[str] | str) -> list[str]:
         raise ValueError(f"cache models must be a non-empty list or comma string, got {names!r}")
     unknown = [n for n in listed if n not in CACHE_MODELS]
     if unknown:
-        raise ValueError(f"unknown cache model(s) {unknown}; known: {sorted(CACHE_MODELS)}")
+        raise ValueError(f"unknown cache model(s) {unknown}; known: {sorted(CACHE_MODELS.names())}")
     return listed
 
 

@@ -213,7 +213,7 @@ class SessionFormat:
 
     Attributes:
         name: registry key (`pi`, `claude-code`, `codex`, `codex-legacy`, `inspect`).
-        harness: the harness that writes it.
+        harness: the harness that writes it (a `readbench.harness` record's name).
         description: one line for `readbench replay --help` and error messages.
         sniff: `(head_bytes, first_objects) -> bool`; `first_objects` are the first
             `SNIFF_LINES` JSON-object lines (empty for a non-JSONL file).
@@ -225,3 +225,7 @@ class SessionFormat:
     description: str
     sniff: Callable[[bytes, list[dict[str, Any]]], bool]
     load: Callable[[Path], list["Session"]]
+
+    def describe(self) -> dict[str, Any]:
+        """`{"name", "harness", "description"}` (the registry's listing)."""
+        return {"name": self.name, "harness": self.harness, "description": self.description}

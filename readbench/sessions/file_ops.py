@@ -37,17 +37,17 @@ from typing import Any
 from inspect_ai.model import ChatMessageTool
 
 from readbench.harness import patch_paths, path_keys, read_tool, shell_command, tool_role
+from readbench.read import notices
 from readbench.sessions._types import Session
 from readbench.sessions.reads import _TOTAL_OUTPUT, ReadCall, shell_output
 
 __all__ = ["FileVersion", "FileWrite", "delivered_lines", "file_key", "file_writes", "track_versions"]
 
-_CC_LINE = re.compile(r"^ *(\d+)(?:→|\t)(.*)$")
+_CC_LINE = notices.NUMBERED_LINE
 _NL_LINE = re.compile(r"^ *(\d+)\t(.*)$")
-_PI_NOTICE = re.compile(r"\n\n\[(?:Showing lines \d+-\d+ of \d+|\d+ more lines in file\. Use offset=)[^\n]*\]$")
-_PI_LEGACY_NOTICE = re.compile(r"\n\n\.\.\. \(\d+ more lines not shown\. Use offset=\d+[^\n]*\)$")
+_PI_NOTICE, _PI_LEGACY_NOTICE = notices.NOTICE_AT_END, notices.LEGACY_MORE_AT_END
 _SHELL_ERROR = re.compile(r"^(?:cat|sed|head|tail|nl): ", re.M)
-_PI_BYTE_CUT = re.compile(r"\[Showing lines \d+-\d+ of \d+ \(([\d.]+)KB limit\)")
+_PI_BYTE_CUT = notices.SHOWING_KB
 _GIT_ANY = {"checkout", "reset", "restore", "stash", "apply", "am", "pull", "merge", "rebase", "switch", "cherry-pick",
             "revert"}
 

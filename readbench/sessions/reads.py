@@ -33,14 +33,13 @@ from typing import Any
 from inspect_ai.model import ChatMessageTool
 
 from readbench.harness import read_tool, shell_command, shell_tool
+from readbench.read import notices
 from readbench.sessions._types import Session
 
 __all__ = ["ReadCall", "read_calls", "shell_output", "tool_results"]
 
-_SHOWING = re.compile(r"\[Showing lines (\d+)-(\d+) of (\d+)")
-_MORE = re.compile(r"\[(\d+) more lines in file\. Use offset=(\d+)")
-_LEGACY_MORE = re.compile(r"\.\.\. \((\d+) more lines not shown\. Use offset=(\d+)")
-_TOO_LONG = re.compile(r"^\[Line (\d+) is [\d.]+[KMG]?B, exceeds")
+# pi's notices, parsed with the patterns of the read families that write them (readbench.read.notices)
+_SHOWING, _MORE, _LEGACY_MORE, _TOO_LONG = notices.SHOWING, notices.MORE, notices.LEGACY_MORE, notices.LONG_LINE
 _TOTAL_OUTPUT = re.compile(r"Total output lines: (\d+)")
 _CC_NUMBERED = re.compile(r"^ *(\d+)→")
 _SED_RANGE = re.compile(r"^(\d+)(?:,(\d+))?p$")

@@ -1,14 +1,14 @@
 """The session-format registry: detect a file's format from its content and import it.
 
 One entry per format (sessions.md §1-4). A format is a `SessionFormat` record (name, harness,
-`sniff`, `load`) defined in its own module; adding a format is one module plus one line in
-`_FORMAT_MODULES`. Detection never looks at the file name: `sniff` sees the first JSON objects
-of a JSONL file (or, for inspect logs, the file's first bytes).
+`sniff`, `load`) defined in its own module (`FORMATS = [...]`); adding a format is one module
+plus one line in `_FORMAT_MODULES` (or `FORMATS.register(...)` at run time; the registry is a
+`readbench.records.Registry`, in detection order). Detection never looks at the file name:
+`sniff` sees the first JSON objects of a JSONL file (or, for inspect logs, the file's first bytes).
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator
@@ -18,6 +18,7 @@ from typing import Any
 
 from inspect_ai.model import ChatMessage
 
+from readbench.records import Registry
 from readbench.sessions._types import Session, SessionFormat
 
 __all__ = [
@@ -52,16 +53,8 @@ _FORMAT_MODULES = [
 ]
 
 
-def _load_formats() -> dict[str, SessionFormat]:
-    out: dict[str, SessionFormat] = {}
-    for name in _FORMAT_MODULES:
-        for fmt in importlib.import_module(name).FORMATS:
-            out[fmt.name] = fmt
-    return out
-
-
-#: name -> SessionFormat, in detection order.
-FORMATS: dict[str, SessionFormat] = _load_formats()
+#: name -> SessionFormat, in detection order (each module's `FORMATS`, loaded on first use).
+FORMATS: Registry[SessionFormat] = Registry("session format", modules=_FORMAT_MODULES, attribute="FORMATS")
 
 
 def _head(path: Path) -> tuple[bytes, list[dict[str, Any]]]:
@@ -96,10 +89,10 @@ def detect_format(path: str | Path) -> SessionFormat:
     """
     p = Path(path)
     head, objects = _head(p)
-    for fmt in FORMATS.values():
+    for fmt in FORMATS:
         if fmt.sniff(head, objects):
             return fmt
-    raise ValueError(f"{p}: not a recorded session of any known format (tried: {', '.join(FORMATS)})")
+    raise ValueError(f"{p}: not a recorded session of any known format (tried: {', '.join(FORMATS.names())})")
 
 
 def load_file(path: str | Path) -> list[Session]:
@@ -111,7 +104,7 @@ def load_file(path: str | Path) -> list[Session]:
         OSError: the file cannot be read.
     """
     p = Path(path)
-    return FORMATS[detect_format(p).name].load(p)
+    return detect_format(p).load(p)
 
 
 def iter_session_files(paths: Iterable[str | Path]) -> Iterator[tuple[Path, bool]]:

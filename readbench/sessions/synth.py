@@ -153,12 +153,12 @@ def session_script(
 def _total_lines(result: str, last: int) -> int:
     """The file's line count from pi's notice in `result` (whose T counts the phantom line after
     the final newline, pi-tools.md §1.2), else `last` (the read reached the end)."""
-    import re
+    from readbench.read.notices import MORE, SHOWING
 
-    if m := re.search(r"\[Showing lines \d+-\d+ of (\d+)", result):
-        return int(m.group(1)) - 1
-    if m := re.search(r"\[(\d+) more lines in file\. Use offset=(\d+)", result):
-        return int(m.group(2)) - 1 + int(m.group(1)) - 1
+    if m := SHOWING.search(result):
+        return int(m.group("total")) - 1
+    if m := MORE.search(result):
+        return int(m.group("next")) - 1 + int(m.group("remaining")) - 1
     return last
 
 

@@ -41,6 +41,7 @@ from inspect_ai.model import ChatMessageSystem, ChatMessageTool, ChatMessageUser
 
 from readbench.cache import count_tokens
 from readbench.harness import patch_paths, path_keys, shell_command, tool_role
+from readbench.read.registry import blocked
 from readbench.sessions import Session
 from readbench.sessions.reads import ReadCall, read_calls
 
@@ -49,8 +50,6 @@ __all__ = ["Evidence", "PromptTools", "is_test_path", "prompt_tools", "session_e
 _SHELL_SEARCH = re.compile(r"^\s*(grep|rg|ag|git\s+grep)\b")
 _TEST_RUN = re.compile(r"(^|[\s;&|/])(pytest|py\.test|tox|nox|(npm|pnpm|yarn|bun)\s+(run\s+)?test|go\s+test|"
                        r"cargo\s+test|jest|vitest|unittest|runtests\.py|alltests\.py)(\s|$)")
-_BLOCKED = re.compile(r"(^File has \d+ lines \([^)]*\), over the .*read limit|"
-                      r"^File content \(\d+ tokens\) exceeds maximum allowed tokens)")
 
 
 def is_test_path(path: str) -> bool:
@@ -213,11 +212,11 @@ def _reads_evidence(ev: Evidence, prompt: PromptTools) -> None:
             ev.restart.append(int(any(a.kind == "read" and _touches(a, target) and a.read is not None
                                       and (a.read.offset or 1) <= 1 for a in acts[first_follow + 1:])))
     for i, a in enumerate(acts):
-        if a.kind == "read" and a.read is not None and a.read.blind and _BLOCKED.match(a.text):
+        if a.kind == "read" and a.read is not None and a.read.blind and blocked(a.text):
             repeats = 0
             j = i - 1
             while j >= 0 and acts[j].kind == "read" and acts[j].read is not None and acts[j].read.blind \
-                    and acts[j].paths == a.paths and _BLOCKED.match(acts[j].text):
+                    and acts[j].paths == a.paths and blocked(acts[j].text):
                 repeats += 1
                 j -= 1
             nxt = next((b for b in acts[i + 1:] if _touches(b, a.paths[0])), None)
@@ -238,7 +237,7 @@ def _ranged_evidence(ev: Evidence, prompt: PromptTools) -> None:
     for seq in by_path.values():
         for k, a in enumerate(seq):
             r = a.read
-            if r is None or r.limit is None or r.offset is None or _BLOCKED.match(a.text):
+            if r is None or r.limit is None or r.offset is None or blocked(a.text):
                 continue
             prev = seq[k - 1].read if k else None
             nxt = seq[k + 1].read if k + 1 < len(seq) else None

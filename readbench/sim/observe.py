@@ -19,30 +19,28 @@ from typing import Any
 
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool
 
+from readbench.read import notices
+from readbench.read.registry import blocked
+
 __all__ = [
     "Exchange", "ReadObs", "default_read_limit", "exchanges", "grep_complete", "grep_more_limit",
     "is_placeholder", "norm_path", "parse_bash", "parse_grep", "parse_read",
 ]
 
-_CAP = re.compile(r"^\[Showing lines (\d+)-(\d+) of (\d+)(?: \([^)]*\))?\. Use offset=(\d+) to continue\.\]$")
-_MORE = re.compile(r"^\[(\d+) more lines in file\. Use offset=(\d+) to continue\.\]$")
-_CUT = re.compile(r"^\[Showing lines (\d+)-(\d+) of (\d+)\.(.*)\]$")
-_LONG_LINE = re.compile(r"^\[Line (\d+) is [^,]+, exceeds [^ ]+ limit\. Use bash:")
-_BLOCK = re.compile(r"^File has (\d+) lines \([^)]*\), over the .*read limit")
-_TOKEN_BLOCK = re.compile(r"^File content \((\d+) tokens\) exceeds maximum allowed tokens")
-_BEYOND = re.compile(r"Offset (\d+) is beyond end of file \((\d+) lines total\)")
-_STUB = re.compile(r"^File unchanged since your read of lines (\d+)-(\d+) \(call ([^)]*)\)")
-_CLIPPED = "<response clipped>"  # swe-agent's clip marker (cuts mid-line)
-_ELIDED = re.compile(r"^\.\.\. eliding lines \d+-\d+ \.\.\.$")
+# the read families' notices, parsed with the patterns they are written with (readbench.read.notices)
+_CAP, _MORE, _CUT = notices.CAP_LINE, notices.MORE_LINE, notices.CUT_LINE
+_LONG_LINE = notices.LONG_LINE
+_BEYOND, _STUB = notices.BEYOND_EOF, notices.STUB
+_CLIPPED, _ELIDED = notices.CLIPPED, notices.ELIDED  # swe-agent's clip marker cuts mid-line
 _MAP_RANGE = re.compile(r"(\d+)\s*[-\u2013]\s*(\d+)")
 _GREP_MATCH = re.compile(r"^(.*?):(\d+): (.*)$")
 _GREP_CONTEXT = re.compile(r"^(.*?)-(\d+)- (.*)$")
 _GREP_TRUNCATED = "... [truncated]"
 _GREP_LIMIT = re.compile(r"(\d+) matches limit reached\. Use limit=(\d+)")
-# DCP placeholders a model recognises as "not file text" (shared/specs/dcp.md §4, §7.2; obs-mask).
-_PLACEHOLDER = re.compile(
-    r"^(\[DCP: |\[pruned by |\[Output removed|\[Error output removed|Old environment output: \(\d+ lines omitted\))"
-)
+# Tombstones of a DCP extension readbench does not implement (complexthings/pi-dynamic-context-pruning,
+# dcp.md "Other extensions"); the placeholders of the ones it does come from their strategy records.
+_OTHER_PLACEHOLDERS = ("[Output removed", "[Error output removed")
+_placeholders: tuple[int, tuple[str, ...]] | None = None
 
 
 @dataclass(frozen=True)
@@ -106,8 +104,16 @@ def default_read_limit(description: str | None) -> int | None:
 
 
 def is_placeholder(text: str) -> bool:
-    """True if ``text`` is a DCP placeholder rather than tool output."""
-    return _PLACEHOLDER.match(text) is not None
+    """True if ``text`` starts as a DCP placeholder does rather than tool output: the placeholder of
+    a registered DCP strategy (``readbench.dcp._strategy``: pi-dcp's ``[DCP: ...``, the sister's
+    ``[pruned by ...``, obs-mask's ``Old environment output: (``) or another extension's tombstone."""
+    global _placeholders
+    from readbench.dcp._strategy import STRATEGIES
+
+    if _placeholders is None or _placeholders[0] != STRATEGIES.version:
+        _placeholders = (STRATEGIES.version, tuple(dict.fromkeys(
+            [s.placeholder for s in STRATEGIES if s.placeholder] + list(_OTHER_PLACEHOLDERS))))
+    return text.startswith(_placeholders[1])
 
 
 def exchanges(messages: list[ChatMessage]) -> list[Exchange]:
@@ -186,15 +192,14 @@ def parse_read(text: str, is_error: bool, arguments: dict[str, Any], default_lim
             limit without a notice is taken to continue at the next line (lines).
     """
     first = text.split("\n", 1)[0]
-    block = _BLOCK.match(first)
+    block = blocked(first)  # any read family's refusal (B's states the line count)
     if block:
-        return ReadObs(total_lines=int(block.group(1)), blocked=True)
-    if _TOKEN_BLOCK.match(first):
-        return ReadObs(blocked=True)
+        total = block.groupdict().get("total")
+        return ReadObs(total_lines=int(total) if total is not None else None, blocked=True)
     stub = _STUB.match(first)
     if stub:
         return ReadObs(stub_range=(int(stub.group(1)), int(stub.group(2))))
-    if _PLACEHOLDER.match(first):
+    if is_placeholder(first):
         return ReadObs(pruned=True)
     beyond = _BEYOND.search(text)
     if is_error:

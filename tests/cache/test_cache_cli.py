@@ -84,7 +84,10 @@ def test_models_lists_cache_models_and_dated_prices():
     r = CliRunner().invoke(cache_group, ["models"])
     assert r.exit_code == 0
     lines = r.output.splitlines()
-    assert "  anthropic-5m     family=anthropic  default=claude-sonnet-5.5" in lines
+    assert "  anthropic-5m     family=anthropic  default=claude-sonnet-5.5  ttl=300 s      writes=5m" in lines
+    assert "  anthropic-1h     family=anthropic  default=claude-sonnet-5.5  ttl=3600 s     writes=1h" in lines
+    assert "  openai           family=openai     default=gpt-5.6-terra      ttl=per model  writes=-" in lines
+    assert "  none             family=any        default=claude-sonnet-5.5  ttl=-          writes=-" in lines
     assert any(line.startswith("  claude-sonnet-5 ") and line.endswith("2026-11-29") for line in lines)
     assert any(line.startswith("  gpt-5.5 ") and line.endswith("2026-05-01") for line in lines)
     assert any(line.startswith("  gemini-3.1-pro ") and line.endswith("(unpriced)") for line in lines)

@@ -12,7 +12,7 @@ from collections import Counter
 import pytest
 
 from readbench.corpus import FAMILIES, default_corpus_dir, load_tasks
-from readbench.corpus._cli import size_bucket
+from readbench.corpus.sizes import size_bucket
 
 JSONL = default_corpus_dir() / "tasks.jsonl"
 pytestmark = pytest.mark.skipif(

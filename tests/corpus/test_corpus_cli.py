@@ -4,7 +4,8 @@ import json
 
 from click.testing import CliRunner
 
-from readbench.corpus._cli import size_bucket, tasks_group
+from readbench.corpus._cli import tasks_group
+from readbench.corpus.sizes import size_bucket
 from readbench.corpus._records import Check, Oracle, Step, TaskRecord, write_jsonl
 
 
@@ -25,6 +26,18 @@ def _jsonl(tmp_path):
 def test_size_buckets_match_issue_6():
     assert [size_bucket(n) for n in (999, 1000, 2000, 2001, 5000, 5001)] == \
         ["<1000", "1000-2000", "1000-2000", "2000-5000", "2000-5000", ">5000"]
+
+
+def test_the_report_groups_files_by_the_same_buckets():
+    """A 2,000-line file was `1000-2000` in `tasks stats` and `2-5k` in the report's figure."""
+    import pandas as pd
+
+    from readbench.analysis._figures import size_bin
+
+    lines = [0, 999, 1000, 2000, 2001, 5000, 5001, 80_000]
+    assert list(size_bin(pd.Series(lines))) == [size_bucket(n) for n in lines]
+    assert size_bin(pd.Series([2000, float("nan")])).tolist()[0] == "1000-2000"
+    assert pd.isna(size_bin(pd.Series([float("nan")]))[0])
 
 
 def test_list_prints_one_row_per_task(tmp_path):

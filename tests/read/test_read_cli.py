@@ -72,7 +72,7 @@ def test_bad_arguments_exit_2_and_name_the_input(tmp_path):
     f.write_bytes(b"a\n")
     r = CliRunner().invoke(read_cmd, [str(f), "--variant", "Z"])
     assert r.exit_code == 2
-    assert "unknown read variant 'Z'; valid: ['stock', 'A', 'B'" in r.output
+    assert "unknown read variant 'Z'; valid: stock, A, B, B-soft" in r.output
     r = CliRunner().invoke(read_cmd, [str(f), "--offset", "x"])
     assert r.exit_code == 2 and "'x' is not a valid integer" in r.output
     r = CliRunner().invoke(read_cmd, [str(f), "--variant", "{bad json"])

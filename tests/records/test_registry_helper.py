@@ -51,7 +51,7 @@ def test_derive_resolve_and_register():
         r.derive({"base": "a", "name": "x", "colour": 1})
     with pytest.raises(ValueError, match="needs string keys 'base' and 'name'"):
         r.derive({"base": "a"})
-    with pytest.raises(ValueError, match="unknown thing 'zz'"):
+    with pytest.raises(ValueError, match="^unknown base thing 'zz'; valid: a, b$"):
         r.derive({"base": "zz", "name": "x"})
     r.register(new)
     assert r.names() == ["a", "b", "b3"] and r.derive({"base": "b3", "name": "b4"}).size == 3

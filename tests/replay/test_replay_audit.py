@@ -233,7 +233,7 @@ def test_cli_audit_counts_equal_the_files_and_every_output_says_first_order(tmp_
     assert all(o["read_counterfactual"]["note"].startswith("first-order") for o in objs)
     assert {o["format"]: o["audit"]["read_calls"] for o in objs} == audit["read_calls"].to_dict()
     res = CliRunner().invoke(replay_cmd, [str(src), "--audit", "--presets", "Z", "--out", str(tmp_path / "o2")])
-    assert res.exit_code == 2 and "unknown read preset(s) 'Z'" in res.output
+    assert res.exit_code == 2 and "unknown read variant 'Z'; valid: stock, A, B" in res.output
 
 
 PY = "".join(f"def f{k}(x):\n    y = x + {k}\n    z = y * 2\n    w = z - 1\n    return w\n\n\n" for k in range(800))

@@ -14,9 +14,10 @@ from typing import Any
 
 from readbench.base.js import js_stringify
 from readbench.dcp._pidcp_run import PiDcpRun, estimate_tokens
+from readbench.dcp._strategy import DcpStrategy
 from readbench.dcp._view import tool_name
 
-__all__ = ["PLACEHOLDER", "apply", "normalize_and_sort", "signature"]
+__all__ = ["STRATEGY", "PLACEHOLDER", "apply", "normalize_and_sort", "signature"]
 
 PLACEHOLDER = "[DCP: Exact duplicate of a later tool call. Pruned to save tokens.]"
 NAME = "deduplicate"
@@ -59,3 +60,7 @@ def apply(run: PiDcpRun) -> None:
             view.set_result_text(pos, PLACEHOLDER)
         else:
             seen.add(sig)
+
+
+STRATEGY = DcpStrategy(NAME, "pi-dcp", "PSU3D0/pi-dcp 8d15a33 strategies/deduplicate.ts (dcp.md §2.1)", apply, PLACEHOLDER,
+                       flag="deduplicate", incremental="readbench.dcp._fast_pidcp:PiSeq")

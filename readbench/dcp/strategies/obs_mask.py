@@ -10,9 +10,10 @@ had images. Stateless; user prompts and assistant messages are never touched.
 from __future__ import annotations
 
 from readbench.dcp._params import ObsMaskParams
+from readbench.dcp._strategy import DcpStrategy
 from readbench.dcp._view import PiView, blocks, text_of
 
-__all__ = ["STRATEGY_ID", "apply", "placeholder"]
+__all__ = ["STRATEGY", "STRATEGY_ID", "apply", "placeholder"]
 
 STRATEGY_ID = "obsMask"
 
@@ -33,3 +34,7 @@ def apply(view: PiView, params: ObsMaskParams) -> list[int]:
     for pos in masked:
         view.set_result_text(pos, placeholder(params, view.original(pos).content))
     return masked
+
+
+STRATEGY = DcpStrategy(STRATEGY_ID, "obs-mask", "SWE-agent LastNObservations (anchors.md §1)", apply,
+                       "Old environment output: (", incremental="readbench.dcp._fast_obs:ObsSeq")

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from readbench.base.js import js_stringify, utf16_head
 from readbench.dcp._pidcp_run import PiDcpRun, estimate_tokens, is_dcp_placeholder
+from readbench.dcp._strategy import DcpStrategy
 from readbench.dcp._view import blocks, is_error, text_chars, tool_name
 
-__all__ = ["apply", "placeholder"]
+__all__ = ["STRATEGY", "apply", "placeholder"]
 
 NAME = "outputBodyReplace"
 
@@ -53,3 +54,8 @@ def apply(run: PiDcpRun) -> None:
         run.record(NAME, estimate_tokens(msg.content))
         text = placeholder(tool_name(msg, view.call_names), run.args_of(msg.tool_call_id), prot.turn_age, run.params.turn_counter)
         view.set_result_text(pos, text)
+
+
+STRATEGY = DcpStrategy(NAME, "pi-dcp", "PSU3D0/pi-dcp 8d15a33 strategies/output-replace.ts (dcp.md §2.4)", apply,
+                       "[DCP: Large output from ", flag="output_body_replace",
+                       incremental="readbench.dcp._fast_pidcp:PiSeq")

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from readbench.base.js import utf16_head, utf16_len
 from readbench.dcp._pidcp_run import PiDcpRun, estimate_tokens, is_dcp_placeholder
+from readbench.dcp._strategy import DcpStrategy
 from readbench.dcp._view import blocks, is_error
 
-__all__ = ["PREFIX", "apply", "first_line"]
+__all__ = ["STRATEGY", "PREFIX", "apply", "first_line"]
 
 PREFIX = "[DCP: Stale error payload minimized.]\n"
 NAME = "purgeErrors"
@@ -50,3 +51,7 @@ def apply(run: PiDcpRun) -> None:
             continue
         run.record(NAME, estimate_tokens(msg.content))
         view.set_result_text(pos, f"{PREFIX}{first_line(msg.content)}...")
+
+
+STRATEGY = DcpStrategy(NAME, "pi-dcp", "PSU3D0/pi-dcp 8d15a33 strategies/purge-errors.ts (dcp.md §2.2)", apply,
+                       PREFIX.rstrip("\n"), flag="purge_errors", incremental="readbench.dcp._fast_pidcp:PiSeq")

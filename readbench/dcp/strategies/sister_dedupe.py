@@ -12,9 +12,10 @@ from typing import Any
 
 from readbench.base.js import js_stringify
 from readbench.dcp._sister_common import EXTENSION_ID, Proposal, completed_occurrences
+from readbench.dcp._strategy import DcpStrategy
 from readbench.dcp._view import PiView
 
-__all__ = ["STRATEGY_ID", "canonicalize", "dedupe_key", "placeholder", "propose"]
+__all__ = ["STRATEGY", "apply", "STRATEGY_ID", "canonicalize", "dedupe_key", "placeholder", "propose"]
 
 STRATEGY_ID = "dedupe"
 
@@ -59,3 +60,13 @@ def propose(view: PiView) -> list[Proposal]:
                 )
             )
     return out
+
+
+def apply(view: PiView, params: Any) -> list[Proposal]:
+    """`propose` under a configuration's parameters (the strategy record's rule)."""
+    return propose(view)
+
+
+STRATEGY = DcpStrategy(STRATEGY_ID, "sister", "diegopetrucci/pi-dynamic-context-pruning 0.1.6 dedupeStrategy (dcp.md §7.2)",
+                       apply, f"[pruned by {EXTENSION_ID}: ", flag="dedupe",
+                       incremental="readbench.dcp._fast_sister:SisterSeq")

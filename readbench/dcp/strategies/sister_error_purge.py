@@ -8,10 +8,13 @@ result itself is kept.
 
 from __future__ import annotations
 
+from typing import Any
+
 from readbench.dcp._sister_common import Proposal, completed_occurrences
+from readbench.dcp._strategy import DcpStrategy
 from readbench.dcp._view import PiView
 
-__all__ = ["STRATEGY_ID", "propose", "pruned_arguments"]
+__all__ = ["STRATEGY", "apply", "STRATEGY_ID", "propose", "pruned_arguments"]
 
 STRATEGY_ID = "error-purge"
 
@@ -35,3 +38,13 @@ def propose(view: PiView, min_turns_old: int) -> list[Proposal]:
         reason = f"errored {occ.tool} call input older than {min_turns_old} turns"
         out.append(Proposal(STRATEGY_ID, occ.call_id, "tool_call_input", reason, None))
     return out
+
+
+def apply(view: PiView, params: Any) -> list[Proposal]:
+    """`propose` with the configuration's `min_turns_old` (the strategy record's rule)."""
+    return propose(view, params.min_turns_old)
+
+
+STRATEGY = DcpStrategy(STRATEGY_ID, "sister", "diegopetrucci/pi-dynamic-context-pruning 0.1.6 errorPurgeStrategy "
+                       "(dcp.md §7.2)", apply, '{"pruned": true',
+                       flag="error_purge", incremental="readbench.dcp._fast_sister:SisterSeq")

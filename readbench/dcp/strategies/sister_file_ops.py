@@ -17,9 +17,10 @@ from typing import Any
 
 from readbench.base.js import posix_normalize, posix_resolve
 from readbench.dcp._sister_common import EXTENSION_ID, Proposal, completed_occurrences, result_text_chars
+from readbench.dcp._strategy import DcpStrategy
 from readbench.dcp._view import PiView
 
-__all__ = ["STRATEGY_ID", "ReadRange", "propose", "range_covers", "read_range", "normalize_path"]
+__all__ = ["STRATEGY", "apply", "STRATEGY_ID", "ReadRange", "propose", "range_covers", "read_range", "normalize_path"]
 
 STRATEGY_ID = "superseded-file-ops"
 _KINDS = ("read", "write", "edit")
@@ -149,3 +150,14 @@ def propose(view: PiView, cwd: str | None) -> list[Proposal]:
                 covering = [r for r in covering if not range_covers(op.rng, r.rng)]
                 covering.insert(0, op)
     return out
+
+
+def apply(view: PiView, params: Any) -> list[Proposal]:
+    """`propose` with the configuration's `cwd` (the strategy record's rule)."""
+    return propose(view, params.cwd)
+
+
+STRATEGY = DcpStrategy(STRATEGY_ID, "sister", "diegopetrucci/pi-dynamic-context-pruning 0.1.6 "
+                       "supersededFileOpsStrategy (dcp.md §7.2)", apply,
+                       f"[pruned by {EXTENSION_ID}: ", flag="superseded_file_ops",
+                       incremental="readbench.dcp._fast_sister:SisterSeq")

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from readbench.base.js import utf16_len
 from readbench.dcp._pidcp_run import PiDcpRun
+from readbench.dcp._strategy import DcpStrategy
 from readbench.dcp._view import calls_of, tool_name
 
-__all__ = ["PLACEHOLDER", "FIELDS", "apply"]
+__all__ = ["STRATEGY", "PLACEHOLDER", "FIELDS", "apply"]
 
 PLACEHOLDER = "[DCP: Content superseded by later read]"
 FIELDS = ("content", "text", "oldText", "newText")
@@ -69,3 +70,8 @@ def apply(run: PiDcpRun) -> None:
                 run.record(NAME, saved)
             else:
                 run.skip(NAME, "other")
+
+
+STRATEGY = DcpStrategy(NAME, "pi-dcp", "PSU3D0/pi-dcp 8d15a33 strategies/supersede-writes.ts (dcp.md §2.3)", apply,
+                       PLACEHOLDER, flag="supersede_writes", min_band="high",
+                       incremental="readbench.dcp._fast_pidcp:PiSeq")  # through its SupersedeColumns
