@@ -96,6 +96,9 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
                             dcp_cache=() if caches == "auto" else tuple(caches), context_window=context_window,
                             gate_sweep=gate_sweep, audit=audit, presets=_presets_option(presets))
     out = Path(out_dir) if out_dir else Path("results") / f"replay-{dt.datetime.now(dt.timezone.utc):%Y%m%d-%H%M%S}"
+    if not out.resolve().name:  # issue 27 probe: `--out /` was a traceback
+        raise click.BadParameter("the filesystem root cannot be a replay's output directory; name a directory of "
+                                 "its own", param_hint="--out")
     imported = failed_named = 0
     levels: list[tuple[str, str, list]] = []
     harnesses: set[str] = set()

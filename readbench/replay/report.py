@@ -192,7 +192,11 @@ class ReplayWriter:
     """
 
     def __init__(self, out_dir: Path) -> None:
+        """Raises ValueError when `out_dir` is the filesystem root (a replay writes its own directory)."""
         self.out_dir = Path(out_dir)
+        if not self.out_dir.resolve().name:
+            raise ValueError(f"--out {out_dir}: the filesystem root cannot be a replay's output directory; "
+                             "name a directory of its own")
         self.tmp = self.out_dir.with_name(f".{self.out_dir.name}.partial-{os.getpid()}")
         self._writers: dict[str, Any] = {}
         self._schemas: dict[str, Any] = {}

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import gc
+import os
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -218,12 +219,14 @@ def replay_paths(
 ) -> Iterator[tuple[str, bool, list[SessionResult], list[ImportFailure]]]:
     """Replay every file under `paths` (or the `session_files` already listed in `files`);
     yields (file, named explicitly, results, failures) in file order. `jobs` > 1 runs files in
-    that many worker processes.
+    worker processes, at most one per file and per CPU (`os.cpu_count()`): more workers only add
+    start-up (`--jobs 1000` on 4 files took 155 s against 21 s with one; GitHub issue 27).
 
     Raises:
         FileNotFoundError: a named path does not exist (before any work).
     """
     files = session_files(paths) if files is None else files
+    jobs = min(jobs, len(files), os.cpu_count() or 1)
     if jobs <= 1:
         for f, explicit in files:
             yield (f, explicit, *replay_file(f, options, explicit))
