@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
+import signal
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -103,14 +107,16 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
     levels: list[tuple[str, str, list]] = []
     harnesses: set[str] = set()
     dates: list[dt.date] = []
+    stream = None
     try:
         from readbench.replay.run import session_files
 
         files = session_files(list(paths))
         stream = replay_paths(list(paths), options, jobs, files=files)
-        with ReplayWriter(out) as writer, _progress(len(files)) as bar:
+        with ReplayWriter(out, total_files=len(files)) as writer, _progress(len(files)) as bar, _sigterm_interrupts():
             for path, explicit, results, failures in stream:
                 bar.update(1)
+                writer.files_done += 1
                 for f in failures:
                     writer.fail(f.path, f.reason)
                     click.echo(f"warning: {f.path}: {f.reason}", err=True)
@@ -128,6 +134,11 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
                         click.echo(json.dumps(res.json, ensure_ascii=False))
     except FileNotFoundError as exc:
         raise click.BadParameter(str(exc), param_hint="PATHS") from None
+    except KeyboardInterrupt:  # the writer kept what was done, marked partial
+        if stream is not None:
+            stream.close()  # stops the worker pool, cancelling files not started
+        click.echo(f"interrupted: {imported} session(s) replayed before it -> {out}/report.md (partial)", err=True)
+        sys.exit(1)
     click.echo(f"{imported} session(s) replayed -> {out}/report.md", err=True)
     if save_calibration and levels:
         _save_calibration(levels, harnesses, dates)
@@ -135,6 +146,19 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
         click.echo("error: " + ("nothing was imported" if imported == 0 else f"{failed_named} named file(s) not imported"),
                    err=True)
         sys.exit(2)
+
+
+@contextlib.contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    """SIGTERM (a CI timeout, `kill`) interrupts like Ctrl-C, so the finished sessions are kept."""
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _progress(total: int):

@@ -231,7 +231,8 @@ def replay_paths(
         for f, explicit in files:
             yield (f, explicit, *replay_file(f, options, explicit))
         return
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    pool = ProcessPoolExecutor(max_workers=jobs)
+    try:
         pending: list[tuple[str, bool, Future]] = []
         it = iter(files)
         for f, explicit in it:
@@ -245,6 +246,8 @@ def replay_paths(
             if nxt is not None:
                 pending.append((nxt[0], nxt[1], pool.submit(_replay_file_arrow, nxt[0], options, nxt[1])))
             yield f, explicit, results, failures
+    finally:  # also when the consumer stops early (Ctrl-C): files not started are cancelled
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _replay_file_arrow(path: str, options: ReplayOptions, explicit: bool) -> tuple[list[SessionResult], list[ImportFailure]]:

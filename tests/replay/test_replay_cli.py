@@ -177,3 +177,36 @@ def test_more_jobs_than_files_or_cpus_start_no_more_workers(monkeypatch):
     assert list(run.replay_paths([], options, jobs=1000, files=files[:1]))[0][2][0].json == \
         list(run.replay_paths([], options, jobs=1, files=files[:1]))[0][2][0].json
     assert started == [2]  # one file: no pool at all
+
+
+def test_an_interrupted_replay_keeps_the_sessions_done_and_says_partial(tmp_path, monkeypatch, pi_session):
+    # issue 27 probe: Ctrl-C or SIGTERM mid-replay threw away every session already replayed
+    import readbench.replay.run as run
+
+    seen = []
+    real = run.replay_file
+
+    def interrupt_second(path, options, explicit=True):
+        seen.append(path)
+        if len(seen) == 2:
+            raise KeyboardInterrupt
+        return real(path, options, explicit)
+
+    monkeypatch.setattr(run, "replay_file", interrupt_second)
+    planted, _ = planted_session(tmp_path, pi_session)
+    src = tmp_path / "in"
+    src.mkdir()
+    for name in ("a.jsonl", "b.jsonl", "c.jsonl"):
+        shutil.copy(planted, src / name)
+    planted.unlink()
+    out = tmp_path / "out"
+    res = CliRunner().invoke(replay_cmd, [str(src), "--out", str(out)])
+    assert res.exit_code == 1
+    assert f"interrupted: 1 session(s) replayed before it -> {out}/report.md (partial)" in res.stderr
+    report = (out / "report.md").read_text()
+    assert ("**Partial: interrupted after 1 of 3 files; the tables and this report hold the 1 session(s) replayed "
+            "before the interrupt.**") in report
+    import pandas as pd
+
+    assert set(pd.read_parquet(out / "calls.parquet")["file"]) == {str(src / "a.jsonl")}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in", "out"]  # no temporary directory left
