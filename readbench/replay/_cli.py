@@ -92,6 +92,7 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
     model's reaction to a different result is not replayed). Files that are not sessions are
     reported and skipped; exit 2 when a named file could not be imported or nothing was.
     """
+    from readbench.base.lock import Locked, OutputLock
     from readbench.replay.report import ReplayWriter
     from readbench.replay.run import ReplayOptions, replay_paths
 
@@ -113,7 +114,10 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
 
         files = session_files(list(paths))
         stream = replay_paths(list(paths), options, jobs, files=files)
-        with ReplayWriter(out, total_files=len(files)) as writer, _progress(len(files)) as bar, _sigterm_interrupts():
+        lock = OutputLock(out.parent / f".{out.name}.lock", str(out), "readbench replay",
+                          "wait for it to finish or use another --out", remove=True)
+        with lock, ReplayWriter(out, total_files=len(files)) as writer, _progress(len(files)) as bar, \
+                _sigterm_interrupts():
             for path, explicit, results, failures in stream:
                 bar.update(1)
                 writer.files_done += 1
@@ -134,6 +138,8 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
                         click.echo(json.dumps(res.json, ensure_ascii=False))
     except FileNotFoundError as exc:
         raise click.BadParameter(str(exc), param_hint="PATHS") from None
+    except Locked as exc:  # issue 27 probe: two replays into one --out mixed their files
+        raise click.ClickException(str(exc)) from None
     except KeyboardInterrupt:  # the writer kept what was done, marked partial
         if stream is not None:
             stream.close()  # stops the worker pool, cancelling files not started

@@ -210,3 +210,19 @@ def test_an_interrupted_replay_keeps_the_sessions_done_and_says_partial(tmp_path
 
     assert set(pd.read_parquet(out / "calls.parquet")["file"]) == {str(src / "a.jsonl")}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in", "out"]  # no temporary directory left
+
+
+def test_a_second_replay_into_an_out_in_use_is_refused_naming_the_first(tmp_path):
+    # issue 27 probe: two replays into one --out each moved their files in: a mix of both
+    from readbench.base.lock import OutputLock
+
+    out = tmp_path / "out"
+    with OutputLock(tmp_path / ".out.lock", str(out), "readbench replay", "wait for it to finish or use another --out"):
+        res = CliRunner().invoke(replay_cmd, [str(DATA / "pi_session_v3.jsonl"), "--out", str(out)])
+    assert res.exit_code == 1
+    assert res.output.startswith(f"Error: {out} is in use by another readbench replay (pid ")
+    assert res.output.rstrip().endswith("; wait for it to finish or use another --out")
+    assert not out.exists()
+    res = CliRunner().invoke(replay_cmd, [str(DATA / "pi_session_v3.jsonl"), "--out", str(out)])
+    assert res.exit_code == 0 and (out / "report.md").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # the lock file went with the replay
