@@ -213,6 +213,9 @@ class ReplayWriter:
         self.partial: str | None = None
 
     def __enter__(self) -> ReplayWriter:
+        for stale in self.out_dir.parent.glob(f".{self.out_dir.name}.partial-*"):
+            if not _alive(stale.name.rsplit("-", 1)[-1]):  # left by a killed replay (SIGKILL)
+                shutil.rmtree(stale, ignore_errors=True)
         shutil.rmtree(self.tmp, ignore_errors=True)
         self.tmp.mkdir(parents=True)
         return self
@@ -272,6 +275,19 @@ class ReplayWriter:
 
         path = self.tmp / f"{name}.parquet"
         return pd.read_parquet(path, columns=columns) if path.exists() else pd.DataFrame(columns=columns or [])
+
+
+def _alive(pid: str) -> bool:
+    """Whether process `pid` (a decimal string) exists; False for anything not a pid."""
+    if not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _fmt(v: Any, spec: str = ".2f") -> str:

@@ -226,3 +226,17 @@ def test_a_second_replay_into_an_out_in_use_is_refused_naming_the_first(tmp_path
     res = CliRunner().invoke(replay_cmd, [str(DATA / "pi_session_v3.jsonl"), "--out", str(out)])
     assert res.exit_code == 0 and (out / "report.md").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # the lock file went with the replay
+
+
+def test_a_killed_replays_temporary_directory_is_removed_by_the_next(tmp_path):
+    # issue 27 probe: after SIGKILL, .out.partial-<pid> stayed beside --out for good
+    import subprocess
+    import sys
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    stale = tmp_path / f".out.partial-{dead.stdout.strip()}"
+    (stale / "calls.parquet").parent.mkdir()
+    (stale / "calls.parquet").write_text("half")
+    res = CliRunner().invoke(replay_cmd, [str(DATA / "pi_session_v3.jsonl"), "--out", str(tmp_path / "out")])
+    assert res.exit_code == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
