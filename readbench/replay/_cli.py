@@ -106,12 +106,13 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
         files = session_files(list(paths))
         stream = replay_paths(list(paths), options, jobs, files=files)
         with ReplayWriter(out) as writer, _progress(len(files)) as bar:
-            for path, explicit, results, failures in stream:
-                bar.update(1)
+            for group, results, failures in stream:
+                bar.update(len(group))
+                named = {p for p, e in group if e}
                 for f in failures:
                     writer.fail(f.path, f.reason)
                     click.echo(f"warning: {f.path}: {f.reason}", err=True)
-                    failed_named += explicit
+                    failed_named += f.path in named
                 for res in results:
                     imported += 1
                     for w in res.warnings:

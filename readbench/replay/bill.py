@@ -129,12 +129,29 @@ def _priced_models(session: Session, cache_model: str, notes: list[str]) -> tupl
             elif fam is None:
                 notes.append(f"model {c.model!r} has no price: add it to readbench/cache/prices.csv and its cache "
                              f"parameters to models.csv; its calls are simulated as {default} and not compared with the bill")
+            elif family is None or fam == family:
+                n = sum(1 for x in session.calls if x.model == c.model)
+                notes.append(f"model {c.model!r} ({m}) has cache parameters but no price on {session_date(session)}: add a "
+                             f"row to readbench/cache/prices.csv; its {n} call{'s' if n != 1 else ''} are not compared "
+                             "with the bill (their billed tokens are still reported)")
             elif family is not None and fam != family:
                 notes.append(f"model {c.model!r} is not a {family} model: under {cache_model} its calls are priced as "
                              f"{default} (a what-if, not compared with the bill)")
         models.append(m if ok else default)
         comparable.append(ok and billed(c) is not None)
     return models, comparable
+
+
+def _only_comparable(session: Session, comparable: list[bool]) -> Session:
+    """`session` with the usage of the calls that are not `comparable` hidden (a shallow copy
+    sharing the messages); `session` itself when every call is comparable or unpriced anyway."""
+    import dataclasses
+
+    if all(ok or c.usage is None for ok, c in zip(comparable, session.calls)):
+        return session
+    calls = [c if ok or c.usage is None else dataclasses.replace(c, usage=None)
+             for ok, c in zip(comparable, session.calls)]
+    return dataclasses.replace(session, calls=calls)
 
 
 def billed_cost(session: Session, i: int, model: str, tier: str | None, when: dt.date) -> float:
@@ -173,6 +190,11 @@ def replay_session(session: Session, cache: str | list[str] = "auto", builder: R
         if chosen is None:
             out.notes.append(unpriced_note(session))
             return out
+        probe: list[str] = []
+        if not any(_priced_models(session, chosen, probe)[1]):
+            # every call's model lacks a price (or usage): nothing to compare; never replay it under a stand-in
+            out.notes.extend(probe)
+            return out
         names = [chosen]
     else:
         names = list(cache)
@@ -184,8 +206,10 @@ def replay_session(session: Session, cache: str | list[str] = "auto", builder: R
 
 
 def _replay_one(out: SessionReplay, cache_model: str, when: dt.date, builder: RequestBuilder) -> None:
-    session = out.session
-    models, comparable = _priced_models(session, cache_model, out.notes)
+    models, comparable = _priced_models(out.session, cache_model, out.notes)
+    # calibrate on the comparable calls' bills only: a call priced under a stand-in model keeps its
+    # recorded request (the cache state it leaves) but its bill is not fitted as the stand-in's
+    session = _only_comparable(out.session, comparable)
     family = get_model_spec(models[0]).tokenizer
     rs = RequestSet(session, family, models, builder=builder)
     n = len(session.calls)

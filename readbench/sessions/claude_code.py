@@ -19,7 +19,8 @@ name from the matching `tool_use`; `toolUseResult` kept in `metadata["claude_cod
 file content for `Read`, whose `file` keeps `filePath`, `numLines`, `startLine`, `totalLines`);
 assistant `text`/`thinking`/`tool_use` -> ChatMessageAssistant. Sub-agents: a file whose lines are
 all `isSidechain` is its own session (id = `agentId`) linked to the parent's `sessionId`; sidechain
-lines inside a main file (Claude Code 1.x) become one such session too. A `Task` tool result that
+lines inside a main file (Claude Code 1.x) become one such session too. Each call carries `billing_id` = `message.id:requestId` (what the provider billed once: sub-agent
+files repeat the parent's lines with the same ids, sessions.md §7). A `Task` tool result that
 names an `agentId` is a `subagent` event of the parent; a `SessionStart` hook line of a `startup` or
 `resume` after the first call is a `resume` event (Claude Code restarted). Responses of model `<synthetic>` (Claude
 Code's own error notices) were never sent to a provider and are not calls.
@@ -66,6 +67,13 @@ class _Group:
 def _sniff(head: bytes, objects: list[dict[str, Any]]) -> bool:
     return any("sessionId" in o and "uuid" in o and o.get("type") in ("user", "assistant", "system", "progress")
                for o in objects)
+
+
+def _group_key(objects: list[dict[str, Any]]) -> str | None:
+    """The `sessionId` the file's lines belong to: a session's main file and its sub-agent files
+    (`<session>/subagents/agent-*.jsonl`, incl. `agent-acompact-*` and `agent-aside_question-*`)
+    share it (sessions.md §7)."""
+    return next((str(o["sessionId"]) for o in objects if o.get("sessionId")), None)
 
 
 def _usage(raw: Any, output_tokens: int) -> BilledUsage | None:
@@ -252,10 +260,12 @@ class _SessionStream:
         if self.model_before is not None and model != self.model_before:
             b.event("model_change", first.ts, **{"from": self.model_before, "to": model})
         self.model_before = model
+        request_id = next((str(ln["requestId"]) for ln in reversed(group.lines) if ln.get("requestId")), None)
         b.call(model=model, provider="anthropic", ts_start_seconds=parent.ts if parent else first.ts,
                ts_first_token_seconds=first.ts, ts_end_seconds=iso_seconds(group.lines[-1].get("timestamp")),
                usage=_usage(last.get("usage"), out_tokens), output=imp._assistant(msgs, str(self.path)),
-               stop_reason=last.get("stop_reason"))
+               stop_reason=last.get("stop_reason"),
+               billing_id=f"{last['id']}:{request_id}" if last.get("id") and request_id else None)
 
     def feed(self, n: int, obj: dict[str, Any]) -> None:
         """Take one line (its number and object)."""
@@ -371,5 +381,6 @@ FORMATS = [
         description="Claude Code transcripts (~/.claude/projects/<project>/<session>.jsonl, sub-agents included)",
         sniff=_sniff,
         load=load,
+        group_key=_group_key,
     )
 ]
