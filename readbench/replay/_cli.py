@@ -88,6 +88,7 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
     model's reaction to a different result is not replayed). Files that are not sessions are
     reported and skipped; exit 2 when a named file could not be imported or nothing was.
     """
+    from readbench.replay.pooled import pool_out_of_sample
     from readbench.replay.report import ReplayWriter
     from readbench.replay.run import ReplayOptions, replay_paths
 
@@ -122,10 +123,18 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
                     harnesses.add(res.harness)
                     if res.date is not None:
                         dates.append(res.date)
-                    if as_json:
-                        click.echo(json.dumps(res.json, ensure_ascii=False))
+            # pooled over the sessions (readbench.replay.pooled): the JSON objects wait for it
+            writer.pooled = pool_out_of_sample(writer.sessions)
+            if as_json:
+                for obj in writer.sessions:
+                    click.echo(json.dumps(obj, ensure_ascii=False))
     except FileNotFoundError as exc:
         raise click.BadParameter(str(exc), param_hint="PATHS") from None
+    p = writer.pooled
+    if p and p["sessions"]:
+        click.echo(f"out of sample: bill inside the 90 % interval on {p['covered']}/{p['sessions']} sessions "
+                   f"({p['coverage']:.1%}), median |error| {p['median_abs_error']:.1%}, total {p['total_error']:+.1%}",
+                   err=True)
     click.echo(f"{imported} session(s) replayed -> {out}/report.md", err=True)
     if save_calibration and levels:
         _save_calibration(levels, harnesses, dates)

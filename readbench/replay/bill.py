@@ -228,7 +228,11 @@ def _replay_one(out: SessionReplay, cache_model: str, when: dt.date, builder: Re
         rows = _rows(session, rs, calib, cache_model, when, mode, models, comparable, tier,
                      unseen=range(half, n) if mode == "out_of_sample" else range(0))
         out.calls.extend(rows)
-        summary = _summary(session, rows, scored, cache_model, mode, calib)
+        residuals = [r["billed_cost_usd"] / r["sim_cost_usd"] - 1 for r in rows
+                     if r["call"] < half and r["billed_input_tokens"] is not None and r["sim_cost_usd"]
+                     and math.isfinite(r["sim_cost_usd"]) and math.isfinite(r["billed_cost_usd"])]
+        summary = _summary(session, rows, scored, cache_model, mode, calib,
+                           residuals if mode == "out_of_sample" else None)
         if mode == "out_of_sample" and not any(comparable[i] for i in range(half)):
             # nothing to fit on: the second half would be predicted from no bill at all
             for k in ("billed_cost_usd", "simulated_cost_usd", "cost_error", "simulated_cost_with_expected_breaks_usd",
@@ -256,17 +260,29 @@ INTERVAL_DRAWS = 4000
 
 
 def break_interval(rows: list[dict[str, Any]], calib: Calibration, base_cost: float,
-                   level: float = 0.90) -> tuple[float, float]:
-    """The central `level` interval of a second half's cost when its exogenous breaks are as
-    random as the first half's (USD): each kind's rate drawn from its Beta(k + 1/2, n - k + 1/2)
-    posterior (Jeffreys prior over the first half's k breaks in n priced calls; a kind the first
-    half never saw takes its coarser kind's counts, `CALL_KINDS`), then each unseen
-    priced call breaks with its kind's rate, adding its `break_cost_usd`. `base_cost`: the
-    simulated cost without breaks. NaN bounds when no call can break."""
+                   level: float = 0.90, residuals: list[float] | None = None) -> tuple[float, float]:
+    """The central `level` interval of a second half's cost (USD) from the session's own first
+    half: its exogenous breaks as random as the first half's, and the simulator's per-call error
+    as large as on the first half.
+
+    Breaks: each kind's rate drawn from its Beta(k + 1/2, n - k + 1/2) posterior (Jeffreys prior
+    over the first half's k breaks in n priced calls; a kind the first half never saw takes its
+    coarser kind's counts, `CALL_KINDS`), then each unseen priced call breaks with its kind's rate,
+    adding its `break_cost_usd`. Residuals: `residuals` are the first half's per-call relative
+    errors (billed / simulated - 1, simulated under the first half's own calibration); each draw
+    resamples one per unseen priced call and adds it times the call's `sim_cost_usd` (a bootstrap
+    of the per-call residual). `base_cost`: the simulated cost without breaks. NaN bounds when no
+    call can break and there is no residual to draw.
+
+    `readbench.replay.pooled` replaces this interval by one pooled over the user's other sessions
+    when there are enough of them."""
     import numpy as np
 
     calls = [(r["call_kind"], r["break_cost_usd"]) for r in rows if r.get("break_cost_usd")]
-    if not calls:
+    res = np.array([e for e in residuals or () if math.isfinite(e)], dtype=float)
+    sims = np.array([r["sim_cost_usd"] for r in rows if r.get("sim_cost_usd") is not None
+                     and math.isfinite(r["sim_cost_usd"])], dtype=float)
+    if not calls and not (len(res) and len(sims)):
         return math.nan, math.nan
     rng = np.random.default_rng(0)
     kinds = sorted({k for k, _ in calls})
@@ -280,6 +296,9 @@ def break_interval(rows: list[dict[str, Any]], calib: Calibration, base_cost: fl
         costs = np.array([c for kk, c in calls if kk == kind])
         hits = rng.random((INTERVAL_DRAWS, len(costs))) < p[:, None]
         total = total + hits @ costs
+    if len(res) and len(sims):
+        draws = res[rng.integers(0, len(res), (INTERVAL_DRAWS, len(sims)))]
+        total = total + draws @ sims
     lo, hi = np.quantile(total, [(1 - level) / 2, (1 + level) / 2])
     return float(lo), float(hi)
 
@@ -334,7 +353,21 @@ def _rows(session, rs, calib, cache_model, when, mode, models, comparable, tier,
     return rows
 
 
-def _summary(session, rows, scored, cache_model, mode, calib) -> dict[str, Any]:
+def _by_kind(rows: list[dict[str, Any]]) -> dict[str, float]:
+    """Call kind -> the summed `break_cost_usd` of `rows` (what a break at each would add, USD)."""
+    out: dict[str, float] = {}
+    for r in rows:
+        if r.get("break_cost_usd"):
+            out[r["call_kind"]] = out.get(r["call_kind"], 0.0) + r["break_cost_usd"]
+    return out
+
+
+def _dominant(models: list[str]) -> str | None:
+    """The most frequent of `models` (first on ties), None when empty."""
+    return max(dict.fromkeys(models), key=models.count) if models else None
+
+
+def _summary(session, rows, scored, cache_model, mode, calib, residuals=None) -> dict[str, Any]:
     sel = [r for r in rows if r["call"] in scored]
     priced = [r for r in sel if r["billed_input_tokens"] is not None]
 
@@ -358,8 +391,11 @@ def _summary(session, rows, scored, cache_model, mode, calib) -> dict[str, Any]:
         "billed_cost_usd": billed_cost, "simulated_cost_usd": sim_cost,
         "cost_error": (sim_cost - billed_cost) / billed_cost if billed_cost else math.nan,
         "simulated_cost_with_expected_breaks_usd": sim_cost + (0.0 if math.isnan(expected) else expected),
-        "simulated_cost_interval_usd": (list(break_interval(priced, calib, sim_cost)) if mode == "out_of_sample"
-                                        and not math.isnan(sim_cost) else [math.nan, math.nan]),
+        "simulated_cost_interval_usd": (list(break_interval(priced, calib, sim_cost, residuals=residuals))
+                                        if mode == "out_of_sample" and not math.isnan(sim_cost) else [math.nan, math.nan]),
+        "break_counts": {k: list(v) for k, v in calib.break_counts.items()},
+        "break_cost_by_kind": _by_kind(priced),
+        "priced_model": _dominant([r["priced_model"] for r in priced]),
         "cost_error_with_expected_breaks": ((sim_cost + (0.0 if math.isnan(expected) else expected)) - billed_cost) / billed_cost
         if billed_cost else math.nan,
         "billed_cache_read_ratio": total("billed_cache_read_tokens", priced) / billed_in if billed_in else math.nan,
