@@ -89,5 +89,5 @@ class CCFile:
 
     def write(self, path: Path) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("".join(json.dumps(r) + "\n" for r in self.lines), encoding="utf-8")
+        path.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in self.lines), encoding="utf-8")
         return path

@@ -29,30 +29,30 @@ def _transcript(tmp_path):
     f = CCFile(SID, version="2.1.81")
     u = usage(3, 0, 4000, 10)
     f.user("first prompt")
-    a1 = f.tool("msg_1", "req_1", "toolu_1", "Read", {"file_path": "/p/a"}, u)
+    a1 = f.tool("msg_c1", "req_c1", "toolu_1", "Read", {"file_path": "/p/a"}, u)
     f.result("toolu_1", "alpha")
-    f.tool("msg_1", "req_1", "toolu_2", "Read", {"file_path": "/p/b"}, u)  # the same response's second block
+    f.tool("msg_c1", "req_c1", "toolu_2", "Read", {"file_path": "/p/b"}, u)  # the same response's second block
     f.result("toolu_2", "beta")
-    f.text("msg_2", "req_2", "done", u)
+    f.text("msg_c2", "req_c2", "done", u)
     # the turn's hook lines, written after it, chained from its first tool_use line
     f.progress("PreToolUse:Read", parent=a1, tool_use_id="toolu_1")
     f.progress("PostToolUse:Read", tool_use_id="toolu_1")
     f.progress("PostToolUse:Read", tool_use_id="toolu_2")
     f.user("second prompt")  # hangs under the last progress line
-    f.text("msg_3", "req_3", "ok", u)
+    f.text("msg_c3", "req_c3", "ok", u)
     f.user("third prompt")
-    a5 = f.tool("msg_4", "req_4", "toolu_3", "Read", {"file_path": "/p/c"}, u)
-    a6 = f.tool("msg_4", "req_4", "toolu_4", "Read", {"file_path": "/p/d"}, u)
+    a5 = f.tool("msg_c4", "req_c4", "toolu_3", "Read", {"file_path": "/p/c"}, u)
+    a6 = f.tool("msg_c4", "req_c4", "toolu_4", "Read", {"file_path": "/p/d"}, u)
     f.result("toolu_4", "delta", parent=a6)
     r3 = f.result("toolu_3", "gamma", parent=a5)  # parallel: under its own tool_use line
-    f.text("msg_5", "req_5", "both read", u, parent=r3)
+    f.text("msg_c5", "req_c5", "both read", u, parent=r3)
     (s,) = load_file(f.write(tmp_path / f"{SID}.jsonl"))
     return s
 
 
 def test_requests_keep_the_messages_a_late_progress_chain_skips(tmp_path):
     s = _transcript(tmp_path)
-    assert [c.billing_id for c in s.calls] == [f"msg_{k}:req_{k}" for k in range(1, 6)]
+    assert [c.billing_id for c in s.calls] == [f"msg_c{k}:req_c{k}" for k in range(1, 6)]
     turn1 = [("user", "first prompt"), ("assistant", ("toolu_1", "toolu_2")), ("tool", "toolu_1"),
              ("tool", "toolu_2")]
     assert _shape(s.request(0)) == [("user", "first prompt")]
