@@ -26,8 +26,9 @@ name from the matching `tool_use`; `toolUseResult` kept in `metadata["claude_cod
 file content for `Read`, whose `file` keeps `filePath`, `numLines`, `startLine`, `totalLines`);
 assistant `text`/`thinking`/`tool_use` -> ChatMessageAssistant. Sub-agents: a file whose lines are
 all `isSidechain` is its own session (id = `agentId`) linked to the parent's `sessionId`; sidechain
-lines inside a main file (Claude Code 1.x) become one such session too. Each call carries `billing_id` = `message.id:requestId` (what the provider billed once: sub-agent
-files repeat the parent's lines with the same ids, sessions.md §7). A `Task` tool result that
+lines inside a main file (Claude Code 1.x) become one such session too. Each call carries `billing_id` = `message.id:requestId` (`message.id` alone when the line has no
+`requestId`): what the provider billed once (sub-agent files repeat the parent's lines with the same
+ids, sessions.md §7; a Claude Code 2.0 resume re-writes earlier responses without their `requestId`). A `Task` tool result that
 names an `agentId` is a `subagent` event of the parent; a `SessionStart` hook line of a `startup` or
 `resume` after the first call is a `resume` event (Claude Code restarted). Responses of model `<synthetic>` (Claude
 Code's own error notices) were never sent to a provider and are not calls.
@@ -127,7 +128,7 @@ class _SessionStream:
                ts_first_token_seconds=first.ts, ts_end_seconds=iso_seconds(group.lines[-1].get("timestamp")),
                usage=_usage(last.get("usage"), out_tokens), output=imp._assistant(msgs, str(self.path)),
                stop_reason=last.get("stop_reason"),
-               billing_id=f"{last['id']}:{request_id}" if last.get("id") and request_id else None)
+               billing_id=(f"{last['id']}:{request_id}" if request_id else str(last["id"])) if last.get("id") else None)
 
     def feed(self, n: int, obj: dict[str, Any]) -> None:
         """Take one line (its number and object)."""

@@ -94,3 +94,25 @@ def test_replay_of_the_folder_reports_each_call_once(tmp_path):
         (SID, 3, 3), ("5e551011-0000-4000-8000-000000000002", 1, 1), ("acompact-0a1b2c", 4, 1),
         ("aside_question-9f8e", 3, 1)]
     assert sum(r["billed_tokens"]["cache_write"] for r in rows) == 9000 + 700 + 40 + 30 + 25 + 1500
+
+
+def _resumed(tmp_path):
+    """Claude Code 2.0 on a resume re-writes the earlier responses into the same file without their
+    `requestId` (same `message.id`), then goes on."""
+    f = CCFile("5e551011-0000-4000-8000-000000000004", version="2.0.2")
+    first = [f.user("start " * 600), f.text("msg_r1", "req_r1", "one", usage(3, 0, 3000, 5)),
+             f.user("next"), f.text("msg_r2", "req_r2", "two", usage(4, 3000, 100, 6))]
+    n = len(f.lines)
+    f.copy_of(f, first)
+    for row in f.lines[n:]:
+        row.pop("requestId", None)
+    f.user("after the resume")
+    f.text("msg_r3", "req_r3", "three", usage(5, 3100, 50, 7))
+    return f.write(tmp_path / "projects" / "-s" / "5e551011-0000-4000-8000-000000000004.jsonl")
+
+
+def test_a_resumes_copies_without_request_id_are_billed_once(tmp_path):
+    (s,) = load_sessions([_resumed(tmp_path)])
+    assert [c.billing_id for c in s.calls] == ["msg_r1:req_r1", "msg_r2:req_r2", "msg_r1", "msg_r2", "msg_r3:req_r3"]
+    assert [c.usage is not None for c in s.calls] == [True, True, False, False, True]
+    assert sum(c.usage.cache_write_tokens for c in s.calls if c.usage) == 3000 + 100 + 50
