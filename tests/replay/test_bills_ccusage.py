@@ -79,11 +79,12 @@ def _run(exe: Path, args: list[str], env: dict[str, str], tmp_path: Path) -> dic
     return json.loads(res.stdout)
 
 
-def _readbench(root: Path) -> dict[str, dict[str, float]]:
-    """Per top-level session id: billed tokens and cost summed over the session's files."""
+def _readbench(root: Path, by_parent: bool = True) -> dict[str, dict[str, float]]:
+    """Per top-level session id (each file's own with `by_parent=False`, as ccusage keys Codex
+    rollouts): billed tokens and cost summed over the session's files."""
     out: dict[str, dict[str, float]] = {}
     for s in load_sessions([root]):
-        key = s.parent_session_id or s.session_id
+        key = (s.parent_session_id or s.session_id) if by_parent else s.session_id
         t = out.setdefault(key, {"input": 0, "write": 0, "read": 0, "output": 0, "cost": 0.0})
         when = session_date(s)
         for c in s.calls:
@@ -118,9 +119,18 @@ def test_codex_bills_equal_ccusage_per_session(ccusage, tmp_path):
     home = tmp_path / "codex"
     _compact(DATA / "codex" / "rollout-current.jsonl", home / "sessions" / "2025" / "11" / "17" /
              "rollout-2025-11-17T21-30-28-cx-1.jsonl")
-    (theirs,) = _run(ccusage, ["codex", "session"], {"CODEX_HOME": str(home)}, tmp_path)["sessions"]
-    (ours,) = _readbench(home).values()
-    assert (theirs["inputTokens"], theirs["cacheReadTokens"], theirs["outputTokens"]) == (
-        ours["input"], ours["read"], ours["output"]) == (12340, 21760, 105)
+    from codex_spawn import spawned_rollout
+
+    spawned_rollout(home / "sessions" / "2026" / "04" / "15" / "rollout-2026-04-15T11-58-35-sub-1.jsonl")
+    runs = _run(ccusage, ["codex", "session"], {"CODEX_HOME": str(home)}, tmp_path)["sessions"]
+    ours = _readbench(home, by_parent=False)
+    assert sorted(ours) == ["cx-1", "sub-1"] and len(runs) == 2
+    cx = next(s for s in runs if s["sessionId"].endswith("cx-1"))
+    sub = next(s for s in runs if s["sessionId"].endswith("sub-1"))
+    assert (cx["inputTokens"], cx["cacheReadTokens"], cx["outputTokens"]) == (
+        ours["cx-1"]["input"], ours["cx-1"]["read"], ours["cx-1"]["output"]) == (12340, 21760, 105)
     # gpt-5.1-codex: 12,340 x 1.25 + 21,760 x 0.125 + 105 x 10 per million
-    assert theirs["costUSD"] == pytest.approx(ours["cost"], rel=1e-9) == pytest.approx(0.019195, rel=1e-12)
+    assert cx["costUSD"] == pytest.approx(ours["cx-1"]["cost"], rel=1e-9) == pytest.approx(0.019195, rel=1e-12)
+    # the spawned sub-agent: the parent thread's replayed call is not billed again, by either
+    assert (sub["inputTokens"], sub["cacheReadTokens"], sub["outputTokens"]) == (
+        ours["sub-1"]["input"], ours["sub-1"]["read"], ours["sub-1"]["output"]) == (600, 900, 20)

@@ -116,3 +116,13 @@ def test_a_resumes_copies_without_request_id_are_billed_once(tmp_path):
     assert [c.billing_id for c in s.calls] == ["msg_r1:req_r1", "msg_r2:req_r2", "msg_r1", "msg_r2", "msg_r3:req_r3"]
     assert [c.usage is not None for c in s.calls] == [True, True, False, False, True]
     assert sum(c.usage.cache_write_tokens for c in s.calls if c.usage) == 3000 + 100 + 50
+
+
+def test_a_codex_sub_agent_rollout_does_not_bill_the_parent_threads_calls_again(tmp_path):
+    from codex_spawn import spawned_rollout
+
+    (s,) = load_sessions([spawned_rollout(tmp_path / "rollout-2026-04-15T11-58-35-sub-1.jsonl")])
+    assert [(c.usage is None, c.billed_in) for c in s.calls] == [(True, "codex thread par-1"), (False, None)]
+    u = s.calls[1].usage
+    assert (u.uncached_input_tokens, u.cache_read_tokens, u.output_tokens) == (600, 900, 20)
+    assert s.issues.skipped["token_count:parent_thread"] == 1
