@@ -134,3 +134,26 @@ def test_codex_bills_equal_ccusage_per_session(ccusage, tmp_path):
     # the spawned sub-agent: the parent thread's replayed call is not billed again, by either
     assert (sub["inputTokens"], sub["cacheReadTokens"], sub["outputTokens"]) == (
         ours["sub-1"]["input"], ours["sub-1"]["read"], ours["sub-1"]["output"]) == (600, 900, 20)
+
+
+def test_the_differences_by_design_are_the_stated_ones(ccusage, tmp_path):
+    """Two layouts where readbench bills what the provider billed and ccusage does not: (1) the
+    main file keeps a response's streaming placeholder (output 1) while a sub-agent file's copy has
+    its final count (20): ccusage keeps the larger entry within a file but the first file's across
+    files; (2) a Claude Code 2.0 resume re-writes earlier responses without their `requestId`:
+    ccusage keys (message.id, requestId) and bills the copies again."""
+    from test_bills_dedup import _project, _resumed
+
+    home = tmp_path / "claude"
+    _project(home, placeholder_in_main=True)
+    _resumed(home)
+    got = {s["sessionId"]: s for s in _run(ccusage, ["claude", "session"], {"CLAUDE_CONFIG_DIR": str(home)},
+                                            tmp_path)["sessions"]}
+    ours = _readbench(home / "projects")
+    main = "5e551011-0000-4000-8000-000000000001"
+    assert ours[main]["output"] == got[main]["outputTokens"] + (20 - 1)
+    resumed = "5e551011-0000-4000-8000-000000000004"
+    # the two copied responses: 3 + 4 uncached, 3,000 + 100 written, 0 + 3,000 read, 5 + 6 output
+    assert (got[resumed]["inputTokens"] - ours[resumed]["input"], got[resumed]["cacheCreationTokens"] - ours[resumed]["write"],
+            got[resumed]["cacheReadTokens"] - ours[resumed]["read"], got[resumed]["outputTokens"] - ours[resumed]["output"]) == (
+        3 + 4, 3000 + 100, 3000, 5 + 6)
