@@ -21,7 +21,8 @@ redoes both over the run's sessions, never letting a session's second half infor
   below that the session keeps its own first-half interval (`bill.break_interval`: breaks and the
   first half's per-call residuals) and the pool is `own`.
 
-`pool_out_of_sample` also returns the agreement over the run (coverage, median |error|, totals)
+`pool_out_of_sample` also returns the agreement over the run (coverage, median |predicted - billed| /
+billed, totals)
 for the report (`pooled_section`) and docs/calibration.md.
 """
 
@@ -130,7 +131,8 @@ def pool_out_of_sample(sessions: list[dict[str, Any]], level: float = LEVEL, min
         pools[label] = pools.get(label, 0) + 1
     billed = sum(s["billed_cost_usd_out_of_sample"] for s in rows)
     predicted = sum(pred.values())
-    errors = [abs(e) for e in err.values() if math.isfinite(e)]
+    # |simulated - billed| / billed, as cost_error elsewhere (the interval works on billed / predicted)
+    errors = [abs(pred[id(s)] / s["billed_cost_usd_out_of_sample"] - 1) for s in rows]
     return {"sessions": len(rows), "covered": covered, "coverage": covered / len(rows) if rows else math.nan,
             "median_abs_error": statistics.median(errors) if errors else math.nan,
             "billed_usd": billed, "predicted_usd": predicted,

@@ -80,3 +80,9 @@ def test_the_own_interval_holds_the_first_halfs_per_call_residuals():
     rows = [{"call_kind": "tool", "break_cost_usd": 0.0, "sim_cost_usd": 1.0}] * 2
     assert break_interval(rows, calib, 2.0, residuals=[-0.1, 0.1]) == pytest.approx((1.8, 2.2))
     assert all(math.isnan(x) for x in break_interval(rows, calib, 2.0))  # neither breaks nor residuals
+
+
+def test_the_median_error_is_relative_to_the_bill():
+    # predictions 10.0 each (no breaks); bills 8, 10, 12.5: errors |10/8 - 1| = 25 %, 0, 20 % -> median 20 %
+    stats = pool_out_of_sample([_session(b, 10.0, {}, {}) for b in (8.0, 10.0, 12.5)])
+    assert stats["median_abs_error"] == pytest.approx(0.20)
