@@ -233,6 +233,7 @@ def _replay_one(out: SessionReplay, cache_model: str, when: dt.date, builder: Re
                      and math.isfinite(r["sim_cost_usd"]) and math.isfinite(r["billed_cost_usd"])]
         summary = _summary(session, rows, scored, cache_model, mode, calib,
                            residuals if mode == "out_of_sample" else None)
+        summary["break_loss"] = _break_loss(rows, half) if mode == "out_of_sample" else [0, 0]
         if mode == "out_of_sample" and not any(comparable[i] for i in range(half)):
             # nothing to fit on: the second half would be predicted from no bill at all
             for k in ("billed_cost_usd", "simulated_cost_usd", "cost_error", "simulated_cost_with_expected_breaks_usd",
@@ -351,6 +352,24 @@ def _rows(session, rs, calib, cache_model, when, mode, models, comparable, tier,
                         "read_within_5pct": None})
         rows.append(row)
     return rows
+
+
+def _break_loss(rows: list[dict[str, Any]], half: int) -> list[int]:
+    """[tokens lost, tokens at risk] over the exogenous breaks of the first `half` calls: at each,
+    what the previous priced call of the same model left cached (billed read + write) and how much
+    of it the bill did not read. A break often loses part of the prefix only (a provider re-reads
+    the system part); `readbench.replay.pooled` scales the expected break cost by the pooled ratio."""
+    lost = risk = 0
+    prev: dict[str, int] = {}
+    for r in rows:
+        if r["billed_input_tokens"] is None:
+            continue
+        m = r["priced_model"]
+        if r["call"] < half and r["exogenous_break"] and m in prev:
+            risk += prev[m]
+            lost += max(prev[m] - r["billed_cache_read_tokens"], 0)
+        prev[m] = r["billed_cache_read_tokens"] + r["billed_cache_write_tokens"]
+    return [lost, risk]
 
 
 def _by_kind(rows: list[dict[str, Any]]) -> dict[str, float]:

@@ -10,7 +10,9 @@ redoes both over the run's sessions, never letting a session's second half infor
   breaks over priced calls of its own first half plus the *first halves* of the other sessions of
   its harness and model (`CALL_KINDS`: a kind no one saw takes its coarser kind's counts). The
   prediction is the simulated cost without breaks plus each kind's pooled rate times what a
-  break at its calls would add (`break_cost_by_kind`).
+  break at its calls would add (`break_cost_by_kind`: the whole cached prefix lost), times the
+  share of the cached prefix the first halves' breaks actually lost (`break_loss`, pooled the same
+  way: providers often re-read the system part after a break).
 - **Interval by leave-one-out (split conformal)**: the relative errors e = billed / predicted - 1
   of the *other* sessions of the pool give the interval predicted x (1 + [e_(lo), e_(hi)]), where
   e_(lo), e_(hi) are the order statistics of split conformal prediction at `level`
@@ -63,9 +65,17 @@ def _rates(counts: list[dict[str, list[int]]]) -> dict[str, float]:
     return {kind: k / n for kind, (k, n) in total.items() if n}
 
 
-def _predict(s: dict[str, Any], rates: dict[str, float]) -> float:
+def _loss(group: list[dict[str, Any]]) -> float:
+    """The share of the cached prefix a break loses, pooled over the first halves' breaks (1 when
+    none was seen)."""
+    lost = sum((s["out_of_sample_inputs"].get("break_loss") or [0, 0])[0] for s in group)
+    risk = sum((s["out_of_sample_inputs"].get("break_loss") or [0, 0])[1] for s in group)
+    return lost / risk if risk > 0 else 1.0
+
+
+def _predict(s: dict[str, Any], rates: dict[str, float], loss: float = 1.0) -> float:
     inp = s["out_of_sample_inputs"]
-    return inp["simulated_cost_usd_no_breaks"] + sum(kind_rate(rates, k) * c for k, c in inp["break_cost_by_kind"].items())
+    return inp["simulated_cost_usd_no_breaks"] + loss * sum(kind_rate(rates, k) * c for k, c in inp["break_cost_by_kind"].items())
 
 
 def _conformal(errors: list[float], level: float) -> tuple[float, float]:
@@ -104,7 +114,8 @@ def pool_out_of_sample(sessions: list[dict[str, Any]], level: float = LEVEL, min
         by_group.setdefault(key[id(s)], []).append(s)
     pred: dict[int, float] = {}
     for s in rows:  # own first half + the other sessions' first halves: no second half is used
-        pred[id(s)] = _predict(s, _rates([first_half[id(d)] for d in by_group[key[id(s)]]]))
+        group = by_group[key[id(s)]]
+        pred[id(s)] = _predict(s, _rates([first_half[id(d)] for d in group]), _loss(group))
     err = {id(s): s["billed_cost_usd_out_of_sample"] / pred[id(s)] - 1 if pred[id(s)] > 0 else math.nan for s in rows}
     pools: dict[str, int] = {}
     covered = 0

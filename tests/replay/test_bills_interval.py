@@ -86,3 +86,25 @@ def test_the_median_error_is_relative_to_the_bill():
     # predictions 10.0 each (no breaks); bills 8, 10, 12.5: errors |10/8 - 1| = 25 %, 0, 20 % -> median 20 %
     stats = pool_out_of_sample([_session(b, 10.0, {}, {}) for b in (8.0, 10.0, 12.5)])
     assert stats["median_abs_error"] == pytest.approx(0.20)
+
+
+def test_the_expected_break_cost_is_scaled_by_the_pooled_share_of_the_prefix_breaks_lost():
+    # first halves: 2 breaks in 8 tool calls in all; they lost 150 of 200 and 0 of 200 cached tokens:
+    # share 150 / 400; prediction = 10 + 0.375 x (2 / 8) x 4.0
+    a = _session(10.0, 10.0, {"tool": [1, 4]}, {"tool": 4.0})
+    b = _session(10.0, 10.0, {"tool": [1, 4]}, {"tool": 4.0})
+    a["out_of_sample_inputs"]["break_loss"] = [150, 200]
+    b["out_of_sample_inputs"]["break_loss"] = [0, 200]
+    pool_out_of_sample([a, b])
+    assert a["simulated_cost_usd_out_of_sample_pooled"] == pytest.approx(10.0 + 0.375 * 0.25 * 4.0)
+
+
+def test_break_loss_counts_what_each_first_half_break_did_not_read():
+    from readbench.replay.bill import _break_loss
+
+    def row(call, read, write, brk=False, model="m"):
+        return {"call": call, "billed_input_tokens": read + write, "billed_cache_read_tokens": read,
+                "billed_cache_write_tokens": write, "exogenous_break": brk, "priced_model": model}
+    # call 1 leaves 1,000 cached; call 2 breaks reading 300 (700 lost); call 4 breaks but is in the second half
+    rows = [row(0, 0, 1000), row(1, 1000, 0), row(2, 300, 900, True), row(3, 1200, 50), row(4, 0, 1300, True)]
+    assert _break_loss(rows, half=3) == [700, 1000]
