@@ -23,6 +23,9 @@ redoes both over the run's sessions, never letting a session's second half infor
   below that the session keeps its own first-half interval (`bill.break_interval`: breaks and the
   first half's per-call residuals) and the pool is `own`.
 
+The per-session pieces live here too: `break_interval` (a session's own first-half interval,
+computed in the worker), `_break_loss` and `_by_kind` (what a session hands to the pooling).
+
 `pool_out_of_sample` also returns the agreement over the run (coverage, median |predicted - billed| /
 billed, totals)
 for the report (`pooled_section`) and docs/calibration.md.
@@ -34,9 +37,9 @@ import math
 import statistics
 from typing import Any
 
-from readbench.replay.records import CALL_KINDS, kind_rate
+from readbench.replay.records import CALL_KINDS, Calibration, kind_rate
 
-__all__ = ["LEVEL", "MIN_POOL", "pool_out_of_sample", "pooled_section"]
+__all__ = ["INTERVAL_DRAWS", "LEVEL", "MIN_POOL", "break_interval", "pool_out_of_sample", "pooled_section"]
 
 #: Nominal coverage of the pooled interval.
 LEVEL = 0.90
@@ -171,3 +174,78 @@ def pooled_section(w: Any) -> list[Any]:
                 f"{stats['median_abs_error']:.1%}", f"{stats['billed_usd']:.2f}", f"{stats['predicted_usd']:.2f}",
                 f"{stats['total_error']:+.1%}"),)),
     ]
+
+
+#: Draws of `break_interval`'s Monte Carlo (fixed seed: the same interval on every run).
+INTERVAL_DRAWS = 4000
+
+
+def break_interval(rows: list[dict[str, Any]], calib: Calibration, base_cost: float,
+                   level: float = 0.90, residuals: list[float] | None = None) -> tuple[float, float]:
+    """The central `level` interval of a second half's cost (USD) from the session's own first
+    half: its exogenous breaks as random as the first half's, and the simulator's per-call error
+    as large as on the first half.
+
+    Breaks: each kind's rate drawn from its Beta(k + 1/2, n - k + 1/2) posterior (Jeffreys prior
+    over the first half's k breaks in n priced calls; a kind the first half never saw takes its
+    coarser kind's counts, `CALL_KINDS`), then each unseen priced call breaks with its kind's rate,
+    adding its `break_cost_usd`. Residuals: `residuals` are the first half's per-call relative
+    errors (billed / simulated - 1, simulated under the first half's own calibration); each draw
+    resamples one per unseen priced call and adds it times the call's `sim_cost_usd` (a bootstrap
+    of the per-call residual). `base_cost`: the simulated cost without breaks. NaN bounds when no
+    call can break and there is no residual to draw.
+
+    `readbench.replay.pooled` replaces this interval by one pooled over the user's other sessions
+    when there are enough of them."""
+    import numpy as np
+
+    calls = [(r["call_kind"], r["break_cost_usd"]) for r in rows if r.get("break_cost_usd")]
+    res = np.array([e for e in residuals or () if math.isfinite(e)], dtype=float)
+    sims = np.array([r["sim_cost_usd"] for r in rows if r.get("sim_cost_usd") is not None
+                     and math.isfinite(r["sim_cost_usd"])], dtype=float)
+    if not calls and not (len(res) and len(sims)):
+        return math.nan, math.nan
+    rng = np.random.default_rng(0)
+    kinds = sorted({k for k, _ in calls})
+    total = np.full(INTERVAL_DRAWS, base_cost)
+    for kind in kinds:
+        seen = kind
+        while seen is not None and seen not in calib.break_counts:
+            seen = CALL_KINDS.get(seen)  # a kind the fit never saw: its coarser kind's counts
+        k, n = calib.break_counts.get(seen, (0, 0)) if seen is not None else (0, 0)
+        p = rng.beta(k + 0.5, n - k + 0.5, INTERVAL_DRAWS)
+        costs = np.array([c for kk, c in calls if kk == kind])
+        hits = rng.random((INTERVAL_DRAWS, len(costs))) < p[:, None]
+        total = total + hits @ costs
+    if len(res) and len(sims):
+        draws = res[rng.integers(0, len(res), (INTERVAL_DRAWS, len(sims)))]
+        total = total + draws @ sims
+    lo, hi = np.quantile(total, [(1 - level) / 2, (1 + level) / 2])
+    return float(lo), float(hi)
+
+
+def _break_loss(rows: list[dict[str, Any]], half: int) -> list[int]:
+    """[tokens lost, tokens at risk] over the exogenous breaks of the first `half` calls: at each,
+    what the previous priced call of the same model left cached (billed read + write) and how much
+    of it the bill did not read. A break often loses part of the prefix only (a provider re-reads
+    the system part); `readbench.replay.pooled` scales the expected break cost by the pooled ratio."""
+    lost = risk = 0
+    prev: dict[str, int] = {}
+    for r in rows:
+        if r["billed_input_tokens"] is None:
+            continue
+        m = r["priced_model"]
+        if r["call"] < half and r["exogenous_break"] and m in prev:
+            risk += prev[m]
+            lost += max(prev[m] - r["billed_cache_read_tokens"], 0)
+        prev[m] = r["billed_cache_read_tokens"] + r["billed_cache_write_tokens"]
+    return [lost, risk]
+
+
+def _by_kind(rows: list[dict[str, Any]]) -> dict[str, float]:
+    """Call kind -> the summed `break_cost_usd` of `rows` (what a break at each would add, USD)."""
+    out: dict[str, float] = {}
+    for r in rows:
+        if r.get("break_cost_usd"):
+            out[r["call_kind"]] = out.get(r["call_kind"], 0.0) + r["break_cost_usd"]
+    return out
