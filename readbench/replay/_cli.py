@@ -93,6 +93,7 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
     reported and skipped; exit 2 when a named file could not be imported or nothing was.
     """
     from readbench.base.lock import Locked, OutputLock
+    from readbench.replay.pooled import pool_out_of_sample
     from readbench.replay.report import ReplayWriter
     from readbench.replay.run import ReplayOptions, replay_paths
 
@@ -118,13 +119,14 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
                           "wait for it to finish or use another --out", remove=True)
         with lock, ReplayWriter(out, total_files=len(files)) as writer, _progress(len(files)) as bar, \
                 _sigterm_interrupts():
-            for path, explicit, results, failures in stream:
-                bar.update(1)
-                writer.files_done += 1
+            for group, results, failures in stream:
+                bar.update(len(group))
+                writer.files_done += len(group)
+                named = {p for p, e in group if e}
                 for f in failures:
                     writer.fail(f.path, f.reason)
                     click.echo(f"warning: {f.path}: {f.reason}", err=True)
-                    failed_named += explicit
+                    failed_named += f.path in named
                 for res in results:
                     imported += 1
                     for w in res.warnings:
@@ -134,17 +136,25 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
                     harnesses.add(res.harness)
                     if res.date is not None:
                         dates.append(res.date)
-                    if as_json:
-                        click.echo(json.dumps(res.json, ensure_ascii=False))
+            # pooled over the sessions (readbench.replay.pooled): the JSON objects wait for it
+            writer.pooled = pool_out_of_sample(writer.sessions)
+            if as_json:
+                for obj in writer.sessions:
+                    click.echo(json.dumps(obj, ensure_ascii=False))
     except FileNotFoundError as exc:
         raise click.BadParameter(str(exc), param_hint="PATHS") from None
     except Locked as exc:  # issue 27 probe: two replays into one --out mixed their files
         raise click.ClickException(str(exc)) from None
     except KeyboardInterrupt:  # the writer kept what was done, marked partial
         if stream is not None:
-            stream.close()  # stops the worker pool, cancelling files not started
+            stream.close()  # stops the worker pool, cancelling groups not started
         click.echo(f"interrupted: {imported} session(s) replayed before it -> {out}/report.md (partial)", err=True)
         sys.exit(1)
+    p = writer.pooled
+    if p and p["sessions"]:
+        click.echo(f"out of sample: bill inside the 90 % interval on {p['covered']}/{p['sessions']} sessions "
+                   f"({p['coverage']:.1%}), median |error| {p['median_abs_error']:.1%}, total {p['total_error']:+.1%}",
+                   err=True)
     click.echo(f"{imported} session(s) replayed -> {out}/report.md", err=True)
     if save_calibration and levels:
         _save_calibration(levels, harnesses, dates)

@@ -157,7 +157,7 @@ def test_out_at_the_filesystem_root_is_a_named_usage_error(tmp_path):
             "directory of its own") in res.output
 
 
-def test_more_jobs_than_files_or_cpus_start_no_more_workers(monkeypatch):
+def test_more_jobs_than_sessions_or_cpus_start_no_more_workers(monkeypatch):
     # issue 27 probe: --jobs 1000 on 4 files took 155 s against 21 s with one worker
     import readbench.replay.run as run
 
@@ -170,13 +170,15 @@ def test_more_jobs_than_files_or_cpus_start_no_more_workers(monkeypatch):
 
     monkeypatch.setattr(run, "ProcessPoolExecutor", Pool)
     monkeypatch.setattr(run.os, "cpu_count", lambda: 2)
-    files = [(str(DATA / "pi_session_v3.jsonl"), True)] * 3
+    files = [(str(DATA / "pi_session_v3.jsonl"), True), (str(DATA / "codex" / "rollout-current.jsonl"), True),
+             (str(DATA / "codex" / "rollout-legacy.jsonl"), True)]
     options = run.ReplayOptions()
-    out = [(f, len(results)) for f, _, results, _ in run.replay_paths([], options, jobs=1000, files=files)]
-    assert started == [2] and out == [(files[0][0], 1)] * 3
-    assert list(run.replay_paths([], options, jobs=1000, files=files[:1]))[0][2][0].json == \
-        list(run.replay_paths([], options, jobs=1, files=files[:1]))[0][2][0].json
-    assert started == [2]  # one file: no pool at all
+    out = [([f for f, _ in g], len(results)) for g, results, _ in run.replay_paths([], options, jobs=1000, files=files)]
+    assert started == [2] and out == [([f], 1) for f, _ in files]
+    one = files[:1]
+    assert list(run.replay_paths([], options, jobs=1000, files=one))[0][1][0].json == \
+        list(run.replay_paths([], options, jobs=1, files=one))[0][1][0].json
+    assert started == [2]  # one session: no pool at all
 
 
 def test_an_interrupted_replay_keeps_the_sessions_done_and_says_partial(tmp_path, monkeypatch, pi_session):
@@ -184,20 +186,21 @@ def test_an_interrupted_replay_keeps_the_sessions_done_and_says_partial(tmp_path
     import readbench.replay.run as run
 
     seen = []
-    real = run.replay_file
+    real = run.replay_group
 
-    def interrupt_second(path, options, explicit=True):
-        seen.append(path)
+    def interrupt_second(files, options):
+        seen.append(files)
         if len(seen) == 2:
             raise KeyboardInterrupt
-        return real(path, options, explicit)
+        return real(files, options)
 
-    monkeypatch.setattr(run, "replay_file", interrupt_second)
+    monkeypatch.setattr(run, "replay_group", interrupt_second)
     planted, _ = planted_session(tmp_path, pi_session)
     src = tmp_path / "in"
     src.mkdir()
-    for name in ("a.jsonl", "b.jsonl", "c.jsonl"):
-        shutil.copy(planted, src / name)
+    for k, name in enumerate(("a.jsonl", "b.jsonl", "c.jsonl")):  # three sessions: one id each
+        head, rest = planted.read_text().split("\n", 1)
+        (src / name).write_text(json.dumps({**json.loads(head), "id": f"s{k}"}) + "\n" + rest)
     planted.unlink()
     out = tmp_path / "out"
     res = CliRunner().invoke(replay_cmd, [str(src), "--out", str(out)])
