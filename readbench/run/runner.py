@@ -130,6 +130,7 @@ class RunPlan:
             "arms": [f"{spec_name(v)} × {spec_name(d)}" for v, d in m.arms()],
             "task_args": m.task_args, "sandbox": self.sandbox_kind,
             "settings": self.settings.record(), "provenance": self.provenance,
+            "smallest_difference": m.smallest.to_dict(),
         }
 
 
