@@ -164,7 +164,7 @@ def _ratio_detect(log_effect: float) -> str:
 
 def _no_decision(missing: list[str], power: _Power, found: str = "") -> str:
     """``no decision: this run detects only ≥ X; `readbench plan` says what would`` with the details."""
-    return (f"no decision: this run detects only ≥ {'; and ≥ '.join(missing)}; `readbench plan` says what would "
+    return (f"no decision: this run detects only {'; and '.join(missing)}; `readbench plan` says what would "
             f"(`{power.plan_command}`).{found}")
 
 
@@ -194,7 +194,7 @@ def _recommend(comps: list[PairedComparison], cache_model: str, baseline_label: 
         front = " It is on the Pareto frontier." if arm in frontier else ""
         cost = _cost_cell(c.metric(f"cost_usd_{cache_model}"))
         if not power.success_ok(c.arm):
-            return _no_decision([f"{_pp_detect(power.success(c.arm))} in success for {arm} (the smallest that "
+            return _no_decision([f"≥ {_pp_detect(power.success(c.arm))} in success for {arm} (the smallest that "
                                  f"matters: {smallest})"], power,
                                 f" {arm} is significantly cheaper under {cache_model} (cost {cost} of "
                                 f"{baseline_label}'s), but a success drop that matters could go undetected.")
@@ -207,7 +207,7 @@ def _recommend(comps: list[PairedComparison], cache_model: str, baseline_label: 
         missing = []
         if weak_s:
             worst = max((power.success(c.arm) for c in weak_s), key=lambda x: x if not math.isnan(x) else math.inf)
-            missing.append(f"{_pp_detect(worst)} in success ({len(weak_s)} of {len(comps)} arm(s); the smallest "
+            missing.append(f"≥ {_pp_detect(worst)} in success ({len(weak_s)} of {len(comps)} arm(s); the smallest "
                            f"that matters: {smallest})")
         if weak_c:
             worst = max((power.cost(c.arm, cache_model) for c in weak_c),

@@ -276,3 +276,24 @@ def test_one_cluster_is_untested_and_named():
 def test_tolerance_validation(kwargs, message):
     with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("(", r"\(").replace(")", r"\)")):
         Tolerance(**kwargs)
+
+
+def test_the_nightly_against_its_committed_baseline_gives_a_verdict_at_the_matrix_smallest_difference():
+    """The committed nightly baseline compared with itself (an unchanged harness reproduces it): at
+    evals/nightly.yaml's smallest_difference (40 pp, 0.9) every success and cost check is powered and
+    the verdict is "no regression" (exit 0); at the 5 pp default it is underpowered (exit 3): 72
+    checks, 8 repositories and 1 epoch detect a success drop only from 38.8 pp."""
+    from pathlib import Path
+
+    from readbench.analysis.table import read_table
+    from readbench.run.matrix import load_matrix
+
+    root = Path(__file__).parents[2]
+    table = read_table(root / "analysis/baselines/nightly/table.parquet")
+    smallest = load_matrix(root / "evals/nightly.yaml").smallest
+    assert smallest == SmallestDifference(success_pp=40, cost_ratio=0.9)
+    r = compare_to_baseline(table, table, smallest=smallest)
+    assert r.exit_code == 0 and len(r.checks) == 72 and not r.underpowered
+    drops = {round(c.detectable, 3) for c in r.checks if c.metric == "success"}
+    assert drops == {round(_detectable_drop(75, 8, 72), 3)} == {0.388}
+    assert compare_to_baseline(table, table).exit_code == 3
