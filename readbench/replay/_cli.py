@@ -107,15 +107,14 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
         stream = replay_paths(list(paths), options, jobs, files=files)
         with ReplayWriter(out) as writer, _progress(len(files)) as bar:
             for path, explicit, results, failures in stream:
-                bar.update(1)
                 for f in failures:
                     writer.fail(f.path, f.reason)
-                    click.echo(f"warning: {f.path}: {f.reason}", err=True)
+                    bar.warn(f"warning: {f.path}: {f.reason}")
                     failed_named += explicit
                 for res in results:
                     imported += 1
                     for w in res.warnings:
-                        click.echo(f"warning: {w}", err=True)
+                        bar.warn(f"warning: {w}")
                     writer.add(res)
                     levels += res.levels
                     harnesses.add(res.harness)
@@ -123,6 +122,7 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
                         dates.append(res.date)
                     if as_json:
                         click.echo(json.dumps(res.json, ensure_ascii=False))
+                bar.finish("readbench replay", path)
     except FileNotFoundError as exc:
         raise click.BadParameter(str(exc), param_hint="PATHS") from None
     click.echo(f"{imported} session(s) replayed -> {out}/report.md", err=True)
@@ -135,10 +135,11 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
 
 
 def _progress(total: int):
-    """A progress bar on stderr (files done), silent when stderr is not a terminal."""
-    from tqdm import tqdm
+    """Files done on stderr (`readbench.base.progress`): a bar with time left and the warnings
+    above it in a terminal, periodic plain lines otherwise; the bar ends at `total`."""
+    from readbench.base.progress import ProgressReporter
 
-    return tqdm(total=total, unit="file", desc="replay", disable=not sys.stderr.isatty(), leave=False, file=sys.stderr)
+    return ProgressReporter.single("readbench replay", "files", total)
 
 
 def _save_calibration(levels: list[tuple[str, str, list]], harnesses: set[str], dates: list[dt.date]) -> None:
