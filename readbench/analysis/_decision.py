@@ -154,6 +154,13 @@ def _pp_detect(x: float) -> str:
     return "no difference up to 100 pp" if math.isinf(x) else f"{100 * x:.1f} pp"
 
 
+def _success_only(x: float) -> str:
+    """What follows "this run detects only": ``"≥ 96.6 pp in success"``, or what it cannot detect at all."""
+    if math.isnan(x):
+        return "no success difference at all (fewer than 2 clusters)"
+    return "no success difference up to 100 pp" if math.isinf(x) else f"≥ {100 * x:.1f} pp in success"
+
+
 def _ratio_detect(log_effect: float) -> str:
     if math.isnan(log_effect):
         return "nothing (fewer than 2 clusters)"
@@ -194,7 +201,7 @@ def _recommend(comps: list[PairedComparison], cache_model: str, baseline_label: 
         front = " It is on the Pareto frontier." if arm in frontier else ""
         cost = _cost_cell(c.metric(f"cost_usd_{cache_model}"))
         if not power.success_ok(c.arm):
-            return _no_decision([f"≥ {_pp_detect(power.success(c.arm))} in success for {arm} (the smallest that "
+            return _no_decision([f"{_success_only(power.success(c.arm))} for {arm} (the smallest that "
                                  f"matters: {smallest})"], power,
                                 f" {arm} is significantly cheaper under {cache_model} (cost {cost} of "
                                 f"{baseline_label}'s), but a success drop that matters could go undetected.")
@@ -207,7 +214,7 @@ def _recommend(comps: list[PairedComparison], cache_model: str, baseline_label: 
         missing = []
         if weak_s:
             worst = max((power.success(c.arm) for c in weak_s), key=lambda x: x if not math.isnan(x) else math.inf)
-            missing.append(f"≥ {_pp_detect(worst)} in success ({len(weak_s)} of {len(comps)} arm(s); the smallest "
+            missing.append(f"{_success_only(worst)} ({len(weak_s)} of {len(comps)} arm(s); the smallest "
                            f"that matters: {smallest})")
         if weak_c:
             worst = max((power.cost(c.arm, cache_model) for c in weak_c),
