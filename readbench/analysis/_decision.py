@@ -231,7 +231,7 @@ def _limit(comps: list[PairedComparison], power: _Power, family: int) -> str:
     first = comps[0]
     design = (f"{first.n_tasks} task(s) × {first.n_epochs} epoch(s) from {first.n_clusters} "
               f"cluster(s) (source repositories; tasks when there is one repository)")
-    level = f"two-sided {ALPHA:g}/{family} = {power.level:.2g}, Holm's first step over {family} confirmatory tests"
+    level = f"two-sided {ALPHA:g}/{family} = {power.level:.3g}, Holm's first step over {family} confirmatory tests"
     values = [power.success(c.arm) for c in comps]
     finite = [x for x in values if math.isfinite(x)]
     if not finite:
@@ -277,7 +277,7 @@ def decision_section(summaries: tuple[ArmSummary, ...], comparisons: tuple[Paire
         level = ALPHA / family
         power = _Power(by_plan, effect, cost_ratio, level,
                        f"readbench plan --from {plan_from} --effect {effect:g} --cost-ratio {cost_ratio:g} "
-                       f"--alpha {level:.2g}")
+                       f"--alpha {level:.3g}")
         items = []
         for m in cache_models or [""]:
             here = points[(points["model"] == model) & (points["cache_model"] == m) & points["frontier"]]
@@ -318,7 +318,7 @@ def decision_section(summaries: tuple[ArmSummary, ...], comparisons: tuple[Paire
         blocks.append(Table(header, tuple(rows), caption=(
             f"Confirmatory comparisons with {base_label}: success and cost per cache model, Holm-adjusted together "
             f"within the model. Detectable differences and designs at 80% power and Holm's first-step level "
-            f"{level:.2g}; for each non-significant success difference, the design needed to detect "
+            f"{level:.3g}; for each non-significant success difference, the design needed to detect "
             f"{100 * effect:g} pp (`readbench plan`).") + F.few_footnote(marks)))
         cost_rows = []
         for c in comps:
@@ -337,5 +337,5 @@ def decision_section(summaries: tuple[ArmSummary, ...], comparisons: tuple[Paire
         if cost_rows:
             blocks.append(Table(("arm",) + tuple(cache_models), tuple(cost_rows), caption=(
                 f"Non-significant cost comparisons: tasks × epochs needed to detect a cost ratio of {cost_ratio:g} "
-                f"(80% power, level {level:.2g}), and the ratios this run can detect.")))
+                f"(80% power, level {level:.3g}), and the ratios this run can detect.")))
     return blocks
