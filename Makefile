@@ -45,8 +45,9 @@ bench: corpus
 
 # The nightly benchmark and its verdict against the committed baseline (analysis/README.md):
 # a fresh run id per invocation (resume an interrupted one with NIGHTLY_RUN=<its id>), the report,
-# then `readbench compare`. The recipe exits 0 (no regression), 1 (regressions, one line each) or
-# 2 (no verdict: the run is incomplete, or readbench eval failed); GNU make itself exits 2 for any
+# then `readbench compare`. The recipe exits 0 (no regression), 1 (regressions, one line each),
+# 2 (no verdict: the run is incomplete, or readbench eval failed) or 3 (underpowered: a success or
+# cost check cannot detect the matrix's smallest_difference, one line each; passed through as is); GNU make itself exits 2 for any
 # failed recipe and names the recipe's status in its last line ("*** [nightly] Error 1").
 NIGHTLY  ?= evals/nightly.yaml
 BASELINE ?= analysis/baselines/nightly

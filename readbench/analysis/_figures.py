@@ -43,7 +43,9 @@ def pareto_figure(points: pd.DataFrame, path: Path) -> Path | None:
     """Success rate (with CI) against median cost per sample, one panel per model x cache model.
 
     `points` has columns panel, arm, success, low, high, cost_usd, frontier (bool), baseline
-    (bool). Frontier arms are joined by a line. Returns `path`, or None when `points` is empty.
+    (bool) and optionally ns (bool: not significantly different from the baseline, `_decision.
+    pareto_points`). Frontier arms are joined by a line; n.s. arms are drawn hollow and their
+    labels end in "(n.s.)". Returns `path`, or None when `points` is empty.
     """
     if points.empty:
         return None
@@ -59,13 +61,16 @@ def pareto_figure(points: pd.DataFrame, path: Path) -> Path | None:
         err = [y - 100 * p["low"].to_numpy(float), 100 * p["high"].to_numpy(float) - y]
         ax.errorbar(x, y, yerr=err, fmt="none", ecolor="#b9c9dd", elinewidth=1, zorder=1)
         colors = np.where(p["frontier"], "#c0392b", "#1f5fa8")
-        ax.scatter(x, y, c=colors, s=np.where(p["baseline"], 70, 30), marker="o", zorder=2,
-                   edgecolors=np.where(p["baseline"], "black", "none"))
+        ns = p["ns"].to_numpy(bool) if "ns" in p else np.zeros(len(p), bool)
+        ax.scatter(x, y, c=np.where(ns, "white", colors), s=np.where(p["baseline"], 70, 30), marker="o", zorder=2,
+                   edgecolors=np.where(p["baseline"], "black", np.where(ns, colors, "none")), linewidths=1.2)
         front = p[p["frontier"]].sort_values("cost_usd")
         ax.plot(front["cost_usd"], 100 * front["success"], color="#c0392b", linewidth=1, zorder=1)
         named = p[p["frontier"] | p["baseline"]]  # the rest are in the tables; labelling all of them overlaps
-        for k, (xi, yi, arm) in enumerate(zip(named["cost_usd"], 100 * named["success"], named["arm"])):
-            ax.annotate(arm, (xi, yi), xytext=(4, -10 - 9 * k), textcoords="offset points", fontsize=7)
+        flags = named["ns"] if "ns" in named else [False] * len(named)
+        for k, (xi, yi, arm, n) in enumerate(zip(named["cost_usd"], 100 * named["success"], named["arm"], flags)):
+            ax.annotate(f"{arm} (n.s.)" if n else arm, (xi, yi), xytext=(4, -10 - 9 * k), textcoords="offset points",
+                        fontsize=7)
         if len(x) and x.min() > 0 and x.max() / x.min() > 20:
             ax.set_xscale("log")
         ax.set_title(panel, fontsize=9)
@@ -74,7 +79,8 @@ def pareto_figure(points: pd.DataFrame, path: Path) -> Path | None:
         ax.set_ylim(-3, 103)
     for ax in axes[len(panels):]:
         ax.set_visible(False)
-    fig.suptitle("Success vs cost: Pareto frontier in red and named, baseline circled", fontsize=10)
+    fig.suptitle("Success vs cost: Pareto frontier in red and named, baseline circled; hollow (n.s.): not "
+                 "significantly different from the baseline", fontsize=10)
     fig.savefig(path, dpi=_DPI)
     return path
 

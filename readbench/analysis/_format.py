@@ -74,3 +74,30 @@ def p_value(p: float) -> str:
     if _nan(p):
         return DASH
     return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
+FEW_CLUSTERS = 6
+"""Below this many clusters an interval's width comes mostly from the few clusters (t on G - 1
+degrees of freedom; the coverage study in tests/analysis/test_analysis_coverage.py starts at 6)."""
+
+
+def few_mark(n_clusters: int) -> str:
+    """Footnote mark of an interval from few clusters: ``"†2"`` (2 clusters), ``"‡"`` (1), ``""`` (>= 6)."""
+    if n_clusters >= FEW_CLUSTERS:
+        return ""
+    return "‡" if n_clusters <= 1 else f"†{n_clusters}"
+
+
+def marked(cell: str, n_clusters: int) -> str:
+    """`cell` (an interval) followed by its `few_mark`, when it has one and the interval exists."""
+    mark = few_mark(n_clusters)
+    return f"{cell} {mark}" if mark and cell != DASH else cell
+
+
+def few_footnote(marks_used: bool) -> str:
+    """The footnote of `few_mark` for a table caption ("" when no cell carries a mark)."""
+    if not marks_used:
+        return ""
+    return (f" †N: the interval comes from N clusters (source repositories; fewer than {FEW_CLUSTERS}), a t interval "
+            "on N − 1 degrees of freedom: it is wide because of the few clusters, and narrows only with more "
+            "repositories. ‡: one cluster, no variance between clusters is estimable.")

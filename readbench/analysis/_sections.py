@@ -58,7 +58,8 @@ _EFFORT = ("turns", "input_tokens", "read_calls", "blind_reads", "capped_reads",
 
 
 def _effort_row(s: ArmSummary, name: str, columns: tuple[str, ...]) -> tuple[str, ...]:
-    cells = [name, _n(s), str(s.n_clusters), F.pct(s.success.rate), F.ci_pct(s.success.ci.low, s.success.ci.high)]
+    cells = [name, _n(s), str(s.n_clusters), F.pct(s.success.rate),
+             F.marked(F.ci_pct(s.success.ci.low, s.success.ci.high), s.n_clusters)]
     for col in columns:
         try:
             cells.append(_fmt_metric(col, s.metric(col).headline))
@@ -83,7 +84,7 @@ def arms_section(summaries: tuple[ArmSummary, ...], multi_model: bool) -> list[B
               caption="n = samples in the denominator (tasks × epochs); clusters = source repositories (tasks when "
                       "there is one repository). "
                       "Errored and limit-hit samples count as failures. Means over samples with metrics; "
-                      "input tokens: median."),
+                      "input tokens: median." + F.few_footnote(any(F.few_mark(s.n_clusters) for s in summaries))),
     ]
 
 
@@ -95,7 +96,8 @@ def family_section(summaries: tuple[ArmSummary, ...], multi_model: bool) -> list
         rows.append((f"§ family: {family}",) + ("",) * (4 + len(cols)))
         rows += [_effort_row(s, _arm(s.arm, multi_model), cols) for s in summaries if s.family == family]
     return [Heading(2, "By task family"),
-            Table(_effort_header(cols), tuple(rows), caption="Same definitions as the arm table, per task family.")]
+            Table(_effort_header(cols), tuple(rows), caption="Same definitions as the arm table, per task family."
+                  + F.few_footnote(any(F.few_mark(s.n_clusters) for s in summaries)))]
 
 
 def cache_section(summaries: tuple[ArmSummary, ...], cache_models: list[str], multi_model: bool) -> list[Block]:
@@ -147,13 +149,15 @@ def paired_section(comparisons: tuple[PairedComparison, ...], notes: tuple[str, 
         m, s = c.mcnemar, c.success
         rows.append((_arm(c.arm, multi_model), _arm(c.baseline_arm, multi_model),
                      f"{F.count(c.n_pairs)} ({c.n_tasks}×{c.n_epochs})", str(c.n_clusters), str(c.n_unmatched),
-                     F.pp(s.estimate), F.interval(F.pp, s.ci.low, s.ci.high), F.num(s.difference.df, 1),
+                     F.pp(s.estimate), F.marked(F.interval(F.pp, s.ci.low, s.ci.high), s.n_clusters),
+                     F.num(s.difference.df, 1),
                      F.p_value(s.p_value), F.p_value(s.p_holm),
                      f"{m.both_success}/{m.treatment_only}/{m.baseline_only}/{m.neither}", F.p_value(m.p_value)))
     blocks.append(Table(
         ("arm", "baseline", "pairs (tasks×epochs)", "clusters", "unmatched", "Δ success", "95% CI", "df", "p",
          "Holm p", "both / arm only / baseline only / neither", "McNemar p"), tuple(rows),
-        caption="Paired success (errored = failure)."))
+        caption="Paired success (errored = failure)."
+        + F.few_footnote(any(F.few_mark(c.success.n_clusters) for c in comparisons))))
     mrows = []
     for c in comparisons:
         for pm in c.metrics:
@@ -162,15 +166,17 @@ def paired_section(comparisons: tuple[PairedComparison, ...], notes: tuple[str, 
             mrows.append((_arm(c.arm, multi_model), label(pm.metric), f"{F.count(pm.n_pairs)} ({pm.n_tasks}×{pm.n_epochs})",
                           str(pm.n_clusters), _fmt_metric(pm.metric, pm.median_baseline),
                           _fmt_metric(pm.metric, pm.median_treatment), _fmt_delta(pm.metric, d.mean_difference),
-                          F.interval(lambda x: _fmt_delta(pm.metric, x), d.ci.low, d.ci.high),
+                          F.marked(F.interval(lambda x: _fmt_delta(pm.metric, x), d.ci.low, d.ci.high), pm.n_clusters),
                           F.DASH if ratio is None else F.ratio(ratio.ratio),
-                          F.DASH if ratio is None else F.interval(F.ratio, ratio.ci.low, ratio.ci.high),
+                          F.DASH if ratio is None else F.marked(F.interval(F.ratio, ratio.ci.low, ratio.ci.high),
+                                                                pm.n_clusters),
                           F.p_value(pm.p_value), F.p_value(pm.p_holm), F.p_value(pm.wilcoxon.p_value)))
     blocks.append(Table(
         ("arm", "metric", "pairs (tasks×epochs)", "clusters", "median baseline", "median arm", "mean Δ", "95% CI",
          "geo-mean ratio", "95% CI", "p", "Holm p", "Wilcoxon p"), tuple(mrows),
         caption="Paired metrics (pairs with the metric on both sides). p: of the ratio for tokens and cost, else of "
-                "the mean difference; Holm p only for the confirmatory cost metrics."))
+                "the mean difference; Holm p only for the confirmatory cost metrics."
+                + F.few_footnote(any(F.few_mark(pm.n_clusters) for c in comparisons for pm in c.metrics))))
     if notes:
         blocks.append(Bullets(tuple(notes)))
     return blocks

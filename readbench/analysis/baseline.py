@@ -33,6 +33,7 @@ from typing import Any
 import pandas as pd
 
 from .regression import BaselineComparison, Tolerance, compare_to_baseline
+from .smallest import run_smallest
 
 __all__ = ["BASELINE_FILES", "IncompleteRun", "RunInputs", "compare_run", "decision_text", "latest_run",
            "load_baseline", "load_run", "write_baseline", "write_comparison"]
@@ -159,21 +160,25 @@ def _meta_notes(run: dict[str, Any], base: dict[str, Any]) -> list[str]:
     return notes
 
 
-def compare_run(run_dir: Path, baseline_dir: Path, tolerance: Tolerance | None = None) -> BaselineComparison:
+def compare_run(run_dir: Path, baseline_dir: Path, tolerance: Tolerance | None = None,
+                smallest: tuple[float | None, float | None] = (None, None)) -> BaselineComparison:
     """`regression.compare_to_baseline` of a run directory against a baseline directory, with the
     run's incompleteness (`load_run`) and the differences of the two ``run.json`` files added.
+    `smallest` = (success_pp, cost_ratio) overrides the run's ``smallest_difference`` (`run_smallest`).
 
     Raises:
         FileNotFoundError: as `load_run` and `load_baseline`.
-        ValueError: as `load_run` and `regression.compare_to_baseline`.
+        ValueError: as `load_run`, `run_smallest` and `regression.compare_to_baseline`.
     """
     base_table, base_meta = load_baseline(baseline_dir)
     run = load_run(run_dir)
+    small = run_smallest(run.meta, *smallest)
     if run.table.empty:
-        return BaselineComparison((), (), run.incomplete, tolerance or Tolerance())
-    result = compare_to_baseline(run.table, base_table, tolerance=tolerance, expected_arms=run.expected_arms)
+        return BaselineComparison((), (), run.incomplete, tolerance or Tolerance(), small)
+    result = compare_to_baseline(run.table, base_table, tolerance=tolerance, expected_arms=run.expected_arms,
+                                 smallest=small)
     return BaselineComparison(result.checks, tuple(_meta_notes(run.meta, base_meta)) + result.notes,
-                              run.incomplete + result.incomplete, result.tolerance)
+                              run.incomplete + result.incomplete, result.tolerance, small)
 
 
 def write_comparison(result: BaselineComparison, out_dir: Path, baseline: str) -> Path:
@@ -185,23 +190,28 @@ def write_comparison(result: BaselineComparison, out_dir: Path, baseline: str) -
     lines = [f"# Comparison with the baseline {baseline}", "", f"Verdict (exit {result.exit_code}): "
              f"{result.summary(baseline)}.", ""]
     for title, items in (("Incomplete (no verdict)", result.incomplete), ("Regressions", [c.line() for c in result.regressions]),
+                         ("Underpowered (cannot detect the smallest difference that matters)",
+                          [c.underpowered_line() for c in result.underpowered]),
                          ("What differs from the baseline", result.notes)):
         if items:
             lines += [f"## {title}", ""] + [f"- {item}" for item in items] + [""]
-    lines += ["## Every check", "", "| arm | metric | baseline | now | estimate [95% CI] | tolerance | p | Holm p |",
-              "|---|---|---|---|---|---|---|---|"]
+    lines += ["## Every check", "", "| arm | metric | baseline | now | estimate [95% CI] | tolerance | p | Holm p | "
+              "detectable worsening (80% power, Holm level) |", "|---|---|---|---|---|---|---|---|---|"]
     for c in result.checks:
         value, est, tol = c._fmt()
         lines.append(f"| {c.arm} | {c.metric} | {value(c.baseline_value)} | {value(c.current_value)} | "
                      f"{est(c.estimate)} {F.interval(est, c.ci.low, c.ci.high)} | {tol(c.bound)} | "
-                     f"{F.p_value(c.p_value)} | {F.p_value(c.p_holm)}{' **regression**' if c.regression else ''} |")
+                     f"{F.p_value(c.p_value)} | {F.p_value(c.p_holm)}{' **regression**' if c.regression else ''} | "
+                     f"{c.detects().removeprefix('detects ')}{' **underpowered**' if c.underpowered else ''} |")
     (out / "compare.md").write_text("\n".join(lines) + "\n")
     record = {"exit_code": result.exit_code, "baseline": baseline, "summary": result.summary(baseline),
               "incomplete": list(result.incomplete), "notes": list(result.notes),
               "tolerance": {"success": result.tolerance.success, "relative": result.tolerance.relative},
+              "smallest_difference": result.smallest.to_dict(),
               "checks": [{**{k: getattr(c, k) for k in ("arm", "metric", "scale", "baseline_value", "current_value",
                                                        "estimate", "bound", "p_value", "p_holm", "n_pairs",
-                                                       "n_clusters", "regression")},
+                                                       "n_clusters", "regression", "detectable", "smallest",
+                                                       "underpowered")},
                           "ci": [c.ci.low, c.ci.high]} for c in result.checks]}
     (out / "compare.json").write_text(json.dumps(record, indent=2, default=float) + "\n")
     return out / "compare.md"

@@ -8,7 +8,11 @@ Exit codes of ``readbench compare`` (and so of ``make nightly``):
 - 1: at least one regression, one line each on stdout;
 - 2: no verdict: the run is incomplete (a partial arm, an unreadable log, no run.json, a
   missing headline column), it shares nothing with the baseline, or the input is unusable
-  (no baseline, not a run directory: click's usage errors also exit 2).
+  (no baseline, not a run directory: click's usage errors also exit 2);
+- 3: underpowered: no regression was found, but a success or cost check cannot detect the
+  smallest difference that matters (``smallest_difference`` of the run's matrix, or
+  ``--smallest-success-pp`` / ``--smallest-cost-ratio``) at 80 % power and the Holm level, one
+  line each on stdout; ``readbench plan`` says what design would (issue 28).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from pathlib import Path
 import click
 
 from .baseline import DEFAULT_BASELINE
+from .report_cli import smallest_options
 
 __all__ = ["baseline", "compare"]
 
@@ -34,13 +39,15 @@ __all__ = ["baseline", "compare"]
               help="Tolerated relative increase of cost, input tokens, turns and read calls (0.10 = 10 %).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where compare.md and compare.json go [default: RUN_DIR/compare].")
+@smallest_options
 def compare(run_dir: Path, baseline_dir: Path, tolerance_success: float, tolerance_relative: float,
-            out_dir: Path | None) -> None:
+            out_dir: Path | None, smallest_success_pp: float | None, smallest_cost_ratio: float | None) -> None:
     """Compare RUN_DIR with the baseline: every arm x headline metric (success, cost per cache
     model, turns, input tokens, read calls), paired on (task, epoch), CR2 t tests, Holm.
 
     Exits 1 with one line per regression, 0 when none, 2 when there is no verdict (the run is
-    incomplete or shares nothing with the baseline).
+    incomplete or shares nothing with the baseline), 3 when none was found but a success or cost
+    check could not have detected the smallest difference that matters (underpowered).
     """
     from .baseline import compare_run, write_comparison
     from .regression import Tolerance
@@ -50,7 +57,7 @@ def compare(run_dir: Path, baseline_dir: Path, tolerance_success: float, toleran
     except ValueError as ex:
         raise click.BadParameter(str(ex), param_hint="--tolerance-success / --tolerance")
     try:
-        result = compare_run(run_dir, baseline_dir, tolerance)
+        result = compare_run(run_dir, baseline_dir, tolerance, (smallest_success_pp, smallest_cost_ratio))
     except FileNotFoundError as ex:
         raise click.BadParameter(str(ex), param_hint="RUN_DIR / --baseline")
     except ValueError as ex:
@@ -66,6 +73,8 @@ def compare(run_dir: Path, baseline_dir: Path, tolerance_success: float, toleran
         click.echo(f"incomplete: {reason}")
     for check in result.regressions:
         click.echo(f"REGRESSION {check.line()}")
+    for check in result.underpowered:
+        click.echo(f"UNDERPOWERED {check.underpowered_line()}")
     for note in result.notes:
         click.echo(f"note: {note}")
     click.echo(f"{result.summary(label)}; details: {path}")

@@ -273,14 +273,17 @@ def required_tasks(
 
 
 def detectable_effect(
-    vc: VarianceComponents, *, n_tasks: int, epochs: int, n_clusters: int, power: float = 0.8, alpha: float = 0.05
+    vc: VarianceComponents, *, n_tasks: int, epochs: int, n_clusters: int, power: float = 0.8, alpha: float = 0.05,
+    margin: float = 0.0,
 ) -> float:
     """Smallest effect the design (n_tasks x epochs in n_clusters) detects with `power`.
 
     Returns the effect on the analysis scale (success: fraction; log scale: |log ratio|); NaN
     when fewer than 2 clusters; inf when a binary effect would need more than certainty.
-    Solves ``effect = (t_{1-alpha/2} + t_{power}) sqrt(Var(effect))`` on G - 1 degrees of
-    freedom (Var depends on the effect for success, `required_tasks`).
+    Solves ``effect = margin + (t_{1-alpha/2} + t_{power}) sqrt(Var(effect))`` on G - 1 degrees
+    of freedom (Var depends on the effect for success, `required_tasks`). `margin` >= 0 is the
+    shift of a tolerance-shifted test (`regression`: "worse by more than the tolerance"); a
+    one-sided test at level a is ``alpha=2 * a``.
     """
     if n_clusters < 2 or n_tasks < 1 or epochs < 1:
         return float("nan")
@@ -289,13 +292,13 @@ def detectable_effect(
     vc_here = vc if abs(m_run - n_tasks / n_clusters) < 1e-12 else _with_m(vc, n_tasks / n_clusters)
 
     def gap(effect: float) -> float:
-        return effect - q * math.sqrt(_variance_of_mean(vc_here, effect, n_tasks, epochs))
+        return effect - margin - q * math.sqrt(_variance_of_mean(vc_here, effect, n_tasks, epochs))
 
     if not vc.binary:
-        return float(q * math.sqrt(_variance_of_mean(vc_here, 0.0, n_tasks, epochs)))
+        return float(margin + q * math.sqrt(_variance_of_mean(vc_here, 0.0, n_tasks, epochs)))
     if gap(1.0 - 1e-9) < 0:
         return float("inf")
-    return float(optimize.brentq(gap, 1e-9, 1.0 - 1e-9, xtol=1e-10))
+    return float(optimize.brentq(gap, max(1e-9, margin), 1.0 - 1e-9, xtol=1e-10))
 
 
 def _with_m(vc: VarianceComponents, m: float) -> VarianceComponents:

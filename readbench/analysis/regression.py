@@ -35,20 +35,31 @@ What is compared when the two runs differ (named, never silently passed or faile
 - a partial arm (``arm_status``, `completeness`) is never a verdict: the comparison is
   incomplete (`BaselineComparison.exit_code` 2); so is a run whose compared arms pair fewer than
   half of their baseline samples (`MIN_COVERAGE`: the run no longer covers the baseline).
+
+What the run could have caught (issue 28). Every check carries the smallest worsening it detects
+with 80 % power at the first Holm step (one-sided alpha / m over the m testable checks; `_check_power`).
+A success or cost check that cannot detect the smallest difference that matters
+(`smallest.SmallestDifference`: a drop of ``success_pp``, a cost ratio of ``1 / cost_ratio``), or
+cannot be tested at all, is **underpowered**: with no regression found, the comparison is
+underpowered (`BaselineComparison.exit_code` 3), never "no regression".
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from . import _format as F
 from . import stats
+from ._check_power import detectable_worsening
+from ._checks import ALPHA, BaselineComparison, MetricCheck, Tolerance
+from ._task_notes import TASK_KEYS
+from ._task_notes import listing as _listing
+from ._task_notes import task_notes as _task_notes
 from .compare import SUCCESS, compare_metric, pair_rows
+from .smallest import SmallestDifference
 from .table import cache_models_in
 
 __all__ = [
@@ -62,131 +73,11 @@ __all__ = [
     "compare_to_baseline",
 ]
 
-ALPHA = 0.05
-"""Family-wise error rate of the regression checks (Holm across every check of the run)."""
-
 HEADLINE_METRICS = (SUCCESS, "turns", "input_tokens", "read_calls")
 """Metrics checked for every arm, besides ``cost_usd_{cache model}`` for each common cache model."""
 
 MIN_COVERAGE = 0.5
 """Fewest paired samples, as a fraction of the compared arms' baseline samples, for a verdict."""
-
-TASK_KEYS = ("family", "source", "file", "file_lines", "target_line")
-"""Task metadata that must be equal for a sample id to be the same task in both runs."""
-
-
-@dataclass(frozen=True)
-class Tolerance:
-    """How much worse an arm may get before it counts as a regression."""
-
-    success: float = 0.05
-    """Largest tolerated drop in success, a fraction (0.05 = 5 percentage points), in [0, 1)."""
-    relative: float = 0.10
-    """Largest tolerated relative increase of cost, input tokens, turns and read calls, a
-    fraction (0.10 = 10 %: a ratio of 1.10, or a mean increase of 10 % of the baseline's mean)."""
-
-    def __post_init__(self) -> None:
-        for name, value in (("success", self.success), ("relative", self.relative)):
-            if not isinstance(value, (int, float)) or not math.isfinite(value) or not 0 <= value < 1:
-                raise ValueError(f"tolerance {name} must be a fraction in [0, 1), got {value!r}")
-
-    def describe(self) -> str:
-        """``"success −5.0 pp; cost and input tokens ×1.10; turns and read calls +10 % of the baseline mean"``."""
-        return (f"success −{100 * self.success:.1f} pp; cost and input tokens ×{1 + self.relative:.2f}; "
-                f"turns and read calls +{100 * self.relative:.0f} % of the baseline mean")
-
-
-@dataclass(frozen=True)
-class MetricCheck:
-    """One metric of one arm, the run against the baseline on shared (task, epoch) pairs."""
-
-    arm: str
-    """Arm label, ``"{variant} × {dcp} @ {model}"``."""
-    metric: str
-    """``"success"`` or a table column (``turns``, ``cost_usd_openai``, ...)."""
-    scale: str
-    """``"difference"`` (estimate = mean of now - baseline) or ``"ratio"`` (geometric-mean ratio)."""
-    baseline_value: float
-    """Baseline over the pairs: mean (success as a fraction, turns, read calls) or median (ratio scale)."""
-    current_value: float
-    """The run over the same pairs, same statistic as `baseline_value`."""
-    estimate: float
-    """Mean paired difference, or geometric-mean ratio now / baseline."""
-    ci: stats.ConfidenceInterval
-    """95 % CR2 t interval of `estimate` (`compare.compare_metric`)."""
-    bound: float
-    """The tolerance on the estimate's scale: ``-0.05`` (success), ``1.10`` (ratio), or the largest
-    tolerated mean increase in the metric's unit (turns, read calls)."""
-    p_value: float
-    """One-sided p of "not worse beyond `bound`"; NaN when untestable (fewer than 2 clusters)."""
-    p_holm: float
-    """Holm-adjusted `p_value` across every testable check of the comparison; NaN when untestable."""
-    n_pairs: int
-    """Pairs with the metric on both sides (ratio scale: both > 0)."""
-    n_clusters: int
-    """Clusters among those pairs (source repositories, or tasks when there is one)."""
-
-    @property
-    def regression(self) -> bool:
-        """Significantly worse than the baseline beyond the tolerance (Holm p < `ALPHA`)."""
-        return not math.isnan(self.p_holm) and self.p_holm < ALPHA
-
-    def _fmt(self) -> tuple:
-        if self.metric == SUCCESS:
-            return F.pct, F.pp, (lambda x: f"{100 * x:+.1f} pp")
-        if self.scale == "ratio":
-            value = F.usd if self.metric.startswith("cost_usd_") else (lambda x: F.num(x, 0))
-            return value, F.ratio, (lambda x: f"×{x:.2f}")
-        return (lambda x: F.num(x, 2)), (lambda x: F.signed(x, 2)), (lambda x: F.signed(x, 2))
-
-    def line(self) -> str:
-        """One line: arm, metric, baseline -> now, estimate and interval, tolerance, adjusted p."""
-        value, est, tol = self._fmt()
-        stat = "median" if self.scale == "ratio" else "mean"
-        return (f"{self.arm} · {self.metric}: {value(self.baseline_value)} -> {value(self.current_value)} "
-                f"({stat} over {self.n_pairs} pairs, {self.n_clusters} clusters); {est(self.estimate)} "
-                f"95% CI {F.interval(est, self.ci.low, self.ci.high)}, tolerance {tol(self.bound)}; "
-                f"Holm-adjusted p {_p_text(self.p_holm)}")
-
-
-@dataclass(frozen=True)
-class BaselineComparison:
-    """Every check of a run against a baseline, what was not compared, and the verdict."""
-
-    checks: tuple[MetricCheck, ...]
-    """One per (common arm, headline metric) with at least one pair, in arm then metric order."""
-    notes: tuple[str, ...]
-    """What differs between the runs and was left out (arms, tasks, epochs, cache models, ...)."""
-    incomplete: tuple[str, ...]
-    """Why the comparison cannot be a verdict (partial arms, missing columns, nothing in common)."""
-    tolerance: Tolerance = field(default_factory=Tolerance)
-
-    @property
-    def regressions(self) -> tuple[MetricCheck, ...]:
-        """The checks that are regressions."""
-        return tuple(c for c in self.checks if c.regression)
-
-    @property
-    def exit_code(self) -> int:
-        """2 when incomplete (no verdict), else 1 when any check is a regression, else 0."""
-        return 2 if self.incomplete else (1 if self.regressions else 0)
-
-    def summary(self, baseline: str = "the baseline") -> str:
-        """The verdict as one line."""
-        tested = sum(1 for c in self.checks if not math.isnan(c.p_value))
-        arms = len({c.arm for c in self.checks})
-        if self.incomplete:
-            return f"no verdict: {len(self.incomplete)} reason(s) above; compared {arms} arm(s) with {baseline} anyway"
-        head = (f"{len(self.regressions)} regression(s)" if self.regressions else "no regression")
-        return (f"{head} in {tested} checks of {arms} arm(s) against {baseline} (Holm across the checks at "
-                f"{ALPHA:g}; tolerance: {self.tolerance.describe()})")
-
-
-def _p_text(p: float) -> str:
-    """``"= 0.012"`` or ``"< 0.001"``."""
-    text = F.p_value(p)
-    return f"< {text[1:]}" if text.startswith("<") else f"= {text}"
-
 
 def _one_sided(x: np.ndarray, y: np.ndarray, clusters: np.ndarray) -> float:
     """p of H0 mean(x - y) <= 0 vs > 0 from the CR2 t test (`stats.paired_difference`)."""
@@ -225,58 +116,13 @@ def _check(arm: str, pairs: pd.DataFrame, metric: str, tol: Tolerance) -> Metric
                        p_value=p, p_holm=float("nan"), n_pairs=comparison.n_pairs, n_clusters=comparison.n_clusters)
 
 
-def _listing(ids: Sequence[str], limit: int = 5) -> str:
-    shown = ", ".join(ids[:limit])
-    return shown + (f", … ({len(ids) - limit} more)" if len(ids) > limit else "")
-
-
-def _value(v: object) -> str:
-    """A task field for a note: ``8604`` for 8604.0, ``'a.py'`` for a string."""
-    if isinstance(v, (int, float, np.number)) and not isinstance(v, bool):
-        return f"{float(v):g}"
-    return repr(str(v))
-
-
-def _by_family(rows: pd.DataFrame, ids: set[str]) -> str:
-    fam = rows[rows["sample_id"].isin(ids)].drop_duplicates("sample_id")["family"].value_counts()
-    return ", ".join(f"{name}: {n}" for name, n in sorted(fam.items()))
-
-
-def _task_notes(run: pd.DataFrame, base: pd.DataFrame) -> tuple[set[str], list[str]]:
-    """The sample ids comparable in both runs, and notes on the others."""
-    keys = [k for k in TASK_KEYS if k in run.columns and k in base.columns]
-    r = run.drop_duplicates("sample_id").set_index("sample_id")[keys]
-    b = base.drop_duplicates("sample_id").set_index("sample_id")[keys]
-    notes = []
-    new = sorted(set(r.index) - set(b.index))
-    gone = sorted(set(b.index) - set(r.index))
-    common = sorted(set(r.index) & set(b.index))
-    changed = []
-    for sid in common:
-        diffs = [f"{k} {_value(b.at[sid, k])} -> {_value(r.at[sid, k])}" for k in keys
-                 if not (pd.isna(r.at[sid, k]) and pd.isna(b.at[sid, k])) and r.at[sid, k] != b.at[sid, k]]
-        if diffs:
-            changed.append(f"{sid} ({'; '.join(diffs)})")
-    if new:
-        notes.append(f"{len(new)} task(s) new since the baseline, not compared ({_by_family(run, set(new))}): "
-                     f"{_listing(new)}; `make baseline` after an accepted run starts tracking them")
-    if gone:
-        notes.append(f"{len(gone)} task(s) of the baseline missing from this run, not compared "
-                     f"({_by_family(base, set(gone))}): {_listing(gone)}")
-    if changed:
-        notes.append(f"{len(changed)} task(s) changed since the baseline (same id, other task), not compared: "
-                     f"{_listing(changed, 3)}")
-    same = set(common) - {c.split(" (")[0] for c in changed}
-    return same, notes
-
-
 def _arm_set(table: pd.DataFrame) -> list[str]:
     return list(dict.fromkeys(table["arm"]))
 
 
 def compare_to_baseline(run: pd.DataFrame, baseline: pd.DataFrame, *, tolerance: Tolerance | None = None,
-                        expected_arms: Sequence[str] | None = None, min_coverage: float = MIN_COVERAGE
-                        ) -> BaselineComparison:
+                        expected_arms: Sequence[str] | None = None, min_coverage: float = MIN_COVERAGE,
+                        smallest: SmallestDifference | None = None) -> BaselineComparison:
     """Check every arm and headline metric of `run` against the same arm of `baseline`.
 
     Parameters
@@ -294,12 +140,16 @@ def compare_to_baseline(run: pd.DataFrame, baseline: pd.DataFrame, *, tolerance:
         Fewest paired (task, epoch) of the compared arms, as a fraction of those arms' baseline
         samples, for a verdict; below it the comparison is incomplete (the run no longer covers
         the baseline: a corpus that lost most of its tasks must not pass on the few left).
+    smallest : SmallestDifference, optional
+        The smallest success drop and cost ratio that matter (module docstring); default
+        `SmallestDifference()` (5 pp, 0.9).
 
     Returns
     -------
     BaselineComparison
-        The checks (Holm-adjusted across all of them), notes on what was not compared, and the
-        reasons, if any, that the run is no verdict; ``exit_code`` is 0, 1 or 2.
+        The checks (Holm-adjusted across all of them, each with the worsening it detects),
+        notes on what was not compared, and the reasons, if any, that the run is no verdict;
+        ``exit_code`` is 0, 1, 2 or 3.
 
     Raises
     ------
@@ -357,6 +207,7 @@ def compare_to_baseline(run: pd.DataFrame, baseline: pd.DataFrame, *, tolerance:
         notes.append(f"epochs: baseline {base_epochs}, this run {run_epochs}: pairs use the common ones")
 
     checks: list[MetricCheck] = []
+    check_pairs: list[pd.DataFrame] = []
     paired = expected = 0
     for arm in run_arms:
         if arm not in base_arms:
@@ -368,7 +219,10 @@ def compare_to_baseline(run: pd.DataFrame, baseline: pd.DataFrame, *, tolerance:
         if pairs.empty:
             notes.append(f"arm {arm}: shares no (task, epoch) with the baseline, not compared")
             continue
-        checks += [c for c in (_check(arm, pairs, m, tol) for m in metrics) if c is not None]
+        for c in (_check(arm, pairs, m, tol) for m in metrics):
+            if c is not None:
+                checks.append(c)
+                check_pairs.append(pairs)
     if not checks and not incomplete:
         incomplete.append("nothing to compare: no arm shares a (task, epoch) with the baseline")
     elif checks and paired < min_coverage * expected:
@@ -377,15 +231,27 @@ def compare_to_baseline(run: pd.DataFrame, baseline: pd.DataFrame, *, tolerance:
                           "or the epochs shrank on purpose, make an accepted run the baseline (`make baseline`)")
     testable = [i for i, c in enumerate(checks) if not math.isnan(c.p_value)]
     adjusted = dict(zip(testable, stats.holm_adjust([checks[i].p_value for i in testable])))
-    checks = [_with_holm(c, adjusted.get(i, float("nan"))) for i, c in enumerate(checks)]
+    level = ALPHA / max(1, len(testable))
+    small = smallest or SmallestDifference()
+    checks = [_with_holm(c, adjusted.get(i, float("nan")), detectable_worsening(p, c.metric, c.scale, c.bound, level),
+                         _smallest_of(c, small)) for i, (c, p) in enumerate(zip(checks, check_pairs))]
     untested = [c for c in checks if math.isnan(c.p_value)]
     if untested:
         notes.append(f"{len(untested)} check(s) untested (fewer than 2 clusters: no variance estimate): "
                      f"{_listing([f'{c.arm} · {c.metric}' for c in untested], 3)}")
-    return BaselineComparison(tuple(checks), tuple(notes), tuple(incomplete), tol)
+    return BaselineComparison(tuple(checks), tuple(notes), tuple(incomplete), tol, small)
 
 
-def _with_holm(check: MetricCheck, p_holm: float) -> MetricCheck:
+def _smallest_of(check: MetricCheck, smallest: SmallestDifference) -> float | None:
+    """The smallest worsening that matters for `check`, on its scale; None for the other metrics."""
+    if check.metric == SUCCESS:
+        return smallest.success
+    if check.metric.startswith("cost_usd_") and check.scale == "ratio":
+        return smallest.cost_increase
+    return None
+
+
+def _with_holm(check: MetricCheck, p_holm: float, detectable: float, smallest: float | None) -> MetricCheck:
     from dataclasses import replace
 
-    return replace(check, p_holm=p_holm)
+    return replace(check, p_holm=p_holm, detectable=detectable, smallest=smallest)

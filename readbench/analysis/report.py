@@ -18,7 +18,7 @@ from typing import Any
 import pandas as pd
 
 from . import _figures, _sections
-from ._decision import ALPHA, decision_section, pareto_points
+from ._decision import ALPHA, decision_section, family_sizes, pareto_points
 from ._document import Block, Bullets, Heading, Image, Paragraph, to_html, to_markdown
 from .aggregate import arm_summaries, prepare
 from .compare import paired_comparisons
@@ -103,10 +103,11 @@ def _methods(run_meta: dict[str, Any], baseline: tuple[str, str]) -> list[Block]
 def _figures_blocks(table: pd.DataFrame, kept: pd.DataFrame, summaries, comparisons, cache_models: list[str],
                     multi: bool, baseline: tuple[str, str], out: Path) -> list[Block]:
     blocks: list[Block] = [Heading(2, "Figures")]
-    points = pareto_points(summaries, cache_models, multi, baseline)
+    points = pareto_points(summaries, cache_models, multi, baseline, comparisons)
     png = _figures.pareto_figure(points, out / "pareto.png")
     if png is not None:
-        blocks.append(Image(png.name, "Success vs median cost per sample: the Pareto frontier per cache model"))
+        blocks.append(Image(png.name, "Success vs median cost per sample: the Pareto frontier per cache model; "
+                                      "hollow and \"(n.s.)\": not significantly different from the baseline"))
     png = _figures.forest_figure(comparisons, out / "forest.png")
     if png is not None:
         blocks.append(Image(png.name, "Paired differences vs the baseline: success, cost, turns, read calls"))
@@ -138,6 +139,7 @@ def render_report(
     cost_ratio: float = DEFAULT_COST_RATIO,
     completeness: LogScan | None = None,
     model_settings: dict[str, list[dict[str, Any]]] | None = None,
+    plan_from: str = "RUN_DIR",
 ) -> Path:
     """Write ``report.md``, ``report.html``, ``partition.json`` and figures into `out_dir`.
 
@@ -158,10 +160,11 @@ def render_report(
     exclude : tuple of str
         Sample ids or ``id#epoch`` keys removed from every denominator (listed as excluded).
     effect : float, default `DEFAULT_EFFECT`
-        Success difference (fraction) whose required design is stated for every
+        The smallest success difference that matters (fraction; `smallest.SmallestDifference`):
+        below it the run makes no decision, and its required design is stated for every
         non-significant comparison.
     cost_ratio : float, default `DEFAULT_COST_RATIO`
-        Cost ratio whose required design is stated for every non-significant cost comparison.
+        The smallest cost ratio that matters, likewise.
     completeness : completeness.LogScan, optional
         The run's log statuses: partial arms and unreadable logs get a flagged section, partial
         arms are marked ``[partial]`` in the tables and left out of the decision, the figures
@@ -170,6 +173,8 @@ def render_report(
         `real_models.log_settings` of the run's logs: what each real model was and how it was
         reached and bounded (the "Real models" section; a warning when one model name ran
         with different settings).
+    plan_from : str, default "RUN_DIR"
+        The run directory named in the decision's `readbench plan` command.
 
     Returns
     -------
@@ -208,10 +213,12 @@ def render_report(
         blocks += [Heading(2, "Decision"), Paragraph("No arm finished: no decision.")]
     else:
         comparisons, notes = paired_comparisons(finished, baseline, exclude=exclude)
-        plans = plan_comparisons(finished, comparisons, effect=effect, cost_ratio=cost_ratio, baseline=baseline,
-                                 exclude=exclude)
+        plans = tuple(row for model, size in family_sizes(comparisons).items() for row in plan_comparisons(
+            finished, tuple(c for c in comparisons if c.model == model), effect=effect, cost_ratio=cost_ratio,
+            alpha=ALPHA / max(1, size), baseline=baseline, exclude=exclude))
         done = summaries if not partial else arm_summaries(finished, exclude=exclude, baseline=baseline)
-        blocks += decision_section(done, comparisons, plans, models, multi, baseline, effect, cost_ratio)
+        blocks += decision_section(done, comparisons, plans, models, multi, baseline, effect, cost_ratio,
+                                   plan_from=plan_from)
         kept = prepare(finished, exclude, baseline)
         blocks += _figures_blocks(finished, kept, done, comparisons, models, multi, baseline, out)
     blocks += _sections.arms_section(summaries, multi)

@@ -10,7 +10,30 @@ from pathlib import Path
 
 import click
 
-__all__ = ["build_report", "load_table", "plan", "report"]
+__all__ = ["build_report", "load_table", "plan", "report", "smallest_options"]
+
+
+def _check_pp(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
+    if value is not None and not 0 < value < 100:
+        raise click.BadParameter(f"{value!r} must be percentage points in (0, 100), e.g. 5")
+    return value
+
+
+def _check_ratio(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
+    if value is not None and (not value > 0 or value == 1):
+        raise click.BadParameter(f"{value!r} must be a ratio > 0 and != 1, e.g. 0.9 for 10% cheaper")
+    return value
+
+
+def smallest_options(f):
+    """``--smallest-success-pp`` and ``--smallest-cost-ratio`` (over the matrix's
+    ``smallest_difference``, `smallest.SmallestDifference`) for eval, report and compare."""
+    f = click.option("--smallest-cost-ratio", type=float, default=None, callback=_check_ratio,
+                     help="Smallest cost ratio arm/baseline that matters (0.9 = 10% cheaper) [default: the "
+                          "matrix's smallest_difference, else 0.9].")(f)
+    return click.option("--smallest-success-pp", type=float, default=None, callback=_check_pp,
+                        help="Smallest success difference that matters, in percentage points [default: the "
+                             "matrix's smallest_difference, else 5].")(f)
 
 
 def build_report(
@@ -18,10 +41,13 @@ def build_report(
     *,
     baseline: tuple[str, str] = ("stock", "off"),
     exclude: tuple[str, ...] = (),
+    smallest: tuple[float | None, float | None] = (None, None),
 ) -> Path:
     """Read ``run_dir/logs``, write ``run_dir/table.parquet`` and ``run_dir/report/``.
 
-    ``run_dir/run.json`` (if present) is the run metadata shown in the report header.
+    ``run_dir/run.json`` (if present) is the run metadata shown in the report header; its
+    ``smallest_difference`` (the matrix's), overridden by `smallest` = (success_pp, cost_ratio),
+    sets the smallest differences that matter to the decision (`smallest.run_smallest`).
     Every log's status is read first (`completeness.scan_logs`): unreadable logs are named and
     skipped, partial arms are flagged and left out of the comparisons, and the table gets the
     column ``arm_status``. Returns the path of ``report.md``. Raises FileNotFoundError when
@@ -31,6 +57,7 @@ def build_report(
     from .completeness import drop_unfinished, scan_logs
     from .real_models import log_settings
     from .report import render_report
+    from .smallest import run_smallest
     from .table import tidy_table, write_table
 
     scan = scan_logs(run_dir / "logs")
@@ -43,8 +70,10 @@ def build_report(
     write_table(table, run_dir / "table.parquet")
     meta_path = run_dir / "run.json"
     meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
+    small = run_smallest(meta, *smallest)
     return render_report(table, run_dir / "report", baseline=baseline, run_meta=meta, exclude=exclude,
-                         completeness=scan, model_settings=log_settings(scan.logs))
+                         completeness=scan, model_settings=log_settings(scan.logs), effect=small.success,
+                         cost_ratio=small.cost_ratio, plan_from=run_dir.as_posix())
 
 
 def load_table(run_dir: Path):
@@ -75,10 +104,13 @@ def _baseline(ctx: click.Context, param: click.Parameter, value: str) -> tuple[s
               help="Baseline arm VARIANT:DCP for the paired comparisons (within each model).")
 @click.option("--exclude", multiple=True, metavar="ID[#EPOCH]",
               help="Sample id (all epochs) or id#epoch to remove from every denominator (repeatable).")
-def report(run_dir: Path, baseline: tuple[str, str], exclude: tuple[str, ...]) -> None:
+@smallest_options
+def report(run_dir: Path, baseline: tuple[str, str], exclude: tuple[str, ...], smallest_success_pp: float | None,
+           smallest_cost_ratio: float | None) -> None:
     """Rebuild RUN_DIR/table.parquet and RUN_DIR/report/ from RUN_DIR/logs alone."""
     try:
-        path = build_report(run_dir, baseline=baseline, exclude=exclude)
+        path = build_report(run_dir, baseline=baseline, exclude=exclude,
+                            smallest=(smallest_success_pp, smallest_cost_ratio))
     except (FileNotFoundError, ValueError) as ex:
         raise click.BadParameter(str(ex), param_hint="RUN_DIR")
     click.echo(str(path))

@@ -120,22 +120,23 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
         with lock, ReplayWriter(out, total_files=len(files)) as writer, _progress(len(files)) as bar, \
                 _sigterm_interrupts():
             for group, results, failures in stream:
-                bar.update(len(group))
                 writer.files_done += len(group)
                 named = {p for p, e in group if e}
                 for f in failures:
                     writer.fail(f.path, f.reason)
-                    click.echo(f"warning: {f.path}: {f.reason}", err=True)
+                    bar.warn(f"warning: {f.path}: {f.reason}")
                     failed_named += f.path in named
                 for res in results:
                     imported += 1
                     for w in res.warnings:
-                        click.echo(f"warning: {w}", err=True)
+                        bar.warn(f"warning: {w}")
                     writer.add(res)
                     levels += res.levels
                     harnesses.add(res.harness)
                     if res.date is not None:
                         dates.append(res.date)
+                for file, _ in group:
+                    bar.finish("readbench replay", file)
             # pooled over the sessions (readbench.replay.pooled): the JSON objects wait for it
             writer.pooled = pool_out_of_sample(writer.sessions)
             if as_json:
@@ -178,10 +179,11 @@ def _sigterm_interrupts() -> Iterator[None]:
 
 
 def _progress(total: int):
-    """A progress bar on stderr (files done), silent when stderr is not a terminal."""
-    from tqdm import tqdm
+    """Files done on stderr (`readbench.base.progress`): a bar with time left and the warnings
+    above it in a terminal, periodic plain lines otherwise; the bar ends at `total`."""
+    from readbench.base.progress import ProgressReporter
 
-    return tqdm(total=total, unit="file", desc="replay", disable=not sys.stderr.isatty(), leave=False, file=sys.stderr)
+    return ProgressReporter.single("readbench replay", "files", total)
 
 
 def _save_calibration(levels: list[tuple[str, str, list]], harnesses: set[str], dates: list[dt.date]) -> None:

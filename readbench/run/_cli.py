@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import click
 
-from readbench.analysis.report_cli import build_report
+from readbench.analysis.report_cli import build_report, smallest_options
 from readbench.sim._cli import sim_group
 
 RESULTS = Path("results")
@@ -38,10 +38,12 @@ RESULTS = Path("results")
 @click.option("--max-tasks", type=int, default=None, help="Arms run at once (default 2; local servers: 1).")
 @click.option("--model-base-url", default=None, help="Base URL of the model's API (default: the provider's env var).")
 @click.option("-M", "model_args", multiple=True, metavar="KEY=VALUE", help="Model argument (YAML value), inspect's -M.")
+@smallest_options
 def eval_cmd(matrix_path: str, models: tuple[str, ...], sandbox_kind: str, run_id: str | None,
              task_args: tuple[str, ...], time_limit: int | None, max_retries: int | None, timeout: int | None,
              attempt_timeout: int | None, max_tokens: int | None, max_connections: int | None,
-             max_tasks: int | None, model_base_url: str | None, model_args: tuple[str, ...]) -> None:
+             max_tasks: int | None, model_base_url: str | None, model_args: tuple[str, ...],
+             smallest_success_pp: float | None, smallest_cost_ratio: float | None) -> None:
     """Run a matrix of arms through inspect's eval_set, then write the table and the report.
 
     Exits 1 with one line when the run did not finish (Ctrl-C, a killed process, samples that
@@ -63,6 +65,7 @@ def eval_cmd(matrix_path: str, models: tuple[str, ...], sandbox_kind: str, run_i
         matrix = matrix.with_task_args(parse_cli_task_args(task_args))
     except ValueError as ex:
         raise click.BadParameter(str(ex), param_hint="-T")
+    matrix = replace(matrix, smallest=matrix.smallest.override(smallest_success_pp, smallest_cost_ratio))
     try:
         run_dir = RESULTS / check_run_id(run_id if run_id is not None else matrix.name)
     except ValueError as ex:

@@ -21,6 +21,8 @@ A matrix file (YAML, e.g. evals/smoke.yaml)::
     generate: {max_retries: 2, timeout: 300, attempt_timeout: 120, max_tokens: 1024, max_connections: 1}
     model: {base_url: "http://127.0.0.1:8080/v1", args: {}, server: llama-cpp-python 0.3.36,
             chat_template: chatml-function-calling}
+    smallest_difference: {success_pp: 5, cost_ratio: 0.9}   # below these the run decides nothing
+                                 # (readbench.analysis.smallest; recorded in run.json)
 
 Outputs under ``results/<run-id>/``: ``logs/`` (inspect .eval logs, one per arm; open them
 with ``inspect view --log-dir results/<run-id>/logs``), ``run.json`` (the resolved matrix),
@@ -43,6 +45,7 @@ from typing import Any
 import yaml
 
 from readbench.analysis.arms import spec_name
+from readbench.analysis.smallest import SmallestDifference
 from readbench.base.yamltext import load_bounded
 
 __all__ = ["MATRIX_KEYS", "MAX_EPOCHS", "MAX_PARALLEL", "RUN_ID_PATTERN", "Matrix", "check_run_id", "load_matrix"]
@@ -50,7 +53,7 @@ __all__ = ["MATRIX_KEYS", "MAX_EPOCHS", "MAX_PARALLEL", "RUN_ID_PATTERN", "Matri
 #: keys a matrix file may contain
 MATRIX_KEYS = {"name", "models", "epochs", "variants", "dcp", "arms", "cache_models", "task_args", "presets",
                "dcp_presets", "max_samples", "max_sandboxes", "time_limit", "max_tasks", "retry_attempts",
-               "generate", "model"}
+               "generate", "model", "smallest_difference"}
 #: most epochs per sample: inspect builds every sample x epoch up front (10^9 epochs took 23 GB
 #: before the kernel killed it); the nightly matrix uses 2-3
 MAX_EPOCHS = 100
@@ -97,6 +100,8 @@ class Matrix:
             (None = not given; readbench.run.settings fills the defaults for real models).
         generate: the file's ``generate:`` section (inspect GenerateConfig fields).
         model: the file's ``model:`` section (base_url, args, server, chat_template).
+        smallest: the smallest differences that matter to the decision and the nightly verdict
+            (``smallest_difference``; readbench.analysis.smallest; default 5 pp and 0.9).
     """
 
     name: str
@@ -112,6 +117,7 @@ class Matrix:
     settings: dict[str, Any] = field(default_factory=dict)
     generate: dict[str, Any] = field(default_factory=dict)
     model: dict[str, Any] = field(default_factory=dict)
+    smallest: SmallestDifference = field(default_factory=SmallestDifference)
 
     def arms(self) -> list[tuple[Spec, Spec]]:
         """(variant, dcp) pairs in a stable order: the product, then the extra arms (no duplicates)."""
@@ -263,6 +269,7 @@ def load_matrix(path: str | Path) -> Matrix:
 
     settings = {key: raw.get(key) for key in SETTING_BOUNDS}
     check_settings(settings, dict(raw.get("generate") or {}), dict(raw.get("model") or {}), f"{path}: ")
+    smallest = SmallestDifference.from_mapping(raw.get("smallest_difference"), f"{path}: smallest_difference")
     name = raw.get("name", path.stem)
     try:
         check_run_id(name)
@@ -282,4 +289,5 @@ def load_matrix(path: str | Path) -> Matrix:
         settings=settings,
         generate=dict(raw.get("generate") or {}),
         model=dict(raw.get("model") or {}),
+        smallest=smallest,
     )

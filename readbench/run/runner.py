@@ -100,6 +100,7 @@ class RunPlan:
             "arms": [f"{spec_name(v)} × {spec_name(d)}" for v, d in m.arms()],
             "task_args": m.task_args, "sandbox": self.sandbox_kind,
             "settings": self.settings.record(), "provenance": self.provenance,
+            "smallest_difference": m.smallest.to_dict(),
         }
 
 
@@ -194,20 +195,26 @@ def run_plan(plan: RunPlan, run_dir: Path) -> tuple[bool, bool]:
     from inspect_ai import eval_set
     from inspect_ai._util.error import PrerequisiteError
 
+    from readbench.run.progress import arm_row, eval_progress, inspect_display
+
     m = plan.matrix
     ok, interrupted = False, False
+    multi = len(plan.models) > 1
+    rows = [(arm_row(v, d, model, multi), len(task.dataset) * m.epochs)
+            for model in plan.models for (v, d), task in zip(m.arms(), plan.tasks)]
     previous = _sigterm_as_sigint()
     try:
         # fail_on_error + continue_on_fail: every sample runs, and a sample that errored fails
         # its log, so eval_set retries it and a later run resumes it (a log that tolerated the
         # error would count as finished and never run it again)
-        ok, _ = eval_set(
-            plan.tasks, log_dir=str(run_dir / "logs"), model=plan.models, epochs=m.epochs,
-            retry_wait=1, fail_on_error=True, continue_on_fail=True,
-            max_samples=m.max_samples, max_sandboxes=m.max_sandboxes, log_dir_allow_dirty=False,
-            metadata={"readbench_settings": plan.settings.record(), "readbench_provenance": plan.provenance},
-            **plan.settings.eval_set_kwargs(),
-        )
+        with eval_progress(rows, multi, run_dir / "logs"):
+            ok, _ = eval_set(
+                plan.tasks, log_dir=str(run_dir / "logs"), model=plan.models, epochs=m.epochs,
+                retry_wait=1, fail_on_error=True, continue_on_fail=True,
+                max_samples=m.max_samples, max_sandboxes=m.max_sandboxes, log_dir_allow_dirty=False,
+                metadata={"readbench_settings": plan.settings.record(), "readbench_provenance": plan.provenance},
+                display=inspect_display(), **plan.settings.eval_set_kwargs(),
+            )
     except KeyboardInterrupt:
         interrupted = True
     except PrerequisiteError as ex:

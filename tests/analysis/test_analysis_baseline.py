@@ -56,8 +56,12 @@ def test_a_baseline_holds_the_table_run_json_report_and_provenance_but_no_logs(r
     assert decision.endswith(decision_text(report).replace("## Decision", "## The report's decision", 1))
     assert "The full report with figures: [../baselines/nightly/report/report.md](../baselines/nightly/report/report.md)" \
         in decision
-    # the baseline against the run it came from: no regression
-    assert compare_run(run_dir, out).exit_code == 0
+    # the baseline against the run it came from: no regression, but 3 tasks cannot detect the smallest
+    # difference that matters (5 pp): underpowered, not a pass
+    r = compare_run(run_dir, out)
+    assert (r.exit_code, r.regressions) == (3, ())
+    # 2 repositories (t on 1 df) detect a success drop of 99.96 pp at the Holm level of 12 checks
+    assert {round(c.detectable, 4) for c in r.checks if c.metric == "success"} == {0.9996}
     # a run of another matrix never replaces it
     (run_dir / "run.json").write_text(json.dumps({"matrix": "smoke", "models": ["mockllm/model"]}))
     with pytest.raises(ValueError, match=f"^{out} is the baseline of matrix 'nightly', {run_dir} a run of 'smoke': "):
@@ -91,11 +95,27 @@ def test_a_run_without_run_json_is_no_verdict(run_dir, tmp_path):
 def test_compare_cli_exit_codes_and_missing_baseline(run_dir, tmp_path):
     good = write_baseline(run_dir, tmp_path / "bl")
     r = CliRunner().invoke(compare_cmd, [str(run_dir), "--baseline", str(good)])
+    assert r.exit_code == 3, r.output  # underpowered: no regression found, but 5 pp was undetectable
+    assert r.output.splitlines()[0] == (
+        "UNDERPOWERED B × off @ mockllm/model · success: this run detects a drop ≥ 100.0 pp; the smallest difference "
+        "that matters is 5 pp (80% power, Holm level; `readbench plan` says what would)")
+    assert r.output.splitlines()[-1].startswith("underpowered: 2 of the success and cost checks cannot detect the "
+                                                "smallest difference that matters (5 pp in success, ")
+    record = json.loads((run_dir / "compare" / "compare.json").read_text())
+    assert record["exit_code"] == 3 and record["smallest_difference"] == {"success_pp": 5.0, "cost_ratio": 0.9}
+    # the command line (or the matrix's smallest_difference in run.json) sets what matters
+    r = CliRunner().invoke(compare_cmd, [str(run_dir), "--baseline", str(good), "--smallest-success-pp", "99.99"])
     assert r.exit_code == 0, r.output
     assert r.output.splitlines()[-1] == (
         f"no regression in 12 checks of 2 arm(s) against {good.as_posix()} (Holm across the checks at 0.05; "
-        "tolerance: success −5.0 pp; cost and input tokens ×1.10; turns and read calls +10 % of the baseline mean); "
+        "tolerance: success −5.0 pp; cost and input tokens ×1.10; turns and read calls +10 % of the baseline mean; "
+        "every success and cost check detects 99.99 pp in success, a cost ratio of 0.9× (or 1.111×)); "
         f"details: {run_dir / 'compare' / 'compare.md'}")
+    meta = json.loads((run_dir / "run.json").read_text())
+    (run_dir / "run.json").write_text(json.dumps({**meta, "smallest_difference": {"success_pp": 99.99}}))
+    assert CliRunner().invoke(compare_cmd, [str(run_dir), "--baseline", str(good)]).exit_code == 0
+    r = CliRunner().invoke(compare_cmd, [str(run_dir), "--baseline", str(good), "--smallest-cost-ratio", "1"])
+    assert r.exit_code == 2 and "1.0 must be a ratio > 0 and != 1" in r.output
     r = CliRunner().invoke(compare_cmd, [str(run_dir), "--baseline", str(tmp_path / "nothing")])
     assert r.exit_code == 2 and f"no baseline at {tmp_path / 'nothing'}: build one" in r.output
     r = CliRunner().invoke(compare_cmd, [str(run_dir), "--baseline", str(good), "--tolerance", "1.5"])

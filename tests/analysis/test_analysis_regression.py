@@ -16,11 +16,15 @@ from scipy import stats as sps
 from statsmodels.stats.multitest import multipletests
 
 from readbench.analysis.regression import Tolerance, compare_to_baseline
+from readbench.analysis.smallest import SmallestDifference
 
 from conftest import synthetic_table  # noqa: E402
 
 SOURCES = "abcdef"
 TASKS = 5
+LOOSE = SmallestDifference(success_pp=60)
+"""What these 30-task, 6-repository tables can detect in success at the Holm level (51.9 pp, see
+`test_an_underpowered_comparison_exits_3_and_names_what_it_detects`)."""
 
 
 def _rows(variants=("stock", "B"), seed=0, families=("locate",), epochs=(1, 2)):
@@ -50,7 +54,7 @@ def _b(table: pd.DataFrame) -> pd.Series:
 
 
 def test_the_baseline_against_itself_passes_every_check(base):
-    r = compare_to_baseline(base, base)
+    r = compare_to_baseline(base, base, smallest=LOOSE)
     assert r.exit_code == 0 and not r.regressions and not r.notes and not r.incomplete
     # 2 arms x (success, turns, input_tokens, read_calls, cost openai, cost deepseek)
     assert [(c.arm.split(" @ ")[0], c.metric) for c in r.checks][:6] == [
@@ -59,7 +63,46 @@ def test_the_baseline_against_itself_passes_every_check(base):
     assert len(r.checks) == 12 and all(c.p_holm == 1.0 for c in r.checks)
     assert r.summary("analysis/baselines/nightly") == (
         "no regression in 12 checks of 2 arm(s) against analysis/baselines/nightly (Holm across the checks at 0.05; "
-        "tolerance: success −5.0 pp; cost and input tokens ×1.10; turns and read calls +10 % of the baseline mean)")
+        "tolerance: success −5.0 pp; cost and input tokens ×1.10; turns and read calls +10 % of the baseline mean; "
+        "every success and cost check detects 60 pp in success, a cost ratio of 0.9× (or 1.111×))")
+
+
+def _detectable_drop(n_tasks: int, n_clusters: int, m: int, margin: float = 0.05) -> float:
+    """Connor's rule by hand: D = margin + (t_{1-0.05/m} + t_{0.8}) sqrt((D - D^2) / n_tasks) on
+    n_clusters - 1 df (no discordant pair: all variance between tasks, epochs do not help)."""
+    from scipy import optimize
+
+    q = sps.t.ppf(1 - 0.05 / m, n_clusters - 1) + sps.t.ppf(0.8, n_clusters - 1)
+    return optimize.brentq(lambda d: d - margin - q * math.sqrt((d - d * d) / n_tasks), margin, 1 - 1e-9)
+
+
+def test_an_underpowered_comparison_exits_3_and_names_what_it_detects(base):
+    r = compare_to_baseline(base, base)  # default smallest difference: 5 pp, 0.9
+    assert r.exit_code == 3 and not r.regressions
+    drop = _detectable_drop(30, 6, 12)
+    assert drop == pytest.approx(0.5188, abs=1e-4)
+    success = [c for c in r.checks if c.metric == "success"]
+    assert [c.detectable for c in success] == pytest.approx([drop, drop], abs=1e-6)
+    assert r.underpowered == tuple(success)  # identical costs: detects ×1.10 (the tolerance) <= ×1.111
+    cost = next(c for c in r.checks if c.metric == "cost_usd_openai")
+    assert cost.detectable == pytest.approx(1.1) and not cost.underpowered
+    assert success[1].underpowered_line() == (
+        "B × off @ readbench/sim-mixed · success: this run detects a drop ≥ 51.9 pp; the smallest difference that "
+        "matters is 5 pp (80% power, Holm level; `readbench plan` says what would)")
+    assert r.summary("bl") == (
+        "underpowered: 2 of the success and cost checks cannot detect the smallest difference that matters (5 pp "
+        "in success, a cost ratio of 0.9× (or 1.111×)); e.g. stock × off @ readbench/sim-mixed · success: this run "
+        "detects a drop ≥ 51.9 pp; the smallest difference that matters is 5 pp (80% power, Holm level; "
+        "`readbench plan` says what would); no regression found in 12 checks of 2 arm(s) against bl, which is no "
+        "verdict")
+    # a cost check that varies: the detectable ratio comes from its clustered log-ratio variance
+    rng = np.random.default_rng(11)
+    noisy = base.assign(cost_usd_openai=base["cost_usd_openai"] * rng.lognormal(0, 0.3, len(base)))
+    r = compare_to_baseline(noisy, base, smallest=LOOSE)
+    cost = next(c for c in r.checks if c.metric == "cost_usd_openai" and c.arm.startswith("B "))
+    assert cost.detectable > 1.2 and cost.underpowered and r.exit_code == 3
+    # a regression found is a verdict even where other checks are underpowered
+    assert compare_to_baseline(base.assign(cost_usd_openai=base["cost_usd_openai"] * 1.25), base).exit_code == 1
 
 
 def test_a_price_change_is_a_cost_regression_of_every_arm_under_that_cache_model_only(base):
@@ -73,12 +116,13 @@ def test_a_price_change_is_a_cost_regression_of_every_arm_under_that_cache_model
     # every pair moved by exactly x1.25: the CR2 SE is 0, so the interval is the point and p = 0
     assert r.regressions[1].line() == (
         f"B × off @ readbench/sim-mixed · cost_usd_openai: ${median:.4f} -> ${median * 1.25:.4f} (median over 60 "
-        "pairs, 6 clusters); 1.250× 95% CI [1.250×, 1.250×], tolerance ×1.10; Holm-adjusted p < 0.001")
+        "pairs, 6 clusters); 1.250× 95% CI [1.250×, 1.250×], tolerance ×1.10; Holm-adjusted p < 0.001; "
+        "detects ≥ ×1.100")
 
 
 def test_a_change_within_the_tolerance_is_not_a_regression(base):
     now = base.assign(cost_usd_openai=base["cost_usd_openai"] * 1.08, turns=base["turns"] + 0.5)
-    r = compare_to_baseline(now, base)
+    r = compare_to_baseline(now, base, smallest=LOOSE)
     assert r.exit_code == 0
     cost = next(c for c in r.checks if c.metric == "cost_usd_openai")
     assert cost.estimate == pytest.approx(1.08) and cost.p_value == 1.0  # deterministic, under x1.10
@@ -100,14 +144,15 @@ def test_a_success_drop_in_one_arm_is_named_with_baseline_now_interval_and_adjus
     assert reg.ci.high < -0.05 and reg.p_holm < 0.05
     assert reg.line().startswith(f"B × off @ readbench/sim-mixed · success: {100 * reg.baseline_value:.1f}% -> "
                                  f"{100 * reg.current_value:.1f}% (mean over 60 pairs, 6 clusters); ")
-    assert ", tolerance -5.0 pp; Holm-adjusted p " in reg.line()
+    assert ", tolerance -5.0 pp; Holm-adjusted p " in reg.line() and reg.line().endswith(" pp")
+    assert "; detects a drop ≥ " in reg.line()
 
 
 def test_noise_without_a_shift_is_not_a_regression(base):
     rng = np.random.default_rng(7)
     noisy = base.assign(read_calls=base["read_calls"] + rng.integers(-2, 3, len(base)),
                         input_tokens=base["input_tokens"] * rng.lognormal(0, 0.2, len(base)))
-    assert compare_to_baseline(noisy, base).exit_code == 0
+    assert compare_to_baseline(noisy, base, smallest=LOOSE).exit_code == 0
 
 
 def _statsmodels_one_sided(d: np.ndarray, clusters: np.ndarray, bound: float) -> float:
@@ -147,7 +192,7 @@ def test_new_tasks_removed_arms_new_arms_and_cache_models_are_named_not_judged(b
     extra["cost_usd_gemini-implicit"] = 0.01
     kept = base[base["variant"] == "stock"]
     now = pd.concat([kept, extra[extra["variant"] == "stock"], extra[extra["variant"] == "C"]], ignore_index=True)
-    r = compare_to_baseline(now, base)
+    r = compare_to_baseline(now, base, smallest=LOOSE)
     assert r.exit_code == 0
     assert r.notes == (
         "cache model gemini-implicit: new in this run (no baseline), cost not compared",
@@ -200,7 +245,9 @@ def test_a_run_that_covers_less_than_half_of_the_baseline_is_no_verdict(base):
                             "(< 50 %): it no longer covers the baseline; if the corpus or the epochs shrank on "
                             "purpose, make an accepted run the baseline (`make baseline`)",)
     assert r.notes[0].startswith("20 task(s) of the baseline missing from this run, not compared (locate: 20): ")
-    assert compare_to_baseline(few, base, min_coverage=0.3).exit_code == 0
+    # a verdict on what is left? 2 repositories (t on 1 df) detect only a success drop of 99.9 pp: underpowered
+    r = compare_to_baseline(few, base, min_coverage=0.3, smallest=SmallestDifference(99))
+    assert r.exit_code == 3 and {c.detects() for c in r.underpowered} == {"detects a drop ≥ 99.9 pp"}
 
 
 def test_nothing_in_common_is_no_verdict(base):
@@ -214,7 +261,10 @@ def test_one_cluster_is_untested_and_named():
     table = synthetic_table(rows, cache_models=("openai",)).assign(source="a")
     one = table[table["sample_id"] == "a/locate/0"]
     r = compare_to_baseline(one.assign(turns=one["turns"] + 5), one)
-    assert r.exit_code == 0 and all(math.isnan(c.p_value) for c in r.checks)
+    # untestable success and cost checks cannot detect anything: underpowered, not "no regression"
+    assert r.exit_code == 3 and all(math.isnan(c.p_value) for c in r.checks)
+    assert r.underpowered[0].underpowered_line().startswith("stock × off @ readbench/sim-mixed · success: this run "
+                                                            "detects nothing (fewer than 2 clusters); ")
     assert r.notes[-1].startswith("5 check(s) untested (fewer than 2 clusters: no variance estimate): ")
 
 
@@ -226,3 +276,24 @@ def test_one_cluster_is_untested_and_named():
 def test_tolerance_validation(kwargs, message):
     with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("(", r"\(").replace(")", r"\)")):
         Tolerance(**kwargs)
+
+
+def test_the_nightly_against_its_committed_baseline_gives_a_verdict_at_the_matrix_smallest_difference():
+    """The committed nightly baseline compared with itself (an unchanged harness reproduces it): at
+    evals/nightly.yaml's smallest_difference (40 pp, 0.9) every success and cost check is powered and
+    the verdict is "no regression" (exit 0); at the 5 pp default it is underpowered (exit 3): 72
+    checks, 8 repositories and 1 epoch detect a success drop only from 38.8 pp."""
+    from pathlib import Path
+
+    from readbench.analysis.table import read_table
+    from readbench.run.matrix import load_matrix
+
+    root = Path(__file__).parents[2]
+    table = read_table(root / "analysis/baselines/nightly/table.parquet")
+    smallest = load_matrix(root / "evals/nightly.yaml").smallest
+    assert smallest == SmallestDifference(success_pp=40, cost_ratio=0.9)
+    r = compare_to_baseline(table, table, smallest=smallest)
+    assert r.exit_code == 0 and len(r.checks) == 72 and not r.underpowered
+    drops = {round(c.detectable, 3) for c in r.checks if c.metric == "success"}
+    assert drops == {round(_detectable_drop(75, 8, 72), 3)} == {0.388}
+    assert compare_to_baseline(table, table).exit_code == 3

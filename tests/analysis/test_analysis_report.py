@@ -70,16 +70,39 @@ def test_report_opens_with_the_decision(report):
     headings = [line for line in text.splitlines() if line.startswith("## ")]
     assert headings[:2] == ["## Decision", "## Figures"] and headings[-1] == "## Methods"
     # B's cost ratio is 0.5 on every pair (zero variance on the log scale: p = 0, significant after
-    # Holm); its success difference (+25 pp, p = .5) is not: B is cheaper with no detectable change
-    # in success, and on the frontier (higher success, lower median cost than the baseline).
-    assert ("- Priced as openai — Ship B × pi-dcp to save cost under openai: cost 0.500× [0.500×, 0.500×] of "
-            "stock × off's with no significant change in success (+25.0 pp [-100.0 pp, +100.0 pp]). It is on the "
-            "Pareto frontier. Pareto frontier (success ↑, median cost ↓): B × pi-dcp.") in text
+    # Holm); its success difference (+25 pp, p = .5) is not. Cheaper with "no significant change in
+    # success" would be a recommendation, but 2 repositories (t on 1 df) at Holm's level 0.05/2 detect
+    # only a 99.4 pp success difference: no decision, and the command that says what would.
+    assert ("- Priced as openai — no decision: this run detects only ≥ 99.4 pp in success for B × pi-dcp (the "
+            "smallest that matters: 5 pp); `readbench plan` says what would (`readbench plan --from RUN_DIR "
+            "--effect 0.05 --cost-ratio 0.9 --alpha 0.025`). B × pi-dcp is significantly cheaper under openai (cost "
+            "0.500× [0.500×, 0.500×] of stock × off's), but a success drop that matters could go undetected. Pareto "
+            "frontier (success ↑, median cost ↓): B × pi-dcp.") in text
+    assert "Ship" not in text and "Keep" not in text
     assert "Success vs stock × off (Holm-adjusted p < 0.05): better — none; worse — none." in text
     assert ("Limit of the evidence: 4 task(s) × 1 epoch(s) from 2 cluster(s) (source repositories; tasks when "
-            "there is one repository) cannot separate arms closer than ") in text
-    # success p = .5 (t = .25 / .25 on 1 df), cost p = 0 -> Holm: cost 0 * 2 = 0, success max(.5 * 1, 0) = .5
-    assert "| B × pi-dcp | +25.0 pp [-100.0 pp, +100.0 pp] | 0.500 | 0.500× [0.500×, 0.500×] | <0.001 | about " in text
+            "there is one repository) cannot separate arms closer than 99.4 pp in success (80% power, two-sided "
+            "0.05/2 = 0.025, Holm's first step over 2 confirmatory tests; ") in text
+    # success p = .5 (t = .25 / .25 on 1 df), cost p = 0 -> Holm: cost 0 * 2 = 0, success max(.5 * 1, 0) = .5;
+    # both intervals come from 2 clusters: marked †2 in the table itself, with the footnote in the caption
+    assert ("| B × pi-dcp | +25.0 pp [-100.0 pp, +100.0 pp] †2 | 0.500 | 99.4 pp | 0.500× [0.500×, 0.500×] †2 | "
+            "<0.001 | about ") in text
+    assert " †N: the interval comes from N clusters (source repositories; fewer than 6), a t interval on N − 1 " \
+           "degrees of freedom" in text
+
+
+def test_the_detectable_difference_is_connors_rule_at_the_holm_level(report):
+    """99.4 pp by hand: B vs stock has 1 discordant pair in 4 (psi = .25), 2 clusters of 2 tasks; the
+    observed components (all between tasks) scaled to psi' - D^2 with psi' = max(.25, D):
+    D = (t_{1-.025/2, 1} + t_{.8, 1}) sqrt((D - D^2) / 4) on 1 df."""
+    import math
+
+    from scipy import optimize
+    from scipy import stats as sps
+
+    q = sps.t.ppf(1 - 0.025 / 2, 1) + sps.t.ppf(0.8, 1)
+    d = optimize.brentq(lambda x: x - q * math.sqrt((max(0.25, x) - x * x) / 4), 0.3, 1 - 1e-9)
+    assert f"{100 * d:.1f}" == "99.4"
 
 
 def test_arm_table_rows_are_hand_computed(report):
@@ -89,9 +112,9 @@ def test_arm_table_rows_are_hand_computed(report):
     # B: A (1,1), B (1,0): residual sums +.5, -.5 -> V = .5 / (16 * .5) = 1/16; p(1-p)/n = .046875;
     # deff 4/3, m = 3: Wilson(.75, 3, q) = [1.03%, 99.88%].
     # B's turns/tokens come from its 3 scored samples: mean(5,10,15) = 10, median(500,1000,1500) = 1000.
-    assert ("| stock × off | 4 (4×1) | 2 | 50.0% | [0.6%, 99.4%] | 25.00 | 2,500 | 6.00 | 2.00 | 1.00 | 0.00 "
+    assert ("| stock × off | 4 (4×1) | 2 | 50.0% | [0.6%, 99.4%] †2 | 25.00 | 2,500 | 6.00 | 2.00 | 1.00 | 0.00 "
             "| 0.250 | 0 | 1 |") in text
-    assert ("| B × pi-dcp | 4 (4×1) | 2 | 75.0% | [1.0%, 99.9%] | 10.00 | 1,000 | 3.00 | 0.00 | 0.00 | 1.00 "
+    assert ("| B × pi-dcp | 4 (4×1) | 2 | 75.0% | [1.0%, 99.9%] †2 | 10.00 | 1,000 | 3.00 | 0.00 | 0.00 | 1.00 "
             "| 0.100 | 1 | 0 |") in text
 
 
@@ -102,8 +125,8 @@ def test_family_rows_grouped(report):
     # centre .5, half-width q / (1 + q²) * sqrt(.25 + q²/4) = .49847 -> [0.2%, 99.8%];
     # B 2/2: constant outcomes -> m = G = 2: Wilson(1, 2, q) lower 2 / (2 + q²) = 1.2%.
     assert "| **family: locate** |" in text
-    assert "| stock × off | 2 (2×1) | 2 | 50.0% | [0.2%, 99.8%] | 15.00 | 1,500 | 6.00 | 0.250 |" in text
-    assert "| B × pi-dcp | 2 (2×1) | 2 | 100.0% | [1.2%, 100.0%] | 7.50 | 750 | 3.00 | 0.100 |" in text
+    assert "| stock × off | 2 (2×1) | 2 | 50.0% | [0.2%, 99.8%] †2 | 15.00 | 1,500 | 6.00 | 0.250 |" in text
+    assert "| B × pi-dcp | 2 (2×1) | 2 | 100.0% | [1.2%, 100.0%] †2 | 7.50 | 750 | 3.00 | 0.100 |" in text
 
 
 def test_cache_table_puts_footer_estimate_next_to_real_delta(report):
@@ -120,18 +143,18 @@ def test_paired_tables_are_hand_computed(report):
     # success pairs: d = 0,+1 (repoA), 0,0 (repoB) -> +25.0 pp; residual sums +.5, -.5 -> V = 1/16,
     # SE .25, df 1: t interval .25 ± 12.706 * .25, clipped to [-1, 1]; p = 2 P(t_1 > 1) = .5.
     # McNemar: 2 both, 1 arm-only, 0 baseline-only, 1 neither -> binomtest(1, 1) p = 1.
-    assert ("| B × pi-dcp | stock × off | 4 (4×1) | 2 | 0 | +25.0 pp | [-100.0 pp, +100.0 pp] | 1.0 | 0.500 | 0.500 "
+    assert ("| B × pi-dcp | stock × off | 4 (4×1) | 2 | 0 | +25.0 pp | [-100.0 pp, +100.0 pp] †2 | 1.0 | 0.500 | 0.500 "
             "| 2/1/0/1 | 1.000 |") in text
     # turns over the 3 scored pairs: d = -5, -10 (repoA), -15 (repoB): mean -10, residual sums +5, -5 with
     # sizes 2, 1: V = (25 / (1 - 2/3) + 25 / (1 - 1/3)) / 9 = 12.5, SE 3.5355, df 1 -> [-54.9, +34.9];
     # p = 2 P(t_1 > 2.828) = .216; Wilcoxon: 3 negative differences, exact p = 2/2^3 = .25.
-    assert "| B × pi-dcp | turns | 3 (3×1) | 2 | 20.00 | 10.00 | -10.0 | [-54.9, +34.9] | — | — | 0.216 | — | 0.250 |" in text
+    assert "| B × pi-dcp | turns | 3 (3×1) | 2 | 20.00 | 10.00 | -10.0 | [-54.9, +34.9] †2 | — | — | 0.216 | — | 0.250 |" in text
     # tokens: ratio 0.5 on every pair -> log ratios all equal: SE 0, interval [0.5, 0.5], p 0 (exploratory: no Holm)
-    assert ("| B × pi-dcp | input tokens | 3 (3×1) | 2 | 2,000 | 1,000 | -1,000.0 | [-5,492.3, +3,492.3] | 0.500× "
-            "| [0.500×, 0.500×] | <0.001 | — | 0.250 |") in text
+    assert ("| B × pi-dcp | input tokens | 3 (3×1) | 2 | 2,000 | 1,000 | -1,000.0 | [-5,492.3, +3,492.3] †2 | 0.500× "
+            "| [0.500×, 0.500×] †2 | <0.001 | — | 0.250 |") in text
     # cost: confirmatory, Holm p = min(1, 2 * 0) = 0
-    assert ("| B × pi-dcp | cost USD (openai) | 3 (3×1) | 2 | $0.0200 | $0.0100 | -$0.0100 | [-$0.0549, +$0.0349] "
-            "| 0.500× | [0.500×, 0.500×] | <0.001 | <0.001 | 0.250 |") in text
+    assert ("| B × pi-dcp | cost USD (openai) | 3 (3×1) | 2 | $0.0200 | $0.0100 | -$0.0100 | [-$0.0549, +$0.0349] †2 "
+            "| 0.500× | [0.500×, 0.500×] †2 | <0.001 | <0.001 | 0.250 |") in text
 
 
 def test_partition_section_and_json(report):
@@ -153,7 +176,7 @@ def test_html_is_self_contained_and_figures_written(report):
     html = (md.parent / "report.html").read_text()
     assert html.startswith("<!doctype html>")
     assert "src=\"data:image/png;base64," in html and "success.png" not in html.split("<body>")[1].split("alt=")[0]
-    assert "<td>[0.6%, 99.4%]</td>" in html
+    assert "<td>[0.6%, 99.4%] †2</td>" in html
     assert '<tr class="group"><td colspan="9">family: edit</td></tr>' in html
     assert "<script" not in html and "http" not in html.split("<body>")[1]  # nothing fetched
     for name in ("pareto.png", "forest.png", "cache_ratio.png", "fragmentation.png"):
@@ -198,3 +221,31 @@ def test_partition_is_disjoint_and_complete():
         part.for_arm("nope")
     with pytest.raises(ValueError, match="table is empty: no samples to partition"):
         partition_samples(table.iloc[0:0])
+
+
+def test_frontier_arms_not_significantly_different_from_the_baseline_are_marked_ns(tmp_path):
+    """B's cost varies around the baseline's (×0.8, ×1.1, ×0.9 on its 3 scored pairs: Holm p > .05) and
+    its success difference is n.s.: it is on the frontier (higher success, lower median cost) but marked
+    "(n.s.)" in the decision and drawn hollow in the figure."""
+    from readbench.analysis._decision import pareto_points
+    from readbench.analysis.aggregate import arm_summaries
+    from readbench.analysis.compare import paired_comparisons
+
+    rows = _rows()
+    factors = iter([0.8, 1.1, 0.9])
+    for r in rows:
+        if r["variant"] == "B" and "cost_usd_openai" in r:
+            base = next(x for x in rows if x["variant"] == "stock" and x["sample_id"] == r["sample_id"])
+            r["cost_usd_openai"] = base["cost_usd_openai"] * next(factors)
+    table = synthetic_table(rows)
+    comparisons, _ = paired_comparisons(table)
+    points = pareto_points(arm_summaries(table), ["openai"], False, ("stock", "off"), comparisons)
+    assert points.set_index("arm")[["frontier", "ns", "baseline"]].to_dict("index") == {
+        "stock × off": {"frontier": False, "ns": False, "baseline": True},
+        "B × pi-dcp": {"frontier": True, "ns": True, "baseline": False}}
+    md = render_report(table, tmp_path / "report", run_meta={"name": "ns"})
+    text = md.read_text()
+    assert "Pareto frontier (success ↑, median cost ↓): B × pi-dcp (n.s.)." in text
+    assert ("n.s.: not significantly different from stock × off in success or in cost under that cache model (Holm): "
+            "its place on the frontier is within noise.") in text
+    assert (tmp_path / "report" / "pareto.png").stat().st_size > 10_000

@@ -94,5 +94,5 @@ def test_sim_logs_make_a_complete_table_and_report(tmp_path, monkeypatch):
     assert (df["input_tokens"] > 0).all() and (df["read_calls"] >= 1).all()
     text = md.read_text()
     assert "readbench/sim-diligent is a simulated agent" in text
-    assert "| stock × off | 2 (1×2) | 1 | 100.0% | [34.2%, 100.0%] |" in text
+    assert "| stock × off | 2 (1×2) | 1 | 100.0% | [34.2%, 100.0%] ‡ |" in text  # ‡: one cluster (issue 28)
     assert "| B × pi-dcp | stock × off | 2 (1×2) | 1 | 0 | +0.0 pp |" in text

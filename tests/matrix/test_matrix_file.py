@@ -78,6 +78,13 @@ presets: {B-1500: {base: B, max_lines: 1500}}
     ("name: /tmp/abs", "name: run id '/tmp/abs' must be one name"),
     ("name: latest", "name: run id 'latest' must be one name"),
     ("variants: [stock, stock]", "must not repeat a name"),
+    # issue 28: the smallest difference that matters
+    ("smallest_difference: {success_pp: 0}", "smallest_difference: smallest_difference.success_pp must be a number "
+     "of percentage points in (0, 100), got 0"),
+    ("smallest_difference: {cost_ratio: 1}", "smallest_difference.cost_ratio must be a ratio > 0 and != 1"),
+    ("smallest_difference: {success: 5}", "smallest_difference: unknown key(s) ['success']; known: success_pp, "
+     "cost_ratio"),
+    ("smallest_difference: 5", "smallest_difference must be a mapping like {success_pp: 5, cost_ratio: 0.9}"),
 ])
 def test_bad_matrix_names_the_key(tmp_path, text, message):
     with pytest.raises(ValueError, match=re.escape(message)):
@@ -124,3 +131,14 @@ def test_run_metadata_names_every_arm():
     m = load_matrix("evals/smoke.yaml")
     labels = [f"{spec_name(v)} × {spec_name(d)}" for v, d in m.arms()]
     assert len(labels) == 16 and labels[0] == "stock × off" and labels[-1] == "stock × obs-mask-5"
+
+
+def test_the_smallest_difference_that_matters_is_read_and_recorded_in_run_json(tmp_path):
+    from readbench.analysis.smallest import SmallestDifference
+    from readbench.run.runner import RunPlan
+
+    m = load_matrix(write(tmp_path, "smallest_difference: {success_pp: 15}"))
+    assert m.smallest == SmallestDifference(success_pp=15, cost_ratio=0.9)
+    assert RunPlan(m, ["readbench/sim-mixed"], "local", []).metadata()["smallest_difference"] == {
+        "success_pp": 15.0, "cost_ratio": 0.9}
+    assert load_matrix(write(tmp_path, "variants: [stock]")).smallest == SmallestDifference(5.0, 0.9)

@@ -52,6 +52,13 @@ def test_replay_walks_mixed_formats_and_prints_one_object_per_session(tmp_path):
     assert (legacy["priced_calls"], legacy["billed_cost_usd"]) == (0, None)
     assert "notes.json: not a recorded session of any known format" in res.stderr  # JSON, so reported; README skipped
     assert "README" not in res.stderr
+    # not a terminal: plain progress lines on stderr, the first at 0 and the last at the total (every
+    # file listed), the warning on its own line between them
+    progress = [line for line in res.stderr.splitlines() if line.startswith("readbench replay: ")]
+    assert progress[0] == "readbench replay: 0/7 files (0%), elapsed 0:00, ETA ?"
+    assert progress[-1].startswith("readbench replay: finished: 7/7 files (100%), elapsed ")
+    [warning] = [line for line in res.stderr.splitlines() if "notes.json: not a recorded session" in line]
+    assert warning.startswith("warning: ") and "readbench replay" not in warning
     assert sorted(p.name for p in out.iterdir()) == ["calls.parquet", "cost.png", "report.html", "report.md", "sessions.parquet"]
     import pandas as pd
 
