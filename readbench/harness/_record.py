@@ -41,12 +41,15 @@ class ReadTool:
 @dataclass(frozen=True)
 class ShellTool:
     """A shell tool: its name, the argument key of its command (a string, or an argv list such as
-    Codex's `["bash", "-lc", "sed -n '1,20p' f"]`), and whether the command may be PowerShell
-    (Codex's `shell_command` on Windows)."""
+    Codex's `["bash", "-lc", "sed -n '1,20p' f"]`), whether the command may be PowerShell
+    (Codex's `shell_command` on Windows), and the text it returns for a command that printed
+    nothing (`empty_output`; Claude Code's `(Bash completed with no output)`), None when it
+    returns the empty output as is."""
 
     name: str
     command_key: str = "command"
     powershell: bool = False
+    empty_output: str | None = None
 
 
 def command_of(arguments: dict[str, Any], keys: tuple[str, ...] = ("command", "cmd")) -> str | None:

@@ -11,7 +11,7 @@ HARNESS = Harness(
     title="Claude Code",
     origin="Claude Code tool schemas as recorded in its project JSONL (sessions.md §2; variants.md \"claude-code\")",
     read_tools=(ReadTool("Read", "file_path", default_limit=2000, numbered=True),),
-    shell_tools=(ShellTool("Bash"),),
+    shell_tools=(ShellTool("Bash", empty_output="(Bash completed with no output)"),),  # real transcripts, 2.1.x
     edit_tools=("Edit", "MultiEdit", "Write", "NotebookEdit"),
     search_tools=("Grep",),
     path_keys=("file_path", "notebook_path", "path"),

@@ -2,7 +2,9 @@
 
 - no `limit` means the first `default_limit` (2000) lines from `offset`; no notice when the
   file goes on (Claude Code's classic silent partial read, anchors.md §7 #92979);
-- each line `{n:>6}\\t{line}`, lines longer than 2000 characters (JS `.length`) cut;
+- each line `{n:>6}\\t{line}` (parameter `line_numbers`, default `padded-tab`; real Claude Code
+  writes `{n:>6}→{line}` or `{n}\\t{line}` depending on its version: `readbench.read.notices.
+  NUMBER_STYLES`), lines longer than 2000 characters (JS `.length`) cut;
 - if the returned text is over `max_tokens` (25,000) tokens, a hard error and no text:
   `File content (N tokens) exceeds maximum allowed tokens (25000). Please use offset and
   limit parameters to read specific portions of the file, or use the GrepTool to search for
@@ -26,7 +28,7 @@ from readbench.read._params import check_int, params_to_dict
 from readbench.read._pi import check_line_arg
 from readbench.read._session import ReadSession, file_key_for
 from readbench.read._types import ReadResult, ReadVariant, call_facts, make_details
-from readbench.read.notices import token_block_notice
+from readbench.read.notices import NUMBER_STYLES, number_prefix, token_block_notice
 
 __all__ = ["EDIT_NOT_READ_ERROR", "ClaudeCodeParams", "ClaudeCodeRead"]
 
@@ -45,12 +47,17 @@ class ClaudeCodeParams:
         max_line_chars: longer lines are cut to this many characters (UTF-16 code units).
         max_tokens: token budget of the returned text; above it the read is a hard error.
         token_family: tokenizer family for `count_tokens` ("anthropic", "openai", ...).
+        line_numbers: the line-number prefix, a `readbench.read.notices.NUMBER_STYLES` name:
+            `padded-tab` (`{n:>6}<TAB>`, variants.md), `padded-arrow` (`{n:>6}→`), `tab`
+            (`{n}<TAB>`) or `arrow` (`{n}→`). A replay of a recorded Claude Code session uses
+            the style each recorded read shows (`readbench.replay.read_counterfactual`).
     """
 
     default_limit: int = 2000
     max_line_chars: int = 2000
     max_tokens: int = 25_000
     token_family: str = "anthropic"
+    line_numbers: str = "padded-tab"
 
     def __post_init__(self) -> None:
         check_int("default_limit", self.default_limit, minimum=1)
@@ -59,6 +66,10 @@ class ClaudeCodeParams:
         if not isinstance(self.token_family, str) or not self.token_family:
             raise ValueError(
                 f"parameter 'token_family' must be a non-empty string, got {self.token_family!r}"
+            )
+        if self.line_numbers not in NUMBER_STYLES:
+            raise ValueError(
+                f"parameter 'line_numbers' must be one of {list(NUMBER_STYLES)}, got {self.line_numbers!r}"
             )
 
 
@@ -151,7 +162,8 @@ class ClaudeCodeRead(ReadVariant):
             return ReadResult(msg, False, make_details(facts))
         cut = [utf16_head(line, self.p.max_line_chars) for line in selected]
         any_cut = any(a != b for a, b in zip(selected, cut, strict=True))
-        out = "\n".join(f"{start0 + 1 + i:>6}\t{line}" for i, line in enumerate(cut))
+        style = self.p.line_numbers
+        out = "\n".join(f"{number_prefix(start0 + 1 + i, style)}{line}" for i, line in enumerate(cut))
         n_tokens = self.count_tokens(out)
         if n_tokens > self.p.max_tokens:
             return ReadResult(

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 
 __all__ = [
     "BEYOND_EOF", "BLOCK", "CAP_LINE", "CLIPPED", "CUT_LINE", "ELIDED", "LEGACY_MORE", "LEGACY_MORE_AT_END",
-    "LONG_LINE", "MORE", "MORE_LINE", "NOTICES", "NUMBERED_LINE", "NOTICE_AT_END", "Notice", "SHOWING", "SHOWING_KB",
+    "LONG_LINE", "MORE", "MORE_LINE", "NOTICES", "NUMBER_STYLES", "NUMBERED_LINE", "NOTICE_AT_END", "Notice",
+    "NumberedFrame", "number_prefix", "numbered_frame", "SHOWING", "SHOWING_KB",
     "STUB", "TOKEN_BLOCK", "beyond_eof_notice", "block_notice", "cap_notice", "char_line_notice",
     "cut_notice", "long_line_notice", "more_notice", "stub_notice", "token_block_notice",
 ]
@@ -156,7 +157,90 @@ def token_block_notice(tokens: int, max_tokens: int) -> str:
 
 TOKEN_BLOCK = re.compile(r"^File content \((?P<tokens>\d+) tokens\) exceeds maximum allowed tokens")
 NUMBERED_LINE = re.compile(r"^ *(?P<line>\d+)(?:→|\t)(?P<text>.*)$")
-"""One `cat -n` line: real Claude Code writes `{n}→text`, the preset `{n:>6}<TAB>text`."""
+"""One `cat -n` line in any of `NUMBER_STYLES` (real Claude Code writes `{n:>6}→text` or
+`{n}<TAB>text`, the preset by default `{n:>6}<TAB>text`)."""
+
+NUMBER_STYLES: dict[str, str] = {
+    "padded-tab": "{n:>6}\t",
+    "padded-arrow": "{n:>6}→",
+    "tab": "{n}\t",
+    "arrow": "{n}→",
+}
+"""Line-number prefixes of a `cat -n` listing, by name. `padded-tab` is `cat -n`'s own and the
+claude-code preset's default (variants.md "claude-code"); real Claude Code transcripts show
+`padded-arrow` (2.0.x, some 2.1.x; sessions.md §2's `     1→...`) and `tab` (2.1.1xx-2.1.9x),
+varying even within one version, so a replay takes the style each recorded read shows
+(`numbered_frame`)."""
+
+
+def number_prefix(n: int, style: str) -> str:
+    """The prefix of line `n` in `style` (a `NUMBER_STYLES` name), e.g. `     7→` for
+    `padded-arrow`. Raises KeyError for an unknown style."""
+    return NUMBER_STYLES[style].format(n=n)
+
+
+@dataclass(frozen=True)
+class NumberedFrame:
+    """A numbered read result split into what the harness put around the listing and the listing.
+
+    Attributes:
+        prefix: text before the first numbered line, its newline included ("" when none), e.g.
+            Claude Code's `<system-reminder>This memory is 4 days old...</system-reminder>\n`.
+        body: the numbered lines (consecutive numbers), joined by `\n`.
+        suffix: text after the last numbered line, from the newline that ends it ("" when
+            none), e.g. Claude Code 2.0's `\n\n<system-reminder>\nWhenever you read a file...`.
+        style: the `NUMBER_STYLES` name of the body's prefixes.
+        first, last: the first and last line numbers of the body.
+    """
+
+    prefix: str
+    body: str
+    suffix: str
+    style: str
+    first: int
+    last: int
+
+    def wrap(self, text: str) -> str:
+        """`text` (another read result of the same call) inside this frame's prefix and suffix."""
+        return f"{self.prefix}{text}{self.suffix}"
+
+
+_NUMBER_ROW = re.compile(r"^(?P<pad> *)(?P<line>\d+)(?P<sep>→|\t)")
+
+
+def numbered_frame(text: str) -> NumberedFrame | None:
+    """Split a `cat -n` read result (Claude Code's `Read`) into prefix, numbered body and suffix.
+
+    The body is the first run of rows carrying consecutive line numbers; rows before it are the
+    prefix, rows after it the suffix. The style comes from the body's rows: padded when a number
+    under 100,000 has leading spaces (to 6 columns), unpadded when one has none; arrow or tab
+    from the separator. Returns None when no row is numbered, or the rows mix styles (then no
+    style can reproduce the text).
+    """
+    rows = text.split("\n")
+    start = next((i for i, row in enumerate(rows) if _NUMBER_ROW.match(row)), None)
+    if start is None:
+        return None
+    end, expected, seps, padded = start, None, set(), set()
+    for i in range(start, len(rows)):
+        m = _NUMBER_ROW.match(rows[i])
+        if m is None or (expected is not None and int(m.group("line")) != expected):
+            break
+        n = int(m.group("line"))
+        seps.add(m.group("sep"))
+        width = len(m.group("pad")) + len(m.group("line"))
+        if n < 100_000:
+            padded.add(bool(m.group("pad")) and width == 6)
+            if m.group("pad") and width != 6:
+                return None
+        end, expected = i, n + 1
+    if len(seps) != 1 or len(padded) > 1:
+        return None
+    style = ("padded-" if padded == {True} else "") + ("arrow" if seps == {"→"} else "tab")
+    first = int(_NUMBER_ROW.match(rows[start]).group("line"))  # type: ignore[union-attr]
+    prefix = "".join(row + "\n" for row in rows[:start])
+    suffix = "".join("\n" + row for row in rows[end + 1:])
+    return NumberedFrame(prefix, "\n".join(rows[start:end + 1]), suffix, style, first, expected - 1)
 
 # -- SWE-agent's view (variants.md "swe-agent") --------------------------------------------------
 

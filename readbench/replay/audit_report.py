@@ -138,34 +138,38 @@ def _waste_figure(df: Any, path: Path) -> Path:
 
 
 def read_arms_section(w: Any) -> list[Any]:
-    """Document blocks for the read-variant counterfactual; none when it did not run."""
+    """Document blocks for the read-variant counterfactual; none when it did not run. Both savings
+    tables sum the same rows (`readbench.replay.read_savings`); sessions left out are named."""
     df = w.table("read_arms")
     if df.empty:
         return []
-    import numpy as np
-
     from readbench.replay.read_counterfactual import FIRST_ORDER_NOTE
+    from readbench.replay.read_savings import read_savings
 
-    df["off_cost"] = df["sim_cost_usd"] - df["cost_delta_usd"]
-    df["cost_change_pct"] = np.where(df["off_cost"] > 0, 100 * df["cost_delta_usd"] / df["off_cost"], np.nan)
-    own = df[df["primary"]]
+    sav = read_savings(df, w.table("audit", ["file", "session_id"]))
+    rows_df = sav.rows.copy()
+    off_cost = rows_df["sim_cost_usd"] - rows_df["cost_delta_usd"]
+    rows_df["cost_change_pct"] = (100 * rows_df["cost_delta_usd"] / off_cost).where(off_cost > 0)
+    own = {p for p, o in zip(rows_df["preset"], rows_df["own"]) if o} if "own" in rows_df else set()
     rows = []
-    for (preset, harness), g in own.groupby(["preset", "harness"], sort=False):
-        if not g["reads"].sum():
-            continue  # no read-tool calls in this harness's sessions (Codex reads through its shell)
-        replayed = int(g["reads_same"].sum() + g["reads_changed"].sum())
-        touched = g[g["reads_changed"] > 0]
+    for (preset, harness), g in sav.by_harness().iterrows():
+        part = rows_df[(rows_df["preset"] == preset) & (rows_df["harness"] == harness)]
+        own_here = bool(part["own"].any()) if "own" in part else False
+        touched = part[part["reads_changed"] > 0]
         med = touched["cost_change_pct"].median() if len(touched) else math.nan
-        rows.append((preset, harness, f"{len(g)} ({len(touched)})", f"{replayed:,} / {int(g['reads'].sum()):,}",
-                     f"{int(g['reads_changed'].sum()):,}", f"{int(g['reads_notice_only'].sum()):,}",
-                     f"{int(g['reads_not_replayable'].sum()):,}", f"{int(g['blocked'].sum()):,}",
-                     f"{int(g['stubbed'].sum()):,}", f"{int(g['result_tokens_delta'].sum()):+,}",
-                     f"{int(g['input_tokens_delta'].sum()):+,}", f"{g['cost_delta_usd'].sum():+.2f}",
+        replayed = int(g["reads_same"] + g["reads_changed"])
+        rows.append((f"{preset} (own)" if own_here else preset, harness, f"{int(g['sessions'])} ({int(g['sessions_changed'])})",
+                     f"{int(g['reads_same']):,} / {replayed:,} / {int(g['reads']):,}",
+                     f"{int(g['reads_changed']):,}", f"{int(g['reads_notice_only']):,}",
+                     f"{int(g['reads_not_replayable']):,}", f"{int(g['blocked']):,}",
+                     f"{int(g['stubbed']):,}", f"{int(g['result_tokens_delta']):+,}",
+                     f"{int(g['input_tokens_delta']):+,}", f"{g['cost_delta_usd']:+.2f}",
                      "–" if math.isnan(med) else f"{med:+.1f} %"))
-    caches = list(dict.fromkeys(df["cache_model"]))
-    pivot = df.pivot_table(index="preset", columns="cache_model", values="cost_delta_usd", aggfunc="sum", sort=False)
-    cost_rows = tuple((p, *(f"{pivot.at[p, c]:+.2f}" if c in pivot.columns else "–" for c in caches))
-                      for p in dict.fromkeys(df["preset"]))
+    pivot = sav.by_cache_model()
+    caches = [c for c in pivot.columns if c != "total"]
+    cost_rows = tuple((f"{p} (own)" if p in own else p, *(f"{pivot.at[p, c]:+.2f}" if not math.isnan(pivot.at[p, c]) else "–"
+                                                       for c in caches), f"{pivot.at[p, 'total']:+.2f}")
+                      for p in pivot.index)
     blocks: list[Any] = [
         Heading(2, "Read variants on these sessions (first-order counterfactual)"),
         Paragraph(f"{FIRST_ORDER_NOTE.capitalize()}. The recorded calls, outputs and times stay; each read-tool result "
@@ -174,16 +178,23 @@ def read_arms_section(w: Any) -> list[Any]:
                   "the model would have read again in ranges, which a first-order replay cannot see: read the savings "
                   "as an upper bound for refusing presets, and the extra tokens of bigger results as a lower bound. "
                   "Requests are simulated with the session's calibration from its bill, the same path as the DCP "
-                  "replay. Shell reads stay as recorded. Notice only: the preset says the same with another notice "
-                  "(e.g. stock, which is pi 0.84.1, against an older pi's wording). Per harness, under each session's "
-                  "own provider's cache model; sessions (with a changed read); the median is over the sessions the "
-                  "preset changed."),
-        Table(("preset", "harness", "sessions", "reads replayed", "changed", "notice only", "not replayable", "refused",
-               "dedup stubs", "result tokens", "input tokens (all later requests)", "cost change $",
-               "median cost change"), tuple(rows)),
-        Table(("preset", *caches), cost_rows, "cost change $ per cache model, all sessions (first-order; each session "
-                                              "under the cache models of its own provider only)"),
+                  "replay. Shell reads stay as recorded. The counterfactual is taken against the session's own "
+                  "harness as recorded: its own preset, marked (own), writes each read's recorded line-number style "
+                  "and keeps what the harness put around the listing, so it should show every replayed read as "
+                  "same; another preset's change is only what that preset changes. Notice only: the preset says the "
+                  "same with another notice (e.g. stock, which is pi 0.84.1, against an older pi's wording). Both "
+                  "tables sum the same rows: each session once per preset, under the first cache model that prices "
+                  "it as recorded; sessions (with a changed read); the median is over the sessions the preset changed."),
+        Table(("preset", "harness", "sessions", "reads same / replayed / all", "changed", "notice only",
+               "not replayable", "refused", "dedup stubs", "result tokens", "input tokens (all later requests)",
+               "cost change $", "median cost change"), tuple(rows)),
+        Table(("preset", *caches, "total"), cost_rows,
+              "cost change $ per cache model the sessions were priced under (the same sessions and rows as the table "
+              "above: a preset's total equals its sum over harnesses there)"),
     ]
+    if sav.excluded:
+        blocks += [Paragraph(f"Left out of both tables: {len(sav.excluded)} session(s)."),
+                   Table(("session", "reason"), tuple(sav.excluded))]
     reads = w.table("read_arm_reads", ["preset", "outcome", "reason"])
     bad = reads[reads["outcome"] == "not_replayable"]
     if not bad.empty:
@@ -195,7 +206,7 @@ def read_arms_section(w: Any) -> list[Any]:
                              "full; line_count_unknown: no read said how long the file was; no_recorded_lines: the "
                              "recorded result holds no file lines (an error, an image). These reads keep their "
                              "recorded result under that preset.")]
-    blocks += _arm_figure(w, df)
+    blocks += _arm_figure(w, rows_df)
     return blocks
 
 

@@ -30,6 +30,16 @@ result, and are counted per preset with the reason:
 - `preset_error`: the preset refused the arguments (a TypeError/ValueError, named).
 B+dedup's stub needs the earlier result "still in view": the read's own request (what the model
 saw last) must hold the tool result the stub points at; a compaction that dropped it means no stub.
+**Against the session's own harness as recorded** (issue 29 item 2): the session's harness names
+its own preset (`Harness.read_preset`: `stock` for pi, `claude-code` for Claude Code), which must
+give each recorded read's result back byte for byte ("same"), so that another preset's change is
+only what that preset changes. Two facts of a recorded result that are not the read tool's
+mechanics are therefore taken from the recorded result itself (`readbench.read.notices.
+numbered_frame`): the line-number style of a numbered result (Claude Code writes `{n:>6}→` in 2.0
+and `{n}<TAB>` in later 2.1 versions; the preset's default is `{n:>6}<TAB>`), which every preset of
+the own preset's family uses on that read; and the text the harness put around the listing
+(Claude Code's memory-age reminder before it, its malware reminder after it), which every
+preset's non-error result of that read keeps. `own` marks the own preset's rows.
 Shell reads (`sed -n`, `cat`, ...) are not read-tool calls: they stay as recorded under every
 preset (their lines still help rebuild files). The tool descriptions and system prompt lines of a
 preset are not recorded by the harnesses and are not changed either.
@@ -41,6 +51,7 @@ the recorded session costs, without a simulation.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import statistics
 from dataclasses import dataclass, field
@@ -49,8 +60,11 @@ from typing import Any
 from inspect_ai.model import ChatMessage, ChatMessageTool
 from inspect_ai.tool import ToolCallError
 
+from readbench.harness import read_preset, read_tool
 from readbench.read._session import ReadSession
-from readbench.read.registry import list_presets
+from readbench.base.js import utf16_len
+from readbench.read.notices import NUMBERED_LINE, NumberedFrame, numbered_frame
+from readbench.read.registry import Preset, list_presets
 from readbench.sessions import Session
 from readbench.sessions.file_ops import FileVersion
 from readbench.sessions.reads import ReadCall
@@ -65,7 +79,8 @@ FIRST_ORDER_NOTE = ("first-order: each read's result is replaced by what the pre
 #: Columns of read_arms.parquet: one row per session x preset x cache model.
 READ_ARM_COLUMNS: dict[str, str] = {
     "file": "string", "session_id": "string", "format": "string", "harness": "string", "preset": "string",
-    "cache_model": "string", "priced_as_recorded": "bool", "primary": "bool", "first_order": "bool", "reads": "int64",
+    "own": "bool", "cache_model": "string", "priced_as_recorded": "bool", "primary": "bool", "first_order": "bool",
+    "reads": "int64",
     "reads_same": "int64", "reads_changed": "int64", "reads_notice_only": "int64", "reads_not_replayable": "int64",
     "reads_unsent": "int64", "blocked": "int64", "stubbed": "int64", "capped": "int64", "mapped": "int64", "result_tokens_delta": "int64",
     "input_tokens": "int64", "input_tokens_delta": "int64", "sim_cost_usd": "float64", "cost_delta_usd": "float64",
@@ -73,7 +88,7 @@ READ_ARM_COLUMNS: dict[str, str] = {
 }
 #: Columns of read_arm_reads.parquet: one row per read-tool call x preset.
 READ_ARM_READ_COLUMNS: dict[str, str] = {
-    "file": "string", "session_id": "string", "preset": "string", "call": "int64", "tool_call_id": "string",
+    "file": "string", "session_id": "string", "preset": "string", "own": "bool", "call": "int64", "tool_call_id": "string",
     "path": "string", "outcome": "string", "reason": "string", "blocked": "bool", "stubbed": "bool",
     "capped": "bool", "mapped": "bool", "recorded_tokens": "int64", "counterfactual_tokens": "int64",
 }
@@ -89,11 +104,13 @@ class ReadArms:
             the notice's wording), reads_not_replayable, reads_unsent, blocked, stubbed, capped,
             mapped, result_tokens_delta}.
         reads: one dict per read x preset (the columns of `read_arm_reads.parquet`).
+        own: the session's own preset (its harness's `read_preset`), None when it has none.
     """
 
     replaced: dict[str, dict[str, ChatMessageTool]] = field(default_factory=dict)
     counts: dict[str, dict[str, int]] = field(default_factory=dict)
     reads: list[dict[str, Any]] = field(default_factory=list)
+    own: str | None = None
 
 
 _COUNT_KEYS = ("reads", "reads_same", "reads_changed", "reads_notice_only", "reads_not_replayable", "reads_unsent",
@@ -129,6 +146,63 @@ class _Worlds:
         return hit
 
 
+_BUDGET = re.compile(r"exceeds maximum allowed tokens \((\d+)\)")
+
+
+def recorded_overrides(results: dict[str, ChatMessageTool], token_family: str | None,
+                       numbered: list[NumberedFrame] | None = None) -> dict[str, Any]:
+    """Parameters of the own preset's family that the session records rather than the preset:
+    `token_family` (the session's tokenizer family: its model's, not the preset's default);
+    `max_tokens` when every recorded token-budget error names the same budget (Claude Code 2.1.x
+    sessions show `exceeds maximum allowed tokens (10000)` as well as 25000); `max_line_chars`
+    = the longest line of the `numbered` results (JS length) when one is over the preset's
+    2,000 (Claude Code 2.x delivered such lines whole: its cut is not applied)."""
+    out: dict[str, Any] = {}
+    if token_family:
+        out["token_family"] = token_family
+    longest = max((utf16_len(m.group("text")) for f in numbered or () for row in f.body.split("\n")
+                   for m in [NUMBERED_LINE.match(row)] if m), default=0)
+    if longest > 2000:
+        out["max_line_chars"] = longest
+    budgets = {int(m.group(1)) for msg in results.values() if msg.error is not None or msg.text.startswith("File content (")
+               for m in [_BUDGET.search(msg.text[:300])] if m}
+    if len(budgets) == 1:
+        out["max_tokens"] = budgets.pop()
+    return out
+
+
+class _Variants:
+    """One preset's variants: as registered, or, for a preset of the own preset's family, with the
+    parameters the session records (`recorded_overrides`) and per recorded line-number style
+    (only the parameters its family has)."""
+
+    def __init__(self, preset: Preset, own_family: bool, overrides: dict[str, Any]) -> None:
+        self.preset = preset
+        fields = {f.name for f in dataclasses.fields(preset.family_class().Params)} if own_family else set()
+        self.params = {**preset.params, **{k: v for k, v in overrides.items() if k in fields}}
+        self.restyle = "line_numbers" in fields
+        self.base = dataclasses.replace(preset, params=self.params).build()
+        self._styled: dict[str, Any] = {}
+
+    def for_frame(self, frame: NumberedFrame | None) -> Any:
+        """The variant writing `frame`'s line-number style (the base one without a frame)."""
+        if frame is None or not self.restyle:
+            return self.base
+        if frame.style not in self._styled:
+            self._styled[frame.style] = dataclasses.replace(
+                self.preset, params={**self.params, "line_numbers": frame.style}).build()
+        return self._styled[frame.style]
+
+
+def _frame(r: ReadCall, orig: ChatMessageTool | None) -> NumberedFrame | None:
+    """The recorded result's numbered frame (style, harness prefix and suffix) for a numbered read
+    tool's successful result; None otherwise."""
+    tool = read_tool(r.tool)
+    if orig is None or orig.error is not None or tool is None or not tool.numbered:
+        return None
+    return numbered_frame(orig.text)
+
+
 def _visible(session: Session, call_index: int) -> frozenset[str]:
     """Tool-call ids of the tool results in the request call `call_index` sent."""
     return frozenset(m.tool_call_id for m in session.request(call_index)
@@ -141,7 +215,8 @@ def _message(orig: ChatMessageTool, text: str, is_error: bool) -> ChatMessageToo
 
 
 def read_arms(session: Session, tracked: list[tuple[ReadCall, FileVersion, list[str] | None, bool]],
-              results: dict[str, ChatMessageTool], token_count: Any, presets: list[str] | None = None) -> ReadArms:
+              results: dict[str, ChatMessageTool], token_count: Any, presets: list[str] | None = None,
+              token_family: str | None = None) -> ReadArms:
     """Every preset's result for every read-tool call of `session` (module docstring).
 
     Args:
@@ -151,6 +226,8 @@ def read_arms(session: Session, tracked: list[tuple[ReadCall, FileVersion, list[
         token_count: `message -> tokens` (the session's RequestBuilder count, e.g.
             `lambda m: builder.message_tokens(m, family)`).
         presets: preset names; None = every registered preset.
+        token_family: the session's tokenizer family (`readbench.replay.audit.session_family`);
+            the own preset's family counts its token budget in it (`recorded_overrides`).
 
     Raises:
         ValueError: an unknown preset name.
@@ -160,11 +237,15 @@ def read_arms(session: Session, tracked: list[tuple[ReadCall, FileVersion, list[
     for n in names:
         if n not in registry:
             raise ValueError(f"unknown read variant {n!r}; valid: {list(registry)}")
+    own = read_preset(session.harness)
+    own_family = registry[own].family if own in registry else None
     worlds = _Worlds()
     visible: dict[int, frozenset[str]] = {}
-    out = ReadArms()
+    out = ReadArms(own=own)
+    frames = {r.tool_call_id: _frame(r, results.get(r.tool_call_id)) for r, _, _, _ in tracked if not r.via_shell}
+    overrides = recorded_overrides(results, token_family, [f for f in frames.values() if f is not None])
     for name in names:
-        variant = registry[name].build()
+        variants = _Variants(registry[name], registry[name].family == own_family, overrides)
         memory = ReadSession()
         counts = dict.fromkeys(_COUNT_KEYS, 0)
         replaced: dict[str, ChatMessageTool] = {}
@@ -184,7 +265,11 @@ def read_arms(session: Session, tracked: list[tuple[ReadCall, FileVersion, list[
             if key in no_map:  # the same read of the same file state needed the same unrecorded map
                 outcome, reason, res = "not_replayable", "map_needs_whole_file", None
             else:
-                outcome, reason, res = _serve(variant, memory, worlds, r, v, lines, visible[r.call_index], lost)
+                frame = frames[r.tool_call_id]
+                outcome, reason, res = _serve(variants.for_frame(frame), memory, worlds, r, v, lines,
+                                              visible[r.call_index], lost)
+                if res is not None and frame is not None and not res.is_error:
+                    res = type(res)(frame.wrap(res.text), res.is_error, res.details)
             if res is None:  # the recorded result stays: so does the memory of what was read
                 memory.records[kept:] = []
                 if reason == "map_needs_whole_file":
@@ -192,7 +277,8 @@ def read_arms(session: Session, tracked: list[tuple[ReadCall, FileVersion, list[
                     lost.add(r.tool_call_id)  # the map counts as shown: later cuts point at a map nobody saw
                 else:
                     memory._maps = maps
-            row = {"file": session.source, "session_id": session.session_id, "preset": name, "call": r.call_index,
+            row = {"file": session.source, "session_id": session.session_id, "preset": name, "own": name == own,
+                   "call": r.call_index,
                    "tool_call_id": r.tool_call_id, "path": r.path, "outcome": outcome, "reason": reason,
                    "blocked": False, "stubbed": False, "capped": False, "mapped": False,
                    "recorded_tokens": token_count(orig) if orig is not None else 0, "counterfactual_tokens": None}
@@ -281,7 +367,7 @@ def replay_read_variants(session: Session, arms: Any, read_arms_: ReadArms, cach
             off = arms.off(r.cache_model)
             rows.append({
                 "file": session.source, "session_id": session.session_id, "format": session.format,
-                "harness": session.harness, "preset": name, "cache_model": r.cache_model,
+                "harness": session.harness, "preset": name, "own": name == read_arms_.own, "cache_model": r.cache_model,
                 "priced_as_recorded": r.priced_as_recorded, "primary": r.cache_model == primary, "first_order": True,
                 **read_arms_.counts[name], "input_tokens": r.input_tokens,
                 "input_tokens_delta": r.input_tokens - off.input_tokens, "sim_cost_usd": r.cost_usd,

@@ -200,7 +200,7 @@ def _audit(session: Any, res: SessionResult, builder: Any, arms: Any, caches: li
     family = session_family(session)
     count = lambda m: builder.message_tokens(m, family)  # noqa: E731
     with timed(timings, "read_counterfactual"):
-        ra = read_arms(session, audit.tracked, audit.results, count, presets)
+        ra = read_arms(session, audit.tracked, audit.results, count, presets, token_family=family)
         res.tables["read_arms"] = replay_read_variants(session, arms, ra, caches, count)
     res.tables["read_arm_reads"] = ra.reads
     res.json["read_counterfactual"] = {

@@ -4,7 +4,9 @@ reads, and the file versions they imply (issue 14; shared/specs/sessions.md §1-
 
 - `delivered_lines(read, message)`: the text of file lines `read.first_line..read.last_line` as
   the harness delivered them: pi's `read` text without its notice, Claude Code's `Read` text
-  without its `cat -n` numbers (`     1→...` or `     1<TAB>...`), a shell read's output
+  without its `cat -n` numbers (`     1→...`, `1<TAB>...`, ...: `notices.numbered_frame`, which also
+  leaves out what Claude Code puts around them: a memory file's age reminder before, the
+  malware reminder after), a shell read's output
   (`nl -ba` numbers removed); None when the result holds no file lines, was cut by Codex, or is
   a shell error (`sed: ...: No such file`).
 - `file_writes(session)`: every tool call that changed, or may have changed, a file: the edit
@@ -17,7 +19,8 @@ reads, and the file versions they imply (issue 14; shared/specs/sessions.md §1-
 - `track_versions(session, reads)`: reads and writes in execution order (call, then the tool
   call's place in its response); a file's version ends at a write that names it or may change
   any file, and when a read shows a line whose text differs from what an earlier read of the
-  same version showed (a change the file does not record, e.g. a script). Each version collects
+  same version showed, another line count, or lines past the known end (a change the session
+  does not record, e.g. a generator run by a script). Each version collects
   every line any of its reads delivered, over the whole session, and its line count.
 
 Line counts are file lines (pi-tools.md §1.2's `split("\\n")` without the phantom segment after a
@@ -165,7 +168,7 @@ def delivered_lines(read: ReadCall, message: ChatMessageTool | None) -> list[str
     if read.via_shell:
         if _TOTAL_OUTPUT.search(text[:200]):
             return None
-        body = shell_output(text)
+        body = shell_output(text, read.tool)
         if _SHELL_ERROR.match(body):
             return None
         lines = body.split("\n")
@@ -179,14 +182,10 @@ def delivered_lines(read: ReadCall, message: ChatMessageTool | None) -> list[str
             lines = [m.group(2) for m in parsed]  # type: ignore[union-attr]
         return lines[:count] if len(lines) >= count else None
     if _numbered(read) or _CC_LINE.match(text.split("\n", 1)[0] or ""):
-        out: list[str] = []
-        for row in text.split("\n"):
-            m = _CC_LINE.match(row)
-            if not m:
-                break
-            if int(m.group(1)) != read.first_line + len(out):
-                return None
-            out.append(m.group(2))
+        frame = notices.numbered_frame(text)  # the harness's own prefix / suffix (a reminder) are no file lines
+        if frame is None or frame.first != read.first_line:
+            return None
+        out = [m.group(2) for m in map(_CC_LINE.match, frame.body.split("\n"))]  # type: ignore[union-attr]
         return out if len(out) == count else None
     body = _PI_NOTICE.sub("", text, count=1)
     body = _PI_LEGACY_NOTICE.sub("", body, count=1)
@@ -259,7 +258,7 @@ def _evidence(read: ReadCall, message: ChatMessageTool | None) -> tuple[int | No
             return read.last_line, None, text.endswith("\n")  # pi without a notice: the read reached the end
         return None, None, None
     if read.via_shell:
-        return read.total_lines, None, shell_output(text).endswith("\n") if text else None
+        return read.total_lines, None, shell_output(text, read.tool).endswith("\n") if text else None
     if _numbered(read):
         return read.total_lines, None, None
     if _PI_NOTICE.search(text) or _PI_LEGACY_NOTICE.search(text):
@@ -304,6 +303,8 @@ def track_versions(session: Session, reads: list[ReadCall], results: dict[str, C
                 conflict = True
             if pi_total is not None and known is not None and known not in (pi_total, pi_total - 1):
                 conflict = True
+            if lines and known is not None and r.first_line + len(lines) - 1 > known:  # type: ignore[operator]
+                conflict = True  # lines past the known end: the file grew
         if conflict:
             counts[key] = counts.get(key, -1) + 1
             v = FileVersion(key, counts[key])

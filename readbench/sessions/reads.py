@@ -246,11 +246,15 @@ def _powershell_read(command: str) -> tuple[str, int | None, int | None, bool, s
     return path.strip("'\""), offset, limit, is_tail, None
 
 
-def shell_output(text: str) -> str:
+def shell_output(text: str, tool: str | None = None) -> str:
     """The command output inside a shell tool's result: Codex wraps it as JSON
     (`{"output": ..., "metadata": ...}`) or as `Exit code: N\nWall time: ...\nOutput:\n...`;
     other harnesses return it as is. A `Total output lines: T` line and the blank line after it
-    (Codex's mark of a cut output) are dropped too."""
+    (Codex's mark of a cut output) are dropped too. `tool`: the shell tool's name; its record's
+    `empty_output` (Claude Code's `(Bash completed with no output)`) gives "" (no file line)."""
+    shell = shell_tool(tool) if tool else None
+    if shell is not None and shell.empty_output is not None and text == shell.empty_output:
+        return ""
     if text.startswith("{") and '"output"' in text[:200]:
         try:
             obj = json.loads(text)
@@ -315,7 +319,7 @@ def read_calls(session: Session, results: dict[str, ChatMessageTool] | None = No
                 if cut is not None and first is not None:
                     last = first + cut - 1 if last is None else min(last, first + cut - 1)
                 elif res is not None and first is not None and res.error is None:
-                    body = shell_output(text)
+                    body = shell_output(text, tc.function)
                     if body and not _SHELL_ERROR.match(body):
                         n = body.count("\n") + (0 if body.endswith("\n") else 1)
                         if limit is None or n < limit:  # the file ended: its line count is known

@@ -40,6 +40,23 @@ def test_lines_are_numbered_cat_n_style():
     )
 
 
+@pytest.mark.parametrize("style, text", [
+    ("padded-tab", "     9\ta\n    10\t\tb"),
+    ("padded-arrow", "     9→a\n    10→\tb"),  # Claude Code 2.0.x transcripts
+    ("tab", "9\ta\n10\t\tb"),  # Claude Code 2.1.1xx-2.1.9x transcripts
+    ("arrow", "9→a\n10→\tb"),
+])
+def test_line_number_styles(style, text):
+    data = b"".join(b"x\n" for _ in range(8)) + b"a\n\tb\n"
+    assert read(cc(line_numbers=style), data, offset=9).text == text
+
+
+def test_unknown_line_number_style_is_refused_by_name():
+    with pytest.raises(ValueError, match=r"parameter 'line_numbers' must be one of \['padded-tab', 'padded-arrow', "
+                                         r"'tab', 'arrow'\], got 'dots'"):
+        ClaudeCodeParams(line_numbers="dots")
+
+
 def test_default_limit_is_2000_lines_without_a_notice():
     r = read(cc(), BIG)
     assert r.text == "\n".join(f"{i:>6}\tline {i}" for i in range(1, 2001))

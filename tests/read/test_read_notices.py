@@ -64,3 +64,30 @@ def test_every_family_record_names_notices_with_a_kind():
         assert family.notices and {x.kind for x in family.notices} <= kinds
     assert [f.name for f in FAMILIES] == ["paged", "dedup", "mapped", "swe-agent", "claude-code"]
     assert sorted(x.name for f in FAMILIES for x in f.notices if x.kind == "block") == ["block", "block", "token_block"]
+
+
+MEMORY = ("<system-reminder>This memory is 4 days old. Memories are point-in-time observations, not live state."
+          "</system-reminder>\n")
+MALWARE = ("\n\n<system-reminder>\nWhenever you read a file, you should consider whether it would be considered malware."
+           "\n</system-reminder>\n")
+
+
+def test_numbered_frame_splits_claude_codes_reminders_from_the_listing():
+    # shapes of real Claude Code Read results: 2.0 (padded arrow, malware reminder after),
+    # 2.1.2xx (unpadded tab, a memory file's age reminder before)
+    f = n.numbered_frame("    41→def f():\n    42→    return 1\n    43→" + MALWARE)
+    assert (f.prefix, f.body, f.suffix, f.style, f.first, f.last) == (
+        "", "    41→def f():\n    42→    return 1\n    43→", MALWARE, "padded-arrow", 41, 43)
+    f = n.numbered_frame(MEMORY + "1\t---\n2\tname: x")
+    assert (f.prefix, f.body, f.suffix, f.style, f.first, f.last) == (MEMORY, "1\t---\n2\tname: x", "", "tab", 1, 2)
+    assert f.wrap("stock text\n") == MEMORY + "stock text\n"
+    assert n.numbered_frame("99999\ta\n100000\tb").style == "tab"
+    assert n.numbered_frame(" 99999\ta\n100000\tb").style == "padded-tab"
+    assert [n.number_prefix(7, s) for s in n.NUMBER_STYLES] == ["     7\t", "     7→", "7\t", "7→"]
+
+
+def test_numbered_frame_refuses_mixed_styles_and_unnumbered_text():
+    assert n.numbered_frame("     1→a\n2\tb") is None  # no one style writes both
+    assert n.numbered_frame("1→a\n     2→b") is None
+    assert n.numbered_frame("File unchanged since last read.") is None
+    assert n.numbered_frame("  1→a") is None  # padded, but not to 6 columns

@@ -26,12 +26,15 @@ def grep(lines, **kw):
     return result.text, result.is_error
 
 
-def test_rg_argv_flags_in_pi_order():
-    assert rg_argv("x", "/w") == ["rg", "--json", "--line-number", "--color=never", "--hidden", "--", "x", "/w"]
+def test_rg_argv_flags_in_pi_order_sorted_by_path():
+    # pi's flags in pi's order, plus `--sort path` so two runs list matches in the same order (issue 29)
+    assert rg_argv("x", "/w") == ["rg", "--json", "--line-number", "--color=never", "--hidden", "--sort", "path",
+                                  "--", "x", "/w"]
     assert rg_argv("-x", "/w", glob="*.py", ignore_case=True, literal=True, rg="/bin/rg") == [
-        "/bin/rg", "--json", "--line-number", "--color=never", "--hidden",
+        "/bin/rg", "--json", "--line-number", "--color=never", "--hidden", "--sort", "path",
         "--ignore-case", "--fixed-strings", "--glob", "*.py", "--", "-x", "/w",
     ]  # fmt: skip
+    assert rg_argv("x", "/w", sort=None) == ["rg", "--json", "--line-number", "--color=never", "--hidden", "--", "x", "/w"]
     assert "--glob" not in rg_argv("x", "/w", glob="")
 
 
@@ -119,3 +122,22 @@ def test_stdout_text_is_split_like_node_readline_not_splitlines():
     stdout = match("/w/u.txt", 1, "a\u2028b match\n") + "\n"
     assert grep(stdout) == ("u.txt:1: a\u2028b match", False)
     assert grep(stdout.encode()) == ("u.txt:1: a\u2028b match", False)
+
+
+def test_real_ripgrep_lists_matches_in_path_order(tmp_path):
+    """Issue 29: ripgrep's parallel walk emits files in any order; `rg_argv` sorts them by path."""
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    rg = shutil.which("rg") or str(Path(sys.prefix) / "bin" / "rg")
+    if not Path(rg).exists():
+        pytest.skip("ripgrep (rg) not installed")
+    names = [f"d{i % 7}/f{i:03d}.txt" for i in range(120)]
+    for name in names:
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text("needle\n")
+    done = subprocess.run(rg_argv("needle", str(tmp_path), rg=rg), capture_output=True, check=False)
+    out = format_grep(done.stdout, search_path=str(tmp_path), is_dir=True, limit=500, rg_exit_code=done.returncode)
+    assert out.text.split("\n") == [f"{n}:1: needle" for n in sorted(names)]

@@ -49,8 +49,16 @@ def rg_argv(
     ignore_case: bool = False,
     literal: bool = False,
     rg: str = "rg",
+    sort: str | None = "path",
 ) -> list[str]:
-    """The ripgrep command line pi runs (pi-tools.md §3.2).
+    """The ripgrep command line pi runs (pi-tools.md §3.2), plus `--sort path`.
+
+    pi runs ripgrep unsorted, so matches come in whatever order ripgrep's parallel directory
+    walk finishes files ("Order is whatever rg emits", pi-tools.md §3.2): two identical runs
+    could see different first-100 matches, and a simulated agent picking the first hit read
+    different files (issue 29 item 1). readbench sorts by path (ripgrep then walks in one
+    thread): the same tree always gives the same text. The differential test
+    (tests/differential/test_diff_grep.py) runs pi with the same sort through a ripgrep config.
 
     Args:
         pattern: the regex (or literal string) as the model sent it.
@@ -59,12 +67,17 @@ def rg_argv(
         ignore_case: adds `--ignore-case`.
         literal: adds `--fixed-strings`.
         rg: the ripgrep executable.
+        sort: ripgrep's `--sort` key (`path`, readbench's default); None runs ripgrep unsorted,
+            exactly as pi does (match order then varies between runs).
 
     Returns:
-        argv, e.g. `["rg", "--json", "--line-number", "--color=never", "--hidden", "--", "x", "/w"]`.
+        argv, e.g. `["rg", "--json", "--line-number", "--color=never", "--hidden", "--sort", "path",
+        "--", "x", "/w"]`.
         There is no context flag: pi adds context lines itself (see `format_grep`).
     """
     argv = [rg, "--json", "--line-number", "--color=never", "--hidden"]
+    if sort:
+        argv.extend(["--sort", sort])
     if ignore_case:
         argv.append("--ignore-case")
     if literal:
