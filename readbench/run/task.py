@@ -186,21 +186,32 @@ def read_strategies_task(
     context_window_tokens: int = 200_000,
     allow_local: bool = False,
     k8s_registry: str | None = None,
+    agent: str = "readbench",
 ) -> Task:
     """Build the task for one arm. See evals/read_strategies.py for the `-T` arguments.
 
+    `agent` (readbench.harness.agents): `readbench` runs readbench's own loop; a real harness
+    (`pi`, `claude-code`, `codex`, ...) runs inside the sample's sandbox through inspect's sandbox
+    agent bridge (readbench.agents).
+
     Raises:
         ValueError: an argument of the wrong type or out of bounds (readbench.run.task_args), an
-            unknown variant, DCP configuration or cache model, a family or source not in the
-            corpus, or an unusable sandbox kind; nothing has run yet.
+            unknown variant, DCP configuration, cache model or agent, a variant the agent cannot
+            express, a family or source not in the corpus, or an unusable sandbox kind; nothing
+            has run yet.
     """
     check_task_args({"families": families, "sources": sources, "limit": limit, "per_family": per_family,
                      "max_turns": max_turns, "context_window_tokens": context_window_tokens,
                      "allow_local": allow_local, "k8s_registry": k8s_registry})
     try:
-        get_variant(variant)
+        read_variant = get_variant(variant)
     except TypeError as ex:
         raise ValueError(f"variant: {ex}") from None
+    from readbench.harness.agents import check_arm
+
+    if not isinstance(agent, str):
+        raise ValueError(f"agent must be an agent name (readbench agents), got {agent!r}")
+    check_arm(agent, read_variant.name, read_variant.family, read_variant.params)
     dcp = dcp_spec(dcp)
     from readbench.dcp import get_config
 
@@ -224,13 +235,26 @@ def read_strategies_task(
     return Task(
         dataset=MemoryDataset([_sample(r, kind, k8s_registry) for r in records], name="readbench-corpus"),
         setup=setup_workspace(variant, kind, allow_local),
-        solver=pi_agent(variant=variant, dcp=dcp, cache_models=models,
-                        context_window_tokens=context_window_tokens, max_turns=max_turns),
+        solver=_solver(agent, variant, dcp, models, context_window_tokens, max_turns),
         scorer=readbench_scorer(),
         turn_limit=max_turns,
-        metadata={"sandbox": kind, "variant": variant, "dcp": dcp, "cache_models": models},
+        metadata={"sandbox": kind, "variant": variant, "dcp": dcp, "cache_models": models, "agent": agent},
         name="read_strategies",
     )
+
+
+def _solver(agent: str, variant: str | dict[str, Any], dcp: str | dict[str, Any], cache_models: list[str],
+            context_window_tokens: int, max_turns: int) -> Any:
+    """readbench's loop for agent `readbench`, else the real harness through the bridge."""
+    from readbench.harness.agents import LOOP
+
+    if agent == LOOP:
+        return pi_agent(variant=variant, dcp=dcp, cache_models=cache_models,
+                        context_window_tokens=context_window_tokens, max_turns=max_turns)
+    from readbench.agents import harness_agent
+
+    return harness_agent(agent=agent, variant=variant, dcp=dcp, cache_models=cache_models,
+                         context_window_tokens=context_window_tokens, max_turns=max_turns)
 
 
 @task(name="read_strategies")
@@ -247,6 +271,7 @@ def read_strategies(
     context_window_tokens: int = 200_000,
     allow_local: bool = False,
     k8s_registry: str | None = None,
+    agent: str = "readbench",
 ) -> Task:
     """One arm of the benchmark: every corpus task under one read variant and DCP configuration.
 
@@ -258,4 +283,5 @@ def read_strategies(
         variant=variant, dcp=dcp, cache_models=cache_models, sandbox_kind=sandbox_kind,
         families=families, sources=sources, limit=limit, per_family=per_family, max_turns=max_turns,
         context_window_tokens=context_window_tokens, allow_local=allow_local, k8s_registry=k8s_registry,
+        agent=agent,
     )
