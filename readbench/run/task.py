@@ -89,13 +89,19 @@ def first_per_family(records: list[Any], n: int) -> list[Any]:
     return kept
 
 
-def _sandbox_spec(source: str, sandbox_kind: str, k8s_registry: str | None) -> Any:
-    """The per-sample sandbox: the source's image in docker (compose file) or k8s (Helm values)."""
+def _sandbox_spec(source: str, sandbox_kind: str, k8s_registry: str | None, agent: str = "readbench") -> Any:
+    """The per-sample sandbox: the source's image in docker (compose file) or k8s (Helm values);
+    under a real harness, the source's image with the harness in it (readbench.agents.image)."""
     if sandbox_kind == "local":
         return "local"
     from readbench.sandbox.images import compose_dir, compose_for, image_for_source
 
     image = image_for_source(source)
+    if agent != "readbench":
+        from readbench.agents.image import agent_image
+        from readbench.harness.agents import get_agent
+
+        image = agent_image(image, get_agent(agent))
     if sandbox_kind == "docker":
         return ("docker", str(compose_for(image)))
     from readbench.sandbox.k8s import render_k8s_values
@@ -108,8 +114,8 @@ def _sandbox_spec(source: str, sandbox_kind: str, k8s_registry: str | None) -> A
     return ("k8s", str(values))
 
 
-def _sample(record: Any, sandbox_kind: str, k8s_registry: str | None = None) -> Sample:
-    spec = _sandbox_spec(record.source, sandbox_kind, k8s_registry)
+def _sample(record: Any, sandbox_kind: str, k8s_registry: str | None = None, agent: str = "readbench") -> Sample:
+    spec = _sandbox_spec(record.source, sandbox_kind, k8s_registry, agent)
     return Sample(
         id=record.id,
         input=record.prompts[0],
@@ -233,7 +239,7 @@ def read_strategies_task(
     kind = resolve_sandbox(sandbox_kind)
     print(f"readbench: sandbox={kind} ({len(records)} samples, variant={variant}, dcp={dcp})", file=sys.stderr)
     return Task(
-        dataset=MemoryDataset([_sample(r, kind, k8s_registry) for r in records], name="readbench-corpus"),
+        dataset=MemoryDataset([_sample(r, kind, k8s_registry, agent) for r in records], name="readbench-corpus"),
         setup=setup_workspace(variant, kind, allow_local),
         solver=_solver(agent, variant, dcp, models, context_window_tokens, max_turns),
         scorer=readbench_scorer(),
