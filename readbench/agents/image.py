@@ -65,19 +65,27 @@ def agent_image(source_image: str, agent: Agent, *, client: Any | None = None) -
         RuntimeError: installing Node.js or the pin failed (readbench.agents.install).
         docker.errors.BuildError / APIError: the build failed.
     """
+    import docker
+    import docker.errors
+
     from readbench.agents.install import NODE_WHEEL, ensure_node, ensure_pin
-    from readbench.sandbox.images import _client, _image_id
+
+    def _image_id(ref: str) -> str | None:
+        try:
+            return client.images.get(ref).id
+        except docker.errors.ImageNotFound:
+            return None
 
     repository = agent_repository(agent)
-    client = client or _client()
+    client = client or docker.from_env(timeout=900)
     node_dir = ensure_node().parent
     pin_dir = ensure_pin(agent)
     h = hashlib.sha256(b"readbench-agent-image-v1\0")
-    for part in (_image_id(client, source_image) or source_image, DOCKERFILE.decode(), NODE_WHEEL[3],
+    for part in (_image_id(source_image) or source_image, DOCKERFILE.decode(), NODE_WHEEL[3],
                  (pin_dir / "package-lock.json").read_text()):
         h.update(part.encode() + b"\0")
     tag = f"{repository}:{h.hexdigest()[:12]}"
-    if _image_id(client, tag):
+    if _image_id(tag):
         return tag
     with _context(node_dir, pin_dir) as ctx:
         client.images.build(fileobj=ctx, custom_context=True, tag=tag, buildargs={"BASE": source_image}, rm=True,
