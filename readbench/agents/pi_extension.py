@@ -23,8 +23,7 @@ from readbench.read import get_variant
 
 __all__ = ["pi_extension"]
 
-_TEMPLATE = r"""// Written by readbench from read preset __NAME__ (readbench.agents.pi_extension). Do not edit.
-import { readFileSync } from "node:fs";
+_CORE = r"""import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 
@@ -81,29 +80,40 @@ function lineTooLong(all, s, n, fileBytes, path) {
   return `${head} Read other lines in ranges, e.g. offset=${span[0]} limit=${span[1]}, or this line with bash: ${sed}`;
 }
 
+// The preset's decision for one read: its refusal text, or null (the harness's own read serves it).
+function decide(path, offset, limit, cwd) {
+  if (typeof path !== "string") return null;
+  const raw = path.startsWith("@") ? path.slice(1) : path;
+  const expanded = raw === "~" ? homedir() : raw.startsWith("~/") ? homedir() + raw.slice(1) : raw;
+  const absolute = isAbsolute(expanded) ? expanded : resolve(cwd, expanded);
+  let data;
+  try { data = readFileSync(absolute); } catch { return null; }  // the harness's own read reports the error
+  if (new RegExp(P.own, "i").test(absolute)) return null;  // images (and the like): the harness's own read
+  const text = data.toString("utf8");
+  const all = text.split("\n");
+  const start0 = offset ? Math.max(0, offset - 1) : 0;
+  if (start0 >= all.length) return null;  // beyond the end: the harness's own error
+  const end0 = limit !== undefined && limit !== null ? Math.min(start0 + limit, all.length) : all.length;
+  const t = truncateHead(all.slice(start0, end0).join("\n"));
+  if (!t.truncated) return null;
+  const n = countLines(text);
+  if (t.firstLineExceeds) return lineTooLong(all, start0 + 1, n, data.length, path);
+  const suggest = Math.min(P.suggest_limit, t.outputLines);
+  return `File has ${n} lines (${formatSize(data.length)}), over the ${capLabel()} read ` +
+    `limit. Read it in ranges, e.g. offset=${start0 + 1} limit=${suggest}, or grep for what you need first.`;
+}
+"""
+"""The preset's read decision in JavaScript (pi's select and truncateHead, B's texts), shared by the
+pi extension and the Claude Code hook; `P` holds the preset's caps."""
+
+_PI = r"""// Written by readbench from read preset __NAME__ (readbench.agents.pi_extension). Do not edit.
+__CORE__
 export default function (pi) {
   pi.on("tool_call", async (event, ctx) => {
     if (event.toolName !== "read") return;
     const { path, offset, limit } = event.input ?? {};
-    if (typeof path !== "string") return;
-    const raw = path.startsWith("@") ? path.slice(1) : path;
-    const expanded = raw === "~" ? homedir() : raw.startsWith("~/") ? homedir() + raw.slice(1) : raw;
-    const absolute = isAbsolute(expanded) ? expanded : resolve(ctx.cwd, expanded);
-    let data;
-    try { data = readFileSync(absolute); } catch { return; }  // pi's own read reports the error
-    if (/\.(jpe?g|png|gif|webp|bmp)$/i.test(absolute)) return;  // images: pi's own read
-    const text = data.toString("utf8");
-    const all = text.split("\n");
-    const start0 = offset ? Math.max(0, offset - 1) : 0;
-    if (start0 >= all.length) return;  // beyond the end: pi's own error
-    const end0 = limit !== undefined && limit !== null ? Math.min(start0 + limit, all.length) : all.length;
-    const t = truncateHead(all.slice(start0, end0).join("\n"));
-    if (!t.truncated) return;
-    const n = countLines(text);
-    if (t.firstLineExceeds) return { block: true, reason: lineTooLong(all, start0 + 1, n, data.length, path) };
-    const suggest = Math.min(P.suggest_limit, t.outputLines);
-    return { block: true, reason: `File has ${n} lines (${formatSize(data.length)}), over the ${capLabel()} read ` +
-      `limit. Read it in ranges, e.g. offset=${start0 + 1} limit=${suggest}, or grep for what you need first.` };
+    const reason = decide(path, offset, limit, ctx.cwd);
+    if (reason !== null) return { block: true, reason };
   });
 }
 """
@@ -125,5 +135,17 @@ def pi_extension(variant: str | dict[str, Any]) -> str | None:
             and p.get("max_chars") is None):
         raise ValueError(f"read preset {v.name!r} cannot be expressed as a pi extension (pi expresses stock and "
                          "paged presets that block over their caps)")
-    params = {"max_lines": p.get("max_lines"), "max_bytes": p.get("max_bytes"), "suggest_limit": p["suggest_limit"]}
-    return _TEMPLATE.replace("__NAME__", v.name).replace("__PARAMS__", json.dumps(params))
+    return _PI.replace("__CORE__", core_source(v)).replace("__NAME__", v.name)
+
+
+PI_OWN = r"\.(jpe?g|png|gif|webp|bmp)$"
+"""Files pi's own read serves whatever the preset (images: pi-tools.md §1)."""
+
+
+def core_source(v: Any, own: str = PI_OWN) -> str:
+    """`_CORE` with the caps of read variant `v` (a built `ReadVariant`); `own` is the regular
+    expression of the paths the harness's own read serves whatever the preset."""
+    p = v.params
+    params = {"max_lines": p.get("max_lines"), "max_bytes": p.get("max_bytes"), "suggest_limit": p["suggest_limit"],
+              "own": own}
+    return _CORE.replace("__PARAMS__", json.dumps(params))

@@ -73,3 +73,32 @@ def test_stock_needs_no_extension_and_other_presets_are_refused():
     for preset in ("A", "B-soft", "C", "claude-code"):
         with pytest.raises(ValueError, match=f"read preset '{preset}' cannot be expressed as a pi extension"):
             pi_extension(preset)
+
+
+@pytest.mark.skipif(NODE is None, reason="no node on PATH")
+def test_the_claude_code_hook_denies_what_readbench_blocks_with_the_same_text(tmp_path):
+    """The PreToolUse hook on Read answers deny with B's own text for an over-cap selection and
+    nothing otherwise (Claude Code's own Read serves it)."""
+    from readbench.agents.claude_hooks import claude_hook, claude_settings
+
+    (tmp_path / "big.py").write_text("".join(f"line {i}\n" for i in range(1, 2501)))
+    (tmp_path / "hook.mjs").write_text(claude_hook("B"))
+    cases = [({"file_path": str(tmp_path / "big.py")}, True), ({"file_path": "big.py", "offset": 2400}, False),
+             ({"file_path": str(tmp_path / "big.py"), "offset": 1, "limit": 2001}, True)]
+    for args, denied in cases:
+        call = {"tool_name": "Read", "tool_input": args, "cwd": str(tmp_path), "hook_event_name": "PreToolUse"}
+        got = subprocess.run([NODE, "hook.mjs"], input=json.dumps(call), cwd=tmp_path, capture_output=True, text=True,
+                             timeout=60)
+        assert got.returncode == 0, got.stderr
+        if not denied:
+            assert got.stdout == ""
+            continue
+        ours = _readbench(tmp_path, "B", {"path": "big.py", "offset": args.get("offset"), "limit": args.get("limit")})
+        assert ours.details.blocked
+        assert json.loads(got.stdout) == {"hookSpecificOutput": {
+            "hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": ours.text}}
+    assert claude_hook("stock") is None
+    with pytest.raises(ValueError, match="read preset 'A' cannot be expressed as a Claude Code hook"):
+        claude_hook("A")
+    assert claude_settings("/opt/readbench/node/bin/node", "/tmp/h.mjs") == {"hooks": {"PreToolUse": [
+        {"matcher": "Read", "hooks": [{"type": "command", "command": "/opt/readbench/node/bin/node /tmp/h.mjs"}]}]}}
