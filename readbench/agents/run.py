@@ -78,7 +78,8 @@ class _Relay:
     """The bridge's request and response filters for one sample: DCP projection before each
     relayed call, a record of each call as relayed after it."""
 
-    def __init__(self, dcp: str | dict[str, Any], cwd: str | None, context_window_tokens: int) -> None:
+    def __init__(self, dcp: str | dict[str, Any], cwd: str | None, context_window_tokens: int,
+                 max_turns: int | None = None) -> None:
         self.config = get_config(dcp)
         self.cwd = cwd
         self.window = context_window_tokens
@@ -90,9 +91,18 @@ class _Relay:
         self.unpruned: list[CallRecord] = []
         self.pending: dict[int, tuple[list[ChatMessage], Any, float]] = {}
         self.t0 = time.monotonic()
+        self.max_turns = max_turns
+        self.turn_limited = False
+
+    def at_turn_limit(self) -> bool:
+        """The next call would pass `max_turns` (the loop's rule: stop before it, no call made)."""
+        return self.max_turns is not None and len(self.calls) >= self.max_turns
 
     async def filter(self, model: Model, messages: list[ChatMessage], tools: Any, tool_choice: Any,
-                     config: Any) -> GenerateInput | None:
+                     config: Any) -> GenerateInput | ModelOutput | None:
+        if self.at_turn_limit():  # answer without the model: no tool call, so the harness stops
+            self.turn_limited = True
+            return ModelOutput.from_content(model.name, "", stop_reason="stop")
         usage = pi_context_usage(list(messages), self.window, self.reported)
         projection = project(list(messages), self.config, state=self.state, cwd=self.cwd, cache=self.cache,
                              usage=usage)
@@ -102,6 +112,8 @@ class _Relay:
         return GenerateInput(input=view, tools=tools, tool_choice=tool_choice, config=config)
 
     async def response(self, model: Model, output: ModelOutput, sent: GenerateInput) -> ModelOutput | None:
+        if id(sent.input) not in self.pending and self.turn_limited:
+            return None  # the filter's own answer at the turn limit: no model call, nothing billed
         history, projection, wall_start = self.pending.pop(id(sent.input), (list(sent.input), None, time.monotonic()))
         native = native_fields(output)
         rejected = rejected_request(output, native["prompt_tokens"])
@@ -112,7 +124,6 @@ class _Relay:
             pruned=dict(stats.pruned) if stats else {}, footer_tokens_saved=stats.footer_tokens_saved if stats else 0,
             band=str((stats.effective_band or stats.band) if stats else ""), stop_reason=str(output.stop_reason),
             priced=not rejected, **native))
-        store().set(rbstore.CALLS, [asdict(c) for c in self.calls])
         tokens = reported_tokens(native["prompt_tokens"], native["output_tokens"])
         if tokens is not None:
             self.reported[len(history)] = tokens
@@ -139,8 +150,9 @@ def harness_agent(
         agent: an agent name other than `readbench` (`pi`, `pi@1.6.0`; Claude Code and Codex
             are listed but not runnable yet: refused here by name).
         variant, dcp, cache_models, context_window_tokens: as readbench.agent.loop.pi_agent.
-        max_turns: not enforced inside the harness (inspect's turn limit of the task applies to
-            relayed calls).
+        max_turns: most relayed model calls per sample: the call past it is answered by the bridge's
+            filter with an empty reply and no tool call (no model call, nothing billed), so the
+            harness ends its run (`stop_reason = turn_limit`), as the loop stops before that call.
 
     Raises:
         ValueError: an unknown agent, one readbench cannot run yet, or a preset it cannot express.
@@ -161,7 +173,7 @@ def harness_agent(
         oracle = store().get(rbstore.ORACLE, {})
         prompts = [str(p) for p in oracle.get("prompts", [])] or [state.messages[-1].text]
         local = ws.get("sandbox") == "local"
-        relay = _Relay(dcp, ws.get("cwd"), context_window_tokens)
+        relay = _Relay(dcp, ws.get("cwd"), context_window_tokens, max_turns)
         port = _free_port() if local else 13131
         if local:
             from readbench.agents.install import ensure_node, ensure_pin
@@ -185,11 +197,14 @@ def harness_agent(
         try:
             async with sandbox_agent_bridge(state, filter=relay.filter, response_filter=relay.response, port=port):
                 result = await sb.exec(argv, cwd=ws.get("cwd"), env=env)
-            store().set(rbstore.STOP_REASON, None if result.success else "error")
+            if relay.turn_limited:
+                store().set(rbstore.STOP_REASON, "turn_limit")
             if not result.success:
+                store().set(rbstore.STOP_REASON, "error")
                 raise RuntimeError(f"pi exited with {result.returncode}: {(result.stderr or result.stdout)[-800:]}")
-            state = await _import_session(state, files.session_dir)
+            state = await _import_session(state, files.session_dir, drop_last_reply=relay.turn_limited)
         finally:
+            store().set(rbstore.CALLS, [asdict(c) for c in relay.calls])
             store().set(rbstore.WALL_SECONDS, time.monotonic() - t0)
             from readbench.metrics.native import native_metrics
 
@@ -204,9 +219,10 @@ def harness_agent(
     return execute
 
 
-async def _import_session(state: AgentState, session_dir: str) -> AgentState:
+async def _import_session(state: AgentState, session_dir: str, drop_last_reply: bool = False) -> AgentState:
     """The pi session file pulled out of the sandbox and imported: its transcript becomes the
-    sample's history, each read result carrying its read facts (`read_details`).
+    sample's history, each read result carrying its read facts (`read_details`). With
+    `drop_last_reply`, the filter's empty reply at the turn limit (no model call) is left out.
 
     Raises:
         RuntimeError: pi wrote no session file.
@@ -225,11 +241,15 @@ async def _import_session(state: AgentState, session_dir: str) -> AgentState:
         (session,) = load(host)
     details = read_details(session)
     messages = session.messages
+    if drop_last_reply and messages and messages[-1].role == "assistant" and not messages[-1].text \
+            and not messages[-1].tool_calls:
+        messages = messages[:-1]
     for message in messages:
         if isinstance(message, ChatMessageTool) and message.tool_call_id in details:
             message.metadata = {**(message.metadata or {}), "readbench": details[message.tool_call_id]}
     system = [m for m in state.messages if m.role == "system"][:0]
     state.messages = system + messages
-    if session.calls and session.calls[-1].output is not None:
-        state.output = ModelOutput.from_message(session.calls[-1].output)
+    last = [c for c in session.calls if c.output is not None][-2 if drop_last_reply else -1:]
+    if last and last[0].output is not None:
+        state.output = ModelOutput.from_message(last[0].output)
     return state
