@@ -183,7 +183,7 @@ def bench_big_read(size_bytes: int = 100_000_000, variants: tuple[str, ...] = ("
 
 
 #: The benchmarks `run_bench` knows, in the order it runs them.
-BENCHMARKS = ("per-call", "docker", "replay", "replay-scale", "big-read")
+BENCHMARKS = ("per-call", "docker", "replay", "replay-scale", "big-read", "agents")
 
 
 def run_bench(out_dir: Path = Path("results/bench"), only: tuple[str, ...] = (), scale_sessions: int = 8) -> dict[str, Any]:
@@ -201,12 +201,18 @@ def run_bench(out_dir: Path = Path("results/bench"), only: tuple[str, ...] = (),
 
     todo = {"per-call": lambda: [bench_per_call(d) for d in ("pi-dcp", "dcp-gated")], "docker": bench_docker,
             "replay": lambda: bench_replay(out_dir), "replay-scale": lambda: bench_replay_scale(out_dir, scale_sessions),
-            "big-read": bench_big_read}
+            "big-read": bench_big_read, "agents": _bench_agents}
     keys = {"per-call": "per_call", "docker": "docker", "replay": "replay", "replay-scale": "replay_scale",
-            "big-read": "big_read"}
+            "big-read": "big_read", "agents": "agents"}
     result = {keys[name]: todo[name]() for name in BENCHMARKS if not only or name in only}
     (out_dir / "bench.json").write_text(json.dumps(result, indent=2))
     return result
+
+
+def _bench_agents() -> dict[str, Any]:
+    from readbench.agents.bench import bench_agents
+
+    return bench_agents()
 
 
 def format_table(result: dict[str, Any]) -> str:
@@ -259,12 +265,16 @@ def format_table(result: dict[str, Any]) -> str:
                 rows.append(f"| read of a {mb:.0f} MB .py ({variant}) | seconds / peak RSS MB | "
                             f"{m['seconds']:.1f} / {m['peak_rss_mb']:.0f} "
                             f"({m['seconds'] / stock['seconds']:.2f}x / {m['peak_rss_mb'] / stock['peak_rss_mb']:.2f}x) | {goal} |")
+    for agent, m in (result.get("agents") or {}).items():
+        start = "" if m["startup_seconds"] is None else f"{m['startup_seconds']:.2f} / "
+        rows.append(f"| one sample under {agent} (stock × off, local, sim) | {'start-up s / ' if start else ''}"
+                    f"sample wall s / model calls | {start}{m['sample_wall_seconds']:.1f} / {m['model_calls']:.0f} | |")
     return "\n".join(rows)
 
 
 @click.command("bench")
 @click.option("--only", "only", multiple=True,
-              type=click.Choice(["per-call", "docker", "replay", "replay-scale", "big-read"]),
+              type=click.Choice(list(BENCHMARKS)),
               help="Run only these benchmarks (repeatable); default all.")
 @click.option("--scale-sessions", type=click.IntRange(min=3), default=8, show_default=True,
               help="Synthetic 450-call sessions for replay-scale (more than its 2 jobs: the figures are "

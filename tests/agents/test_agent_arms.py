@@ -106,3 +106,15 @@ def test_cli_lists_agents_and_what_an_agent_expresses():
     assert "A              no   cannot be expressed on pi" in text
     bad = CliRunner().invoke(variants_cmd, ["--agent", "nope"])
     assert bad.exit_code == 2 and "unknown agent 'nope'" in bad.output
+
+
+def test_bench_table_shows_each_agents_start_up_and_sample_time():
+    from readbench.bench import BENCHMARKS, format_table
+
+    assert "agents" in BENCHMARKS
+    table = format_table({"agents": {
+        "readbench": {"startup_seconds": None, "sample_wall_seconds": 3.5, "model_calls": 6.0},
+        "pi": {"startup_seconds": 3.22, "sample_wall_seconds": 34.31, "model_calls": 6.0}}})
+    assert table.splitlines()[2:] == [
+        "| one sample under readbench (stock × off, local, sim) | sample wall s / model calls | 3.5 / 6 | |",
+        "| one sample under pi (stock × off, local, sim) | start-up s / sample wall s / model calls | 3.22 / 34.3 / 6 | |"]
