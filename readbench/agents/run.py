@@ -159,8 +159,10 @@ def harness_agent(
     """
     from readbench.agents.pi_extension import pi_extension
 
+    from readbench.harness.agents import RUNNABLE
+
     spec = get_agent(agent)
-    if spec.harness is None or spec.harness.name != "pi":
+    if spec.harness is None or spec.harness.name not in RUNNABLE:
         raise ValueError(f"agent {agent!r}: readbench runs only pi's releases inside the sandbox so far "
                          "(Claude Code and Codex are installed and listed, not run)")
     extension = pi_extension(variant)

@@ -23,7 +23,7 @@ def agents_cmd(as_json: bool) -> None:
     width = max(len(d["name"]) for d in described)
     for d in described:
         release = f"{d['package']}@{d['version']}" if d["package"] else "(built in)"
-        click.echo(f"{d['name']:<{width}}  {release}")
+        click.echo(f"{d['name']:<{width}}  {release}{'' if d['runnable'] else '  (installable; not run yet)'}")
         click.echo(" " * (width + 2) + f"stock = {d['stock']}; runs: {d['runs']}")
 
 

@@ -20,10 +20,14 @@ from typing import Any
 
 from readbench.harness._record import Harness, NpmPin
 
-__all__ = ["LOOP", "NPM_DIR", "Agent", "agent_names", "check_arm", "expressible", "get_agent", "list_agents"]
+__all__ = ["LOOP", "NPM_DIR", "RUNNABLE", "Agent", "agent_names", "check_arm", "expressible", "get_agent", "list_agents"]
 
 LOOP = "readbench"
 """The agent name of readbench's own loop (the default of a matrix's `agents:`)."""
+
+RUNNABLE = frozenset({"pi"})
+"""Harnesses readbench runs inside the sandbox today (readbench.agents.run); the others are pinned
+and installable, and an arm naming them is refused by name when its task is built."""
 
 NPM_DIR = Path(__file__).parent / "npm"
 """Committed `package.json` + `package-lock.json` per pin: `NPM_DIR/<harness>@<version>/`."""
@@ -50,11 +54,12 @@ class Agent:
         if self.harness is None or self.pin is None:
             return {"name": self.name, "harness": LOOP, "package": None, "version": None, "integrity": None,
                     "runs": "readbench's own Python loop (readbench.agent.loop), pi's tools", "stock": "pi's read",
-                    "presets": "every registered read preset"}
+                    "presets": "every registered read preset", "runnable": True}
         return {"name": self.name, "harness": self.harness.name, "package": self.pin.package,
                 "version": self.pin.version, "integrity": self.pin.integrity, "node": self.pin.node,
                 "runs": self.harness.runs, "stock": self.harness.own_read,
-                "presets": ["stock"] + [f"{a.family} family with {a.params}" for a in self.harness.read_arms]}
+                "presets": ["stock"] + [f"{a.family} family with {a.params}" for a in self.harness.read_arms],
+                "runnable": self.harness.name in RUNNABLE}
 
 
 def list_agents() -> list[Agent]:
