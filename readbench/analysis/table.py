@@ -219,7 +219,7 @@ def tidy_table(log_dir: str | Path, logs: list[str] | None = None) -> pd.DataFra
         if col != "stop_reason":
             df[col] = pd.to_numeric(df[col], errors="coerce").astype(float)
     df["stop_reason"] = df["stop_reason"].astype(object).where(df["stop_reason"].notna(), "").astype(str)
-    for col in ("run_id", "eval_set_id", "eval_id", "log", "task_name", "model", "variant", "dcp",
+    for col in ("run_id", "eval_set_id", "eval_id", "log", "task_name", "model", "variant", "dcp", "agent",
                 "cache_models", "family", "source", "file"):
         df[col] = df[col].astype(object).where(df[col].notna(), "").astype(str)
     for col in extra:
@@ -229,7 +229,7 @@ def tidy_table(log_dir: str | Path, logs: list[str] | None = None) -> pd.DataFra
     df = _fill_errored(df, known)
     timed = df["limit"].isin(["time", "working"]) & ~df["stop_reason"].isin(LIMIT_STOP_REASONS) & (df["error"] == "")
     df.loc[timed, "stop_reason"] = "time_limit"
-    dup = df.duplicated(["model", "variant", "dcp", "sample_id", "epoch"], keep=False)
+    dup = df.duplicated(["model", "variant", "dcp", "agent", "sample_id", "epoch"], keep=False)
     if dup.any():
         first = df.loc[dup].iloc[0]
         same = (df["arm"] == first["arm"]) & (df["sample_id"] == first["sample_id"]) & (df["epoch"] == first["epoch"])
@@ -237,7 +237,7 @@ def tidy_table(log_dir: str | Path, logs: list[str] | None = None) -> pd.DataFra
             f"sample {first['sample_id']!r} epoch {first['epoch']} of arm {first['arm']!r} appears "
             f"{int(same.sum())} times across logs {sorted(set(df.loc[same, 'log']))}: keep one log per arm"
         )
-    return df.sort_values(["model", "variant", "dcp", "sample_id", "epoch"], ignore_index=True)
+    return df.sort_values(["model", "agent", "variant", "dcp", "sample_id", "epoch"], ignore_index=True)
 
 
 def _fill_errored(df: pd.DataFrame, known: list[str]) -> pd.DataFrame:
