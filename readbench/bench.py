@@ -16,6 +16,8 @@
    classes) by `readbench read` under stock, C and swe-agent, each in its own process: wall
    seconds and peak RSS. Goal: C and swe-agent within 1.5x of stock (their maps are bounded
    by file size, GitHub issue 13; before the bound C took 113 s and 7.2 GB, stock 7 s and 1.3 GB).
+5. Per sample, each real harness an arm can run (GitHub issue 24): start-up (`--version`) and one
+   locate sample's wall time beside readbench's loop (`bench_agents`).
 
 Results go to ``results/bench/bench.json`` and are printed as a table. Timings are wall
 clock on whatever else the machine is doing; run on an idle machine.
@@ -24,6 +26,8 @@ clock on whatever else the machine is doing; run on an idle machine.
 from __future__ import annotations
 
 import json
+import statistics
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -183,7 +187,7 @@ def bench_big_read(size_bytes: int = 100_000_000, variants: tuple[str, ...] = ("
 
 
 #: The benchmarks `run_bench` knows, in the order it runs them.
-BENCHMARKS = ("per-call", "docker", "replay", "replay-scale", "big-read")
+BENCHMARKS = ("per-call", "docker", "replay", "replay-scale", "big-read", "agents")
 
 
 def run_bench(out_dir: Path = Path("results/bench"), only: tuple[str, ...] = (), scale_sessions: int = 8) -> dict[str, Any]:
@@ -201,12 +205,66 @@ def run_bench(out_dir: Path = Path("results/bench"), only: tuple[str, ...] = (),
 
     todo = {"per-call": lambda: [bench_per_call(d) for d in ("pi-dcp", "dcp-gated")], "docker": bench_docker,
             "replay": lambda: bench_replay(out_dir), "replay-scale": lambda: bench_replay_scale(out_dir, scale_sessions),
-            "big-read": bench_big_read}
+            "big-read": bench_big_read, "agents": _bench_agents}
     keys = {"per-call": "per_call", "docker": "docker", "replay": "replay", "replay-scale": "replay_scale",
-            "big-read": "big_read"}
+            "big-read": "big_read", "agents": "agents"}
     result = {keys[name]: todo[name]() for name in BENCHMARKS if not only or name in only}
     (out_dir / "bench.json").write_text(json.dumps(result, indent=2))
     return result
+
+
+BENCH_AGENTS = ("readbench", "pi", "pi@1.6.0")
+
+
+def _startup(agent: str) -> float | None:
+    from readbench.agents.install import ensure_node, ensure_pin
+    from readbench.harness.agents import get_agent
+
+    a = get_agent(agent)
+    if a.pin is None:
+        return None
+    exe = ensure_pin(a) / "node_modules" / ".bin" / a.pin.bin
+    argv = [str(exe), "--version"] if a.pin.bin == "claude" else [str(ensure_node() / "node"), str(exe), "--version"]
+    times = []
+    for _ in range(3):
+        t0 = time.monotonic()
+        subprocess.run(argv, capture_output=True, check=True, timeout=120)
+        times.append(time.monotonic() - t0)
+    return statistics.median(times)
+
+
+def bench_agents(agents: tuple[str, ...] = BENCH_AGENTS, model: str = "readbench/sim-pager") -> dict[str, Any]:
+    """Per-sample start-up and run time of each harness beside the loop (GitHub issue 24 item 6):
+    {agent: {startup_seconds, eval_wall_seconds, sample_wall_seconds, model_calls, solved}}.
+    start-up: wall seconds of the harness's own ``--version`` from the cached prefix (median of 3);
+    a sample: the first corpus ``locate`` task under ``stock × off`` in the local sandbox with
+    ``readbench/sim-pager``.
+
+    Raises:
+        RuntimeError: a sample did not finish (its log's error).
+    """
+    from inspect_ai import eval as inspect_eval
+
+    from readbench.run.task import read_strategies_task
+
+    out: dict[str, Any] = {}
+    for agent in agents:
+        task = read_strategies_task(variant="stock", dcp="off", agent=agent, sandbox_kind="local", families="locate",
+                                    limit=1)
+        t0 = time.monotonic()
+        [log] = inspect_eval(task, model=model, display="none", log_dir="results/bench/agents-logs")
+        wall = time.monotonic() - t0
+        if log.status != "success" or not log.samples:
+            raise RuntimeError(f"bench agents: {agent}'s sample did not finish: {log.error}")
+        meta = log.samples[0].scores["readbench"].metadata
+        out[agent] = {"startup_seconds": _startup(agent), "eval_wall_seconds": wall,
+                      "sample_wall_seconds": meta["wall_seconds"], "model_calls": meta["turns"],
+                      "solved": log.samples[0].scores["readbench"].value}
+    return out
+
+
+def _bench_agents() -> dict[str, Any]:
+    return bench_agents()
 
 
 def format_table(result: dict[str, Any]) -> str:
@@ -259,12 +317,16 @@ def format_table(result: dict[str, Any]) -> str:
                 rows.append(f"| read of a {mb:.0f} MB .py ({variant}) | seconds / peak RSS MB | "
                             f"{m['seconds']:.1f} / {m['peak_rss_mb']:.0f} "
                             f"({m['seconds'] / stock['seconds']:.2f}x / {m['peak_rss_mb'] / stock['peak_rss_mb']:.2f}x) | {goal} |")
+    for agent, m in (result.get("agents") or {}).items():
+        start = "" if m["startup_seconds"] is None else f"{m['startup_seconds']:.2f} / "
+        rows.append(f"| one sample under {agent} (stock × off, local, sim) | {'start-up s / ' if start else ''}"
+                    f"sample wall s / model calls | {start}{m['sample_wall_seconds']:.1f} / {m['model_calls']:.0f} | |")
     return "\n".join(rows)
 
 
 @click.command("bench")
 @click.option("--only", "only", multiple=True,
-              type=click.Choice(["per-call", "docker", "replay", "replay-scale", "big-read"]),
+              type=click.Choice(list(BENCHMARKS)),
               help="Run only these benchmarks (repeatable); default all.")
 @click.option("--scale-sessions", type=click.IntRange(min=3), default=8, show_default=True,
               help="Synthetic 450-call sessions for replay-scale (more than its 2 jobs: the figures are "

@@ -13,6 +13,7 @@ import click
 # Modules that contribute commands (each defines `commands: list[click.Command]`).
 _COMMAND_MODULES = [
     "readbench.read._cli",  # read, variants
+    "readbench.harness._cli",  # agents
     "readbench.dcp._cli",  # dcp project|configs
     "readbench.cache._cli",  # cache simulate|models
     "readbench.corpus._cli",  # tasks build|list|check|stats

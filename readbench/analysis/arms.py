@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["TASK_NAME", "arm_label", "spec_name"]
+__all__ = ["LOOP_AGENT", "TASK_NAME", "arm_label", "arm_name", "spec_name"]
 
 TASK_NAME = "read_strategies"
 """The inspect task whose logs are the arms (readbench.run.task; ``readbench/read_strategies``)."""
@@ -29,6 +29,18 @@ def spec_name(value: Any) -> str | None:
     return json.dumps(value, sort_keys=True)
 
 
-def arm_label(variant: str, dcp: str, model: str) -> str:
-    """Human label of an arm, e.g. ``"stock × off @ readbench/sim-mixed"``."""
-    return f"{variant} × {dcp} @ {model}"
+LOOP_AGENT = "readbench"
+"""The agent of an arm run by readbench's own loop (readbench.harness.agents.LOOP): its label
+names no agent, as before the agent dimension existed."""
+
+
+def arm_name(variant: str, dcp: str, agent: str | None = LOOP_AGENT) -> str:
+    """An arm without its model: ``"B × off"``, or ``"B × off × pi"`` under a real harness
+    (GitHub issue 24: the harness is an arm part)."""
+    return f"{variant} × {dcp}" if agent in (None, LOOP_AGENT) else f"{variant} × {dcp} × {agent}"
+
+
+def arm_label(variant: str, dcp: str, model: str, agent: str | None = LOOP_AGENT) -> str:
+    """Human label of an arm, e.g. ``"stock × off @ readbench/sim-mixed"``, or
+    ``"stock × off × pi @ readbench/sim-mixed"`` under a real harness."""
+    return f"{arm_name(variant, dcp, agent)} @ {model}"

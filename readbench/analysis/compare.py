@@ -292,12 +292,16 @@ def paired_comparisons(
     columns = paired_columns(table)
     comparisons: list[PairedComparison] = []
     notes: list[str] = []
-    for model, mrows in df.groupby("model", sort=False):
+    # under several agents (GitHub issue 24) each agent's arms are paired with that agent's baseline
+    keys = ["model", "agent"] if "agent" in df.columns else ["model"]
+    for key, mrows in df.groupby(keys, sort=False, dropna=False):
+        model, agent = (key[0], key[1]) if len(keys) == 2 else (key[0] if isinstance(key, tuple) else key, None)
         base = mrows[(mrows["variant"] == baseline[0]) & (mrows["dcp"] == baseline[1])]
         others = [a for a in mrows["arm"].unique() if a not in set(base["arm"])]
         if base.empty:
             if others:
-                notes.append(f"No baseline arm ({baseline[0]} × {baseline[1]}) for model {model}: "
+                under = f" under agent {agent}" if isinstance(agent, str) and agent != "readbench" else ""
+                notes.append(f"No baseline arm ({baseline[0]} × {baseline[1]}) for model {model}{under}: "
                              "its arms have no paired comparison.")
             continue
         found: list[PairedComparison] = []

@@ -218,7 +218,8 @@ def scan_logs(log_dir: str | Path) -> LogScan:
                 raise ValueError(
                     f"{key} {name!r} has two definitions: {first[0]} in {first[1]} and {spec} in "
                     f"{_local(info.name)}; report them as separate runs, or give the definitions different names")
-        arm = arm_label(str(spec_name(args.get("variant"))), str(spec_name(args.get("dcp"))), header.eval.model)
+        arm = arm_label(str(spec_name(args.get("variant"))), str(spec_name(args.get("dcp"))), header.eval.model,
+                        args.get("agent"))
         if arm in by_arm:
             raise ValueError(f"arm {arm!r} has two tasks, in {by_arm[arm]} and {_local(info.name)}: keep one log per arm")
         by_arm[arm] = _local(info.name)
@@ -250,7 +251,7 @@ def _not_started(meta_path: Path, seen: set[str], any_unreadable: bool) -> tuple
     models = meta.get("models") if isinstance(meta, dict) else None
     if not (isinstance(arms, list) and isinstance(models, list)):
         return ()
-    expected = [arm_label(*arm.split(" × ", 1), model) for arm in arms for model in models
+    expected = [f"{arm} @ {model}" for arm in arms for model in models
                 if isinstance(arm, str) and " × " in arm and isinstance(model, str)]
     return tuple(a for a in expected if a not in seen)
 
@@ -282,8 +283,9 @@ def mark_partial(table: pd.DataFrame, scan: LogScan) -> pd.DataFrame:
     partial = {a.arm for a in scan.partial}
     if not partial:
         return table
-    labels = [arm_label(v, f"{d} [partial]", m) if a in partial else a
-              for a, v, d, m in zip(table["arm"], table["variant"], table["dcp"], table["model"])]
+    agents = table["agent"] if "agent" in table else [None] * len(table)
+    labels = [arm_label(v, f"{d} [partial]", m, g) if a in partial else a
+              for a, v, d, m, g in zip(table["arm"], table["variant"], table["dcp"], table["model"], agents)]
     return table.assign(arm=labels)
 
 

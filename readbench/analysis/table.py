@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from .arms import TASK_NAME, arm_label, spec_name
+from .arms import LOOP_AGENT, TASK_NAME, arm_label, spec_name
 
 __all__ = [
     "BASE_METRICS",
@@ -61,11 +61,11 @@ CACHE_METRICS = (
 """Per-cache-model metrics (metrics.md "Prompt cache and cost"); columns are ``{name}_{model}``."""
 
 IDENTITY_COLUMNS = (
-    "run_id", "eval_set_id", "eval_id", "log", "task_name", "model", "variant", "dcp",
+    "run_id", "eval_set_id", "eval_id", "log", "task_name", "model", "variant", "dcp", "agent",
     "cache_models", "arm", "sample_id", "epoch", "family", "source", "file", "file_lines",
     "target_line", "error", "limit", "score_value", "total_time", "working_time",
 )
-"""Who/what each row is: run, arm (variant x dcp x model), sample (task id, epoch), task metadata,
+"""Who/what each row is: run, arm (variant x dcp x agent x model), sample (task id, epoch), task metadata,
 inspect's sample ``error`` / ``limit`` ("" when none), the score value (NaN when unscored), and
 inspect's ``total_time`` / ``working_time`` in seconds."""
 
@@ -108,6 +108,7 @@ def _columns() -> list[Any]:
         EvalColumn("model", path="eval.model", required=True),
         EvalColumn("variant", path=task_arg("variant"), value=spec_name),
         EvalColumn("dcp", path=task_arg("dcp"), value=spec_name),
+        EvalColumn("agent", path=lambda log: (log.eval.task_args or {}).get("agent") or LOOP_AGENT),
         EvalColumn("cache_models", path=task_arg("cache_models"), value=_cache_models),
         # inspect names its own per-sample uuid column "sample_id" and de-duplicates on it,
         # so the task id is read as "id" and renamed after the read.
@@ -201,7 +202,7 @@ def tidy_table(log_dir: str | Path, logs: list[str] | None = None) -> pd.DataFra
     df = df.rename(columns=renamed)
     df["sample_id"] = df["sample_id"].astype(str)
     df["epoch"] = df["epoch"].astype(int)
-    df["arm"] = [arm_label(v, d, m) for v, d, m in zip(df["variant"], df["dcp"], df["model"])]
+    df["arm"] = [arm_label(v, d, m, a) for v, d, m, a in zip(df["variant"], df["dcp"], df["model"], df["agent"])]
     df["error"] = df["error"].fillna("").astype(str)
     df["limit"] = [_limit_text(v) for v in df.get("limit", pd.Series(None, index=df.index))]
     models = sorted({m for s in df["cache_models"].fillna("") for m in str(s).split(",") if m})
@@ -218,7 +219,7 @@ def tidy_table(log_dir: str | Path, logs: list[str] | None = None) -> pd.DataFra
         if col != "stop_reason":
             df[col] = pd.to_numeric(df[col], errors="coerce").astype(float)
     df["stop_reason"] = df["stop_reason"].astype(object).where(df["stop_reason"].notna(), "").astype(str)
-    for col in ("run_id", "eval_set_id", "eval_id", "log", "task_name", "model", "variant", "dcp",
+    for col in ("run_id", "eval_set_id", "eval_id", "log", "task_name", "model", "variant", "dcp", "agent",
                 "cache_models", "family", "source", "file"):
         df[col] = df[col].astype(object).where(df[col].notna(), "").astype(str)
     for col in extra:
@@ -228,7 +229,7 @@ def tidy_table(log_dir: str | Path, logs: list[str] | None = None) -> pd.DataFra
     df = _fill_errored(df, known)
     timed = df["limit"].isin(["time", "working"]) & ~df["stop_reason"].isin(LIMIT_STOP_REASONS) & (df["error"] == "")
     df.loc[timed, "stop_reason"] = "time_limit"
-    dup = df.duplicated(["model", "variant", "dcp", "sample_id", "epoch"], keep=False)
+    dup = df.duplicated(["model", "variant", "dcp", "agent", "sample_id", "epoch"], keep=False)
     if dup.any():
         first = df.loc[dup].iloc[0]
         same = (df["arm"] == first["arm"]) & (df["sample_id"] == first["sample_id"]) & (df["epoch"] == first["epoch"])
@@ -236,7 +237,7 @@ def tidy_table(log_dir: str | Path, logs: list[str] | None = None) -> pd.DataFra
             f"sample {first['sample_id']!r} epoch {first['epoch']} of arm {first['arm']!r} appears "
             f"{int(same.sum())} times across logs {sorted(set(df.loc[same, 'log']))}: keep one log per arm"
         )
-    return df.sort_values(["model", "variant", "dcp", "sample_id", "epoch"], ignore_index=True)
+    return df.sort_values(["model", "agent", "variant", "dcp", "sample_id", "epoch"], ignore_index=True)
 
 
 def _fill_errored(df: pd.DataFrame, known: list[str]) -> pd.DataFrame:

@@ -17,7 +17,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Harness", "ReadTool", "ShellTool", "command_of", "patch_paths"]
+__all__ = ["Harness", "NpmPin", "ReadArm", "ReadTool", "ShellTool", "command_of", "patch_paths"]
 
 _SHELLS = ("bash", "sh", "zsh")
 
@@ -52,6 +52,31 @@ class ShellTool:
     empty_output: str | None = None
 
 
+@dataclass(frozen=True)
+class NpmPin:
+    """One installable release of a harness (GitHub issue 24): the npm package at an exact
+    version with the registry's `dist.integrity` (sha512, what `npm ci` checks against the
+    committed lock file `readbench/harness/npm/<harness>@<version>/package-lock.json`), its
+    executable under `node_modules/.bin/`, and the Node.js it needs (the package's `engines`)."""
+
+    package: str
+    version: str
+    integrity: str
+    bin: str
+    node: str = ""
+
+
+@dataclass(frozen=True)
+class ReadArm:
+    """A read preset a real harness can express through its own extension point: every preset
+    of read family `family` whose parameters equal `params` (the other parameters are free and
+    carried into the extension), and how (`how`, shown by `readbench variants --agent`)."""
+
+    family: str
+    params: dict[str, Any]
+    how: str
+
+
 def command_of(arguments: dict[str, Any], keys: tuple[str, ...] = ("command", "cmd")) -> str | None:
     """The shell command line in a tool call's `arguments`: the first of `keys` present; an argv
     list `[<bash|sh|zsh>, "-c"|"-lc", CMD, ...]` gives CMD, any other list its `shlex.join`; None
@@ -84,6 +109,14 @@ class Harness:
             harness's own read tool; None when it has none (Codex reads through its shell) or it
             depends on the run (an inspect log's task).
         sessions: what readbench imports of it (session formats, `readbench.sessions.registry`).
+        npm: the releases readbench runs as an agent arm (`agents:` in a matrix; the first is
+            the arm named after the harness, the others `<name>@<version>`); empty: readbench
+            does not run it.
+        own_read: what the `stock` preset means when the harness runs (its own read path,
+            unchanged: no extension installed).
+        read_arms: the other presets it can express, by family and parameters (`ReadArm`);
+            any other preset on this harness is refused before the run.
+        runs: how readbench runs it (command line, endpoint, where its session file lands).
     """
 
     name: str
@@ -97,6 +130,10 @@ class Harness:
     path_keys: tuple[str, ...] = ("path",)
     read_preset: str | None = None
     sessions: str = ""
+    npm: tuple[NpmPin, ...] = ()
+    own_read: str = ""
+    read_arms: tuple[ReadArm, ...] = ()
+    runs: str = ""
 
     def describe(self) -> dict[str, Any]:
         """Every field, JSON-ready (`readbench harnesses --json`)."""

@@ -4,7 +4,7 @@ limit?}` returns 2000 numbered lines when no limit is given (readbench's `claude
 `Bash {command}`; `Edit`, `MultiEdit`, `Write`, `NotebookEdit {notebook_path}` change files;
 `Grep` searches contents."""
 
-from readbench.harness._record import Harness, ReadTool, ShellTool
+from readbench.harness._record import Harness, NpmPin, ReadArm, ReadTool, ShellTool
 
 HARNESS = Harness(
     name="claude-code",
@@ -17,4 +17,13 @@ HARNESS = Harness(
     path_keys=("file_path", "notebook_path", "path"),
     read_preset="claude-code",
     sessions="Claude Code project JSONL (sub-agents linked): readbench.sessions.claude_code",
+    npm=(NpmPin("@anthropic-ai/claude-code", "2.1.332",
+                "sha512-tvSh6bLvEbd97APD31AnojOrRC3AmcRj5R8sF8QIQitu3x2ucOb1kKmTkGDw41kjva+CGJfpkt+wYouk6yv56Q==",
+                "claude", ">=22.0.0"),),
+    own_read="Claude Code's own Read (no hook)",
+    read_arms=(ReadArm("paged", {"over_cap": "block", "as_error": True, "max_chars": None},
+                       "project hook <cwd>/.claude/settings.json: PreToolUse on Read denies a read over the preset's "
+                       "caps with the preset's message (agents.md §3)"),),
+    runs="claude --print --output-format stream-json at inspect's sandbox agent bridge (ANTHROPIC_BASE_URL); "
+         "project JSONL under $HOME/.claude/projects",
 )

@@ -5,7 +5,7 @@ Codex has no read tool: it reads through its shell (`shell {command: argv}`, `ex
 PowerShell on Windows), so no read preset reproduces it; `apply_patch` (its patch text under
 `input`) changes files."""
 
-from readbench.harness._record import Harness, ShellTool
+from readbench.harness._record import Harness, NpmPin, ShellTool
 
 HARNESS = Harness(
     name="codex",
@@ -17,4 +17,10 @@ HARNESS = Harness(
     path_keys=(),
     read_preset=None,
     sessions="Codex rollout JSONL (token_count and item-only): readbench.sessions.codex",
+    npm=(NpmPin("@openai/codex", "0.171.0",
+                "sha512-1IOFzL2Xg86tLdw6kDo3GoKbkQENgQi7TI6rlEvN132R7ngSw7SNOIQoTcnKzSZZ8kf9N9GynCweSoaFbqk2Eg==",
+                "codex", ">=16"),),
+    own_read="Codex's shell (it has no read tool, so no read preset applies to it)",
+    runs="codex exec at inspect's sandbox agent bridge (OPENAI_BASE_URL, Responses API); rollout under "
+         "$CODEX_HOME/sessions",
 )

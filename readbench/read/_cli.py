@@ -150,14 +150,30 @@ def read_cmd(
 
 @click.command("variants")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of presets.")
-def variants_cmd(as_json: bool) -> None:
+@click.option("--agent", default=None, metavar="NAME",
+              help="Say which presets this agent (`readbench agents`) can express, and how.")
+def variants_cmd(as_json: bool, agent: str | None) -> None:
     """List the read-variant presets with their parameters and origin."""
     described = PRESETS.describe()
+    if agent is not None:
+        from readbench.harness.agents import expressible, get_agent
+
+        try:
+            get_agent(agent)
+        except ValueError as ex:
+            raise click.BadParameter(str(ex), param_hint="--agent") from None
+        for d in described:
+            d["agent"] = agent
+            d["expressed_by"] = expressible(agent, d["name"], d["family"], d["params"])
     if as_json:
         click.echo(json.dumps(described, indent=2))
         return
     width = max(len(n) for n in preset_names())
     for d in described:
+        if agent is not None:
+            how = d["expressed_by"]
+            click.echo(f"{d['name']:<{width}}  {'yes' if how else 'no '}  {how or 'cannot be expressed on ' + agent}")
+            continue
         click.echo(f"{d['name']:<{width}}  [{d['family']}]  {d['origin']}")
         click.echo(
             " " * (width + 2) + " ".join(f"{k}={json.dumps(v)}" for k, v in d["params"].items())

@@ -8,6 +8,8 @@ A matrix file (YAML, e.g. evals/smoke.yaml)::
     epochs: 1
     variants: [stock, A, B]      # preset names, names defined under `presets`, or inline {base: B, name: B-x, ...}
     dcp: ["off"]                 # configuration names, or names defined under `dcp_presets`
+    agents: [readbench]          # `readbench agents`: readbench's loop (default) or real harnesses
+                                 # (pi, pi@1.6.0, claude-code, codex); each arm runs under each agent
                                  # (`all` in variants, dcp or cache_models: every registered one)
     arms:                        # optional extra (variant, dcp) pairs beyond variants x dcp
       - [stock, pi-dcp]
@@ -31,7 +33,9 @@ with ``inspect view --log-dir results/<run-id>/logs``), ``run.json`` (the resolv
 Rules checked here, before anything runs (GitHub issue 13): every name is a preset or defined in
 the file, a file's own preset may not take a built-in name (`B`, `pi-dcp`), one name means one
 definition, `name` is a valid run id, and `epochs`, `max_samples`, `max_sandboxes` and the
-task arguments (readbench.run.task_args) are within their bounds.
+task arguments (readbench.run.task_args) are within their bounds, and every agent can express
+every read variant through its own extension point (readbench.harness.agents.check_arm: e.g. B on
+Codex, which reads through its shell, is refused by name).
 """
 
 from __future__ import annotations
@@ -51,7 +55,7 @@ from readbench.base.yamltext import load_bounded
 __all__ = ["MATRIX_KEYS", "MAX_EPOCHS", "MAX_PARALLEL", "RUN_ID_PATTERN", "Matrix", "check_run_id", "load_matrix"]
 
 #: keys a matrix file may contain
-MATRIX_KEYS = {"name", "models", "epochs", "variants", "dcp", "arms", "cache_models", "task_args", "presets",
+MATRIX_KEYS = {"name", "models", "epochs", "variants", "dcp", "agents", "arms", "cache_models", "task_args", "presets",
                "dcp_presets", "max_samples", "max_sandboxes", "time_limit", "max_tasks", "retry_attempts",
                "generate", "model", "smallest_difference"}
 #: most epochs per sample: inspect builds every sample x epoch up front (10^9 epochs took 23 GB
@@ -102,6 +106,7 @@ class Matrix:
         model: the file's ``model:`` section (base_url, args, server, chat_template).
         smallest: the smallest differences that matter to the decision and the nightly verdict
             (``smallest_difference``; readbench.analysis.smallest; default 5 pp and 0.9).
+        agents: agent names (readbench.harness.agents; default ``["readbench"]``, the loop).
     """
 
     name: str
@@ -118,6 +123,11 @@ class Matrix:
     generate: dict[str, Any] = field(default_factory=dict)
     model: dict[str, Any] = field(default_factory=dict)
     smallest: SmallestDifference = field(default_factory=SmallestDifference)
+    agents: list[str] = field(default_factory=lambda: ["readbench"])
+
+    def agent_arms(self) -> list[tuple[Spec, Spec, str]]:
+        """(variant, dcp, agent) triples: every `arms` pair under every agent, agents outermost."""
+        return [(v, d, a) for a in self.agents for v, d in self.arms()]
 
     def arms(self) -> list[tuple[Spec, Spec]]:
         """(variant, dcp) pairs in a stable order: the product, then the extra arms (no duplicates)."""
@@ -245,6 +255,7 @@ def load_matrix(path: str | Path) -> Matrix:
         if not (isinstance(item, list) and len(item) == 2):
             raise ValueError(f"{path}: arms: each arm is [variant, dcp], got {item!r}")
         extra.append((variant(item[0], f"{path}: arms[{i}] variant"), dcp(item[1], f"{path}: arms[{i}] dcp")))
+    agents = _agents(raw, path, variants + [v for v, _ in extra])
     _unique(variants + [v for v, _ in extra if v not in variants], "variants", path)
     _unique(dcps + [d for _, d in extra if d not in dcps], "dcp", path)
     epochs = raw.get("epochs", 1)
@@ -290,4 +301,31 @@ def load_matrix(path: str | Path) -> Matrix:
         generate=dict(raw.get("generate") or {}),
         model=dict(raw.get("model") or {}),
         smallest=smallest,
+        agents=agents,
     )
+
+
+def _agents(raw: dict[str, Any], path: Path, variants: list[Spec]) -> list[str]:
+    """The file's `agents:` (default the loop), each known and able to express every variant.
+
+    Raises:
+        ValueError: not a non-empty list of names, an unknown agent, a repeated one, or an agent
+            that cannot express one of the variants (readbench.harness.agents.check_arm).
+    """
+    from readbench.harness.agents import LOOP, check_arm, get_agent
+    from readbench.read import get_variant
+
+    agents = raw.get("agents", [LOOP])
+    if not isinstance(agents, list) or not agents or not all(isinstance(a, str) for a in agents):
+        raise ValueError(f"{path}: `agents` must be a non-empty list of agent names, got {agents!r}")
+    if len(set(agents)) != len(agents):
+        raise ValueError(f"{path}: `agents` must not repeat a name, got {agents!r}")
+    for agent in agents:
+        try:
+            get_agent(agent)
+            for spec in variants:
+                v = get_variant(spec)
+                check_arm(agent, v.name, v.family, v.params)
+        except ValueError as ex:
+            raise ValueError(f"{path}: agents: {ex}") from None
+    return list(agents)

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from readbench.analysis.arms import TASK_NAME, spec_name
+from readbench.analysis.arms import LOOP_AGENT, TASK_NAME, arm_name, spec_name
 from readbench.base.lock import Locked, OutputLock
 from readbench.run.matrix import Matrix
 from readbench.run.settings import RunSettings, base_url_of, probe_server, resolve_settings
@@ -97,7 +97,8 @@ class RunPlan:
         return {
             "matrix": m.name, "models": self.models, "epochs": m.epochs, "variants": m.variants,
             "dcp": m.dcp, "cache_models": m.cache_models,
-            "arms": [f"{spec_name(v)} × {spec_name(d)}" for v, d in m.arms()],
+            "arms": [arm_name(str(spec_name(v)), str(spec_name(d)), a) for v, d, a in m.agent_arms()],
+            "agents": m.agents,
             "task_args": m.task_args, "sandbox": self.sandbox_kind,
             "settings": self.settings.record(), "provenance": self.provenance,
             "smallest_difference": m.smallest.to_dict(),
@@ -129,7 +130,8 @@ def plan_run(matrix: Matrix, models: list[str] | None, sandbox_kind: str,
     models = check_models(models, base_url=model.get("base_url"), model_args=run_settings.model_args)
     kind = resolve_sandbox(sandbox_kind)
     tasks = [read_strategies(variant=v, dcp=d, cache_models=matrix.cache_models, sandbox_kind=kind,
-                             **matrix.task_args) for v, d in matrix.arms()]
+                             **({} if a == LOOP_AGENT else {"agent": a}), **matrix.task_args)
+             for v, d, a in matrix.agent_arms()]
     provenance = {}
     for m in models:
         if is_simulated(m):
@@ -157,8 +159,8 @@ def prepare_log_dir(log_dir: Path, plan: RunPlan) -> list[str]:
 
     if not log_dir.is_dir():
         return []
-    wanted = {(model, json.dumps(v, sort_keys=True), json.dumps(d, sort_keys=True))
-              for model in plan.models for v, d in plan.matrix.arms()}
+    wanted = {(model, json.dumps(v, sort_keys=True), json.dumps(d, sort_keys=True), a)
+              for model in plan.models for v, d, a in plan.matrix.agent_arms()}
     set_aside = []
     for info in list_eval_logs(str(log_dir)):
         path = Path(info.name.removeprefix("file://"))
@@ -172,10 +174,12 @@ def prepare_log_dir(log_dir: Path, plan: RunPlan) -> list[str]:
             continue
         args = header.eval.task_args or {}
         variant, dcp = args.get("variant"), "off" if args.get("dcp") is False else args.get("dcp")
-        key = (header.eval.model, json.dumps(variant, sort_keys=True), json.dumps(dcp, sort_keys=True))
+        agent = args.get("agent") or LOOP_AGENT
+        key = (header.eval.model, json.dumps(variant, sort_keys=True), json.dumps(dcp, sort_keys=True), agent)
         if key not in wanted:
             raise ValueError(
-                f"{path} holds arm {spec_name(variant)} × {spec_name(dcp)} @ {header.eval.model} as defined by "
+                f"{path} holds arm {arm_name(str(spec_name(variant)), str(spec_name(dcp)), agent)} @ "
+                f"{header.eval.model} as defined by "
                 f"variant={json.dumps(variant)} dcp={json.dumps(dcp)}, which this matrix does not define (or "
                 "defines differently): use another --run-id, or move that log away")
     return set_aside

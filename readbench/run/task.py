@@ -89,13 +89,19 @@ def first_per_family(records: list[Any], n: int) -> list[Any]:
     return kept
 
 
-def _sandbox_spec(source: str, sandbox_kind: str, k8s_registry: str | None) -> Any:
-    """The per-sample sandbox: the source's image in docker (compose file) or k8s (Helm values)."""
+def _sandbox_spec(source: str, sandbox_kind: str, k8s_registry: str | None, agent: str = "readbench") -> Any:
+    """The per-sample sandbox: the source's image in docker (compose file) or k8s (Helm values);
+    under a real harness, the source's image with the harness in it (readbench.agents.image)."""
     if sandbox_kind == "local":
         return "local"
     from readbench.sandbox.images import compose_dir, compose_for, image_for_source
 
     image = image_for_source(source)
+    if agent != "readbench":
+        from readbench.agents.image import agent_image
+        from readbench.harness.agents import get_agent
+
+        image = agent_image(image, get_agent(agent))
     if sandbox_kind == "docker":
         return ("docker", str(compose_for(image)))
     from readbench.sandbox.k8s import render_k8s_values
@@ -108,8 +114,8 @@ def _sandbox_spec(source: str, sandbox_kind: str, k8s_registry: str | None) -> A
     return ("k8s", str(values))
 
 
-def _sample(record: Any, sandbox_kind: str, k8s_registry: str | None = None) -> Sample:
-    spec = _sandbox_spec(record.source, sandbox_kind, k8s_registry)
+def _sample(record: Any, sandbox_kind: str, k8s_registry: str | None = None, agent: str = "readbench") -> Sample:
+    spec = _sandbox_spec(record.source, sandbox_kind, k8s_registry, agent)
     return Sample(
         id=record.id,
         input=record.prompts[0],
@@ -186,21 +192,32 @@ def read_strategies_task(
     context_window_tokens: int = 200_000,
     allow_local: bool = False,
     k8s_registry: str | None = None,
+    agent: str = "readbench",
 ) -> Task:
     """Build the task for one arm. See evals/read_strategies.py for the `-T` arguments.
 
+    `agent` (readbench.harness.agents): `readbench` runs readbench's own loop; a real harness
+    (`pi`, `claude-code`, `codex`, ...) runs inside the sample's sandbox through inspect's sandbox
+    agent bridge (readbench.agents).
+
     Raises:
         ValueError: an argument of the wrong type or out of bounds (readbench.run.task_args), an
-            unknown variant, DCP configuration or cache model, a family or source not in the
-            corpus, or an unusable sandbox kind; nothing has run yet.
+            unknown variant, DCP configuration, cache model or agent, a variant the agent cannot
+            express, a family or source not in the corpus, or an unusable sandbox kind; nothing
+            has run yet.
     """
     check_task_args({"families": families, "sources": sources, "limit": limit, "per_family": per_family,
                      "max_turns": max_turns, "context_window_tokens": context_window_tokens,
                      "allow_local": allow_local, "k8s_registry": k8s_registry})
     try:
-        get_variant(variant)
+        read_variant = get_variant(variant)
     except TypeError as ex:
         raise ValueError(f"variant: {ex}") from None
+    from readbench.harness.agents import check_arm
+
+    if not isinstance(agent, str):
+        raise ValueError(f"agent must be an agent name (readbench agents), got {agent!r}")
+    check_arm(agent, read_variant.name, read_variant.family, read_variant.params)
     dcp = dcp_spec(dcp)
     from readbench.dcp import get_config
 
@@ -222,15 +239,28 @@ def read_strategies_task(
     kind = resolve_sandbox(sandbox_kind)
     print(f"readbench: sandbox={kind} ({len(records)} samples, variant={variant}, dcp={dcp})", file=sys.stderr)
     return Task(
-        dataset=MemoryDataset([_sample(r, kind, k8s_registry) for r in records], name="readbench-corpus"),
+        dataset=MemoryDataset([_sample(r, kind, k8s_registry, agent) for r in records], name="readbench-corpus"),
         setup=setup_workspace(variant, kind, allow_local),
-        solver=pi_agent(variant=variant, dcp=dcp, cache_models=models,
-                        context_window_tokens=context_window_tokens, max_turns=max_turns),
+        solver=_solver(agent, variant, dcp, models, context_window_tokens, max_turns),
         scorer=readbench_scorer(),
         turn_limit=max_turns,
-        metadata={"sandbox": kind, "variant": variant, "dcp": dcp, "cache_models": models},
+        metadata={"sandbox": kind, "variant": variant, "dcp": dcp, "cache_models": models, "agent": agent},
         name="read_strategies",
     )
+
+
+def _solver(agent: str, variant: str | dict[str, Any], dcp: str | dict[str, Any], cache_models: list[str],
+            context_window_tokens: int, max_turns: int) -> Any:
+    """readbench's loop for agent `readbench`, else the real harness through the bridge."""
+    from readbench.harness.agents import LOOP
+
+    if agent == LOOP:
+        return pi_agent(variant=variant, dcp=dcp, cache_models=cache_models,
+                        context_window_tokens=context_window_tokens, max_turns=max_turns)
+    from readbench.agents import harness_agent
+
+    return harness_agent(agent=agent, variant=variant, dcp=dcp, cache_models=cache_models,
+                         context_window_tokens=context_window_tokens, max_turns=max_turns)
 
 
 @task(name="read_strategies")
@@ -247,6 +277,7 @@ def read_strategies(
     context_window_tokens: int = 200_000,
     allow_local: bool = False,
     k8s_registry: str | None = None,
+    agent: str = "readbench",
 ) -> Task:
     """One arm of the benchmark: every corpus task under one read variant and DCP configuration.
 
@@ -258,4 +289,5 @@ def read_strategies(
         variant=variant, dcp=dcp, cache_models=cache_models, sandbox_kind=sandbox_kind,
         families=families, sources=sources, limit=limit, per_family=per_family, max_turns=max_turns,
         context_window_tokens=context_window_tokens, allow_local=allow_local, k8s_registry=k8s_registry,
+        agent=agent,
     )

@@ -43,6 +43,7 @@ PER_ARM = {
     "dcp": "the matrix's `dcp` (or `arms`)",
     "cache_models": "the matrix's `cache_models`",
     "sandbox_kind": "the --sandbox option",
+    "agent": "the matrix's `agents`",
 }
 """Arguments a matrix run sets itself, and where the user sets them instead."""
 

@@ -47,12 +47,23 @@ def _corpus_paths(name: str) -> tuple[Path, Path]:
               help="Repository tree baked at /repo (with --name and --deps).")
 @click.option("--deps", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
               help="Deps dir baked at /opt/readbench/deps (with --name and --tree).")
+@click.option("--agents", "agents", default=None, metavar="NAMES",
+              help="Also build each source's image with these real harnesses in it (comma-separated "
+                   "`readbench agents` names; Node.js and the pinned npm packages from the cached prefix).")
 def images_cmd(sources: tuple[str, ...], base: str | None, name: str | None, tree: Path | None,
-               deps: Path | None) -> None:
+               deps: Path | None, agents: str | None) -> None:
     """Build the per-source task images (content-addressed; unchanged sources are not rebuilt).
 
-    Prints one line per image: NAME<TAB>TAG<TAB>SECONDS.
+    Prints one line per image: NAME<TAB>TAG<TAB>SECONDS (with --agents, NAME is SOURCE+AGENT).
     """
+    wanted = []
+    if agents:
+        from readbench.harness.agents import LOOP, get_agent
+
+        try:
+            wanted = [get_agent(a.strip()) for a in agents.split(",") if a.strip() and a.strip() != LOOP]
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--agents") from exc
     from readbench.sandbox.engine import docker_available
     from readbench.sandbox.images import build_source_image
 
@@ -77,6 +88,11 @@ def images_cmd(sources: tuple[str, ...], base: str | None, name: str | None, tre
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--name/--source") from exc
         click.echo(f"{job_name}\t{tag}\t{time.monotonic() - t0:.1f}")
+        for agent in wanted:
+            from readbench.agents.image import agent_image
+
+            t0 = time.monotonic()
+            click.echo(f"{job_name}+{agent.name}\t{agent_image(tag, agent)}\t{time.monotonic() - t0:.1f}")
 
 
 @click.command("k8s-values")

@@ -110,8 +110,8 @@ def synthetic_table(rows: list[dict[str, Any]], cache_models=("openai",)) -> "pd
         row: dict[str, Any] = {c: float("nan") for c in cols}
         row.update({"run_id": "r1", "eval_set_id": "", "eval_id": "e", "log": "x.eval", "task_name": "read_strategies",
                     "model": "readbench/sim-mixed", "cache_models": ",".join(cache_models), "epoch": 1,
-                    "file": "a.py", "error": "", "limit": "", "stop_reason": ""})
+                    "file": "a.py", "error": "", "limit": "", "stop_reason": "", "agent": "readbench"})
         row.update(r)
-        row["arm"] = arm_label(row["variant"], row["dcp"], row["model"])
+        row["arm"] = arm_label(row["variant"], row["dcp"], row["model"], row["agent"])
         out.append(row)
     return pd.DataFrame(out, columns=cols)

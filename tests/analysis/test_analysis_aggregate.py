@@ -48,6 +48,23 @@ def test_holm_is_applied_across_the_confirmatory_family_of_one_model():
     assert (comps[0].n_pairs, comps[0].n_tasks, comps[0].n_epochs, comps[0].n_clusters) == (12, 12, 1, 3)
 
 
+def test_each_agent_is_paired_with_its_own_baseline():
+    """Under several agents (GitHub issue 24) B × off × pi pairs with stock × off × pi, not with the
+    loop's stock × off; an agent without a baseline arm is named in a note."""
+    ids = [f"r{i}/t/{i}" for i in range(4)]
+    rows = [_row("stock", "off", s, 1.0) | {"agent": a} for s in ids for a in ("readbench", "pi")]
+    rows += [_row("B", "off", s, 1.0 if i < 2 else 0.0) | {"agent": "pi"} for i, s in enumerate(ids)]
+    rows += [_row("B", "off", s, 1.0) | {"agent": "readbench"} for s in ids]
+    rows += [_row("B", "off", s, 1.0) | {"agent": "pi@1.6.0"} for s in ids]
+    comps, notes = paired_comparisons(synthetic_table(rows))
+    assert [(c.arm, c.baseline_arm) for c in comps] == [
+        ("B × off @ readbench/sim-mixed", "stock × off @ readbench/sim-mixed"),
+        ("B × off × pi @ readbench/sim-mixed", "stock × off × pi @ readbench/sim-mixed")]
+    assert [c.success.estimate for c in comps] == [0.0, -0.5]
+    assert notes == ("No baseline arm (stock × off) for model readbench/sim-mixed under agent pi@1.6.0: its arms "
+                     "have no paired comparison.",)
+
+
 def test_pairs_join_on_sample_and_epoch_within_model_and_count_unmatched():
     rows = [_row("stock", "off", "r/t/1", 1.0), _row("stock", "off", "r/t/2", 0.0),
             _row("B", "off", "r/t/1", 1.0), _row("B", "off", "r/t/3", 1.0),  # r/t/3 has no baseline partner

@@ -1,0 +1,257 @@
+"""`harness_agent`: a real harness inside the sample's sandbox, through inspect's sandbox agent
+bridge, under one arm (GitHub issue 24; shared/specs/agents.md §1, §4).
+
+Per sample:
+1. the arm's read preset becomes the harness's own extension (pi: `readbench.agents.pi_extension`)
+   and the harness is started in the sandbox with the sample's prompts, its model endpoint the
+   bridge, which relays every request to the sample's inspect model (any provider, and
+   readbench's simulated agent `readbench/sim-*`, whose actions are pi's tool calls);
+2. the arm's DCP configuration is the bridge's `filter`: readbench's projection
+   (`readbench.dcp.project`) of the relayed request, as pi-dcp's `context` hook does inside pi;
+   the bridge's `response_filter` records every request as relayed (projected messages, tools)
+   with its output, for the per-call log and the cache simulation;
+3. at the end the harness's own session file is pulled out of the sandbox and imported with
+   readbench's session importer; its transcript is the sample's history (the scorer's checks and
+   the read and fragmentation metrics read it), each read result carrying the read facts the
+   importer found (`readbench.sessions.reads.read_calls`).
+
+Cache figures: `cost_usd_*` and the cache metrics are readbench's simulator over the requests as
+relayed (readbench.cache.sample_cache_metrics, the same as the loop's); the `native_*` usage is the
+provider's answer to the bridge, whose cache breakpoints are inspect's (agents.md §1), not the
+harness's own placement.
+"""
+
+from __future__ import annotations
+
+import socket
+import tempfile
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from inspect_ai.agent import Agent, AgentState, agent, sandbox_agent_bridge
+from inspect_ai.model import ChatMessage, ChatMessageTool, GenerateInput, Model, ModelOutput, get_model
+from inspect_ai.util import sandbox, store
+
+from readbench.agent.loop import _times, native_fields, rejected_request
+from readbench.base import store as rbstore
+from readbench.base.store import CallLog
+from readbench.cache.adapter import CallRecord
+from readbench.dcp import DcpState, ProjectionCache, get_config, pi_context_usage, project, reported_tokens
+from readbench.harness.agents import get_agent
+
+__all__ = ["harness_agent", "read_details"]
+
+DOCKER_PREFIX = "/opt/readbench"
+"""Where `readbench images --agents` puts Node.js (`node/`) and the harness (`agent/`) in an image."""
+
+
+def _free_port() -> int:
+    """A free TCP port on the host (the local sandbox shares the host's network)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def read_details(session: Any) -> dict[str, dict[str, Any]]:
+    """Read facts per tool-call id from an imported session (readbench.sessions.reads), in the shape
+    the loop's read tool writes (`metadata["readbench"]`: path, first/last line, capped, blocked),
+    so `readbench.metrics.reads.read_metrics` reads a harness's session as it reads the loop's."""
+    from readbench.read.registry import blocked
+    from readbench.sessions.reads import read_calls, tool_results
+
+    results = tool_results(session)
+    out: dict[str, dict[str, Any]] = {}
+    for r in read_calls(session, results):
+        message = results.get(r.tool_call_id)
+        text = message.text if message is not None else ""
+        out[r.tool_call_id] = {
+            "path": r.path, "offset": r.offset, "limit": r.limit, "first_line": r.first_line,
+            "last_line": r.last_line, "total_lines": r.total_lines, "capped": bool(r.capped),
+            "blocked": blocked(text) is not None, "content_sha256": "", "via_shell": r.via_shell,
+        }
+    return out
+
+
+class _Relay:
+    """The bridge's request and response filters for one sample: DCP projection before each
+    relayed call, a record of each call as relayed after it."""
+
+    def __init__(self, dcp: str | dict[str, Any], cwd: str | None, context_window_tokens: int,
+                 max_turns: int | None = None) -> None:
+        self.config = get_config(dcp)
+        self.cwd = cwd
+        self.window = context_window_tokens
+        self.state = DcpState()
+        self.cache = ProjectionCache(max_histories=1)
+        self.reported: dict[int, int] = {}
+        self.calls: list[CallLog] = []
+        self.records: list[CallRecord] = []
+        self.unpruned: list[CallRecord] = []
+        self.pending: dict[int, tuple[list[ChatMessage], Any, float]] = {}
+        self.t0 = time.monotonic()
+        self.max_turns = max_turns
+        self.turn_limited = False
+
+    def at_turn_limit(self) -> bool:
+        """The next call would pass `max_turns` (the loop's rule: stop before it, no call made)."""
+        return self.max_turns is not None and len(self.calls) >= self.max_turns
+
+    async def filter(self, model: Model, messages: list[ChatMessage], tools: Any, tool_choice: Any,
+                     config: Any) -> GenerateInput | ModelOutput | None:
+        if self.at_turn_limit():  # answer without the model: no tool call, so the harness stops
+            self.turn_limited = True
+            return ModelOutput.from_content(model.name, "", stop_reason="stop")
+        usage = pi_context_usage(list(messages), self.window, self.reported)
+        projection = project(list(messages), self.config, state=self.state, cwd=self.cwd, cache=self.cache,
+                             usage=usage)
+        self.state = projection.state
+        view = projection.messages
+        self.pending[id(view)] = (list(messages), projection, time.monotonic())
+        return GenerateInput(input=view, tools=tools, tool_choice=tool_choice, config=config)
+
+    async def response(self, model: Model, output: ModelOutput, sent: GenerateInput) -> ModelOutput | None:
+        if id(sent.input) not in self.pending and self.turn_limited:
+            return None  # the filter's own answer at the turn limit: no model call, nothing billed
+        history, projection, wall_start = self.pending.pop(id(sent.input), (list(sent.input), None, time.monotonic()))
+        native = native_fields(output)
+        rejected = rejected_request(output, native["prompt_tokens"])
+        stats = projection.stats if projection is not None else None
+        self.calls.append(CallLog(
+            n_history=len(history), n_input=len(sent.input),
+            earliest_changed_index=stats.earliest_changed_index if stats else None, prefix_break=False,
+            pruned=dict(stats.pruned) if stats else {}, footer_tokens_saved=stats.footer_tokens_saved if stats else 0,
+            band=str((stats.effective_band or stats.band) if stats else ""), stop_reason=str(output.stop_reason),
+            priced=not rejected, **native))
+        tokens = reported_tokens(native["prompt_tokens"], native["output_tokens"])
+        if tokens is not None:
+            self.reported[len(history)] = tokens
+        if not rejected:
+            ts_start, ts_first = _times(output, wall_start, time.monotonic(), self.t0)
+            out_tokens = native["output_tokens"] or 0
+            self.records.append(CallRecord(list(sent.input), list(sent.tools), out_tokens, ts_start, ts_first))
+            self.unpruned.append(CallRecord(history, list(sent.tools), out_tokens, ts_start, ts_first))
+        return None
+
+
+@agent
+def harness_agent(
+    agent: str,
+    variant: str | dict[str, Any] = "stock",
+    dcp: str | dict[str, Any] = "off",
+    cache_models: list[str] | None = None,
+    context_window_tokens: int = 200_000,
+    max_turns: int | None = None,
+) -> Agent:
+    """Run real harness `agent` (readbench.harness.agents) in the sample's sandbox under one arm.
+
+    Args:
+        agent: an agent name other than `readbench` (`pi`, `pi@1.6.0`; Claude Code and Codex
+            are listed but not runnable yet: refused here by name).
+        variant, dcp, cache_models, context_window_tokens: as readbench.agent.loop.pi_agent.
+        max_turns: most relayed model calls per sample: the call past it is answered by the bridge's
+            filter with an empty reply and no tool call (no model call, nothing billed), so the
+            harness ends its run (`stop_reason = turn_limit`), as the loop stops before that call.
+
+    Raises:
+        ValueError: an unknown agent, one readbench cannot run yet, or a preset it cannot express.
+    """
+    from readbench.agents.pi_extension import pi_extension
+
+    from readbench.harness.agents import RUNNABLE
+
+    spec = get_agent(agent)
+    if spec.harness is None or spec.harness.name not in RUNNABLE:
+        raise ValueError(f"agent {agent!r}: readbench runs only pi's releases inside the sandbox so far "
+                         "(Claude Code and Codex are installed and listed, not run)")
+    extension = pi_extension(variant)
+    cache_models = list(cache_models or ["anthropic-5m", "openai", "deepseek"])
+
+    async def execute(state: AgentState) -> AgentState:
+        from readbench.agents.pi_run import pi_command, pi_files
+
+        ws = rbstore.workspace()
+        oracle = store().get(rbstore.ORACLE, {})
+        prompts = [str(p) for p in oracle.get("prompts", [])] or [state.messages[-1].text]
+        local = ws.get("sandbox") == "local"
+        relay = _Relay(dcp, ws.get("cwd"), context_window_tokens, max_turns)
+        port = _free_port() if local else 13131
+        if local:
+            from readbench.agents.install import ensure_node, ensure_pin
+
+            node, prefix = str(ensure_node() / "node"), ensure_pin(spec)
+            work = tempfile.mkdtemp(prefix="readbench-agent-")
+        else:
+            node, prefix, work = f"{DOCKER_PREFIX}/node/bin/node", Path(f"{DOCKER_PREFIX}/agent"), "/tmp/readbench-agent"
+        assert spec.pin is not None
+        files = pi_files(work, port, extension, context_window_tokens)
+        sb = sandbox()
+        for path, text in files.files.items():
+            await sb.write_file(path, text)
+        argv = pi_command(node, str(prefix / "node_modules" / ".bin" / spec.pin.bin), files, prompts)
+        env = {**ws.get("env", {}), "PI_CODING_AGENT_DIR": files.agent_dir, "PI_OFFLINE": "1",
+               "PI_SKIP_VERSION_CHECK": "1", "HOME": work}
+        rg = str(ws.get("rg") or "")
+        if rg.startswith("/"):  # pi's grep runs `rg` from PATH: the local sandbox's is the venv's
+            env["PATH"] = f"{Path(rg).parent}:{env.get('PATH', '')}"
+        t0 = time.monotonic()
+        try:
+            async with sandbox_agent_bridge(state, filter=relay.filter, response_filter=relay.response, port=port):
+                result = await sb.exec(argv, cwd=ws.get("cwd"), env=env)
+            if relay.turn_limited:
+                store().set(rbstore.STOP_REASON, "turn_limit")
+            if not result.success:
+                store().set(rbstore.STOP_REASON, "error")
+                raise RuntimeError(f"pi exited with {result.returncode}: {(result.stderr or result.stdout)[-800:]}")
+            state = await _import_session(state, files.session_dir, drop_last_reply=relay.turn_limited)
+        finally:
+            store().set(rbstore.CALLS, [asdict(c) for c in relay.calls])
+            store().set(rbstore.WALL_SECONDS, time.monotonic() - t0)
+            from readbench.metrics.native import native_metrics
+
+            store().set(rbstore.NATIVE_METRICS, native_metrics([asdict(c) for c in relay.calls], get_model().name))
+            if relay.records:
+                from readbench.cache import sample_cache_metrics
+
+                store().set(rbstore.CACHE_METRICS,
+                            sample_cache_metrics(relay.records, cache_models, unpruned_calls=relay.unpruned))
+        return state
+
+    return execute
+
+
+async def _import_session(state: AgentState, session_dir: str, drop_last_reply: bool = False) -> AgentState:
+    """The pi session file pulled out of the sandbox and imported: its transcript becomes the
+    sample's history, each read result carrying its read facts (`read_details`). With
+    `drop_last_reply`, the filter's empty reply at the turn limit (no model call) is left out.
+
+    Raises:
+        RuntimeError: pi wrote no session file.
+    """
+    from readbench.sessions.pi import load
+
+    sb = sandbox()
+    found = await sb.exec(["find", session_dir, "-name", "*.jsonl", "-type", "f"])
+    names = sorted(n for n in found.stdout.split("\n") if n.endswith(".jsonl"))
+    if not found.success or not names:
+        raise RuntimeError(f"pi wrote no session file under {session_dir}: {found.stderr}")
+    text = await sb.read_file(names[-1])
+    with tempfile.TemporaryDirectory() as tmp:
+        host = Path(tmp) / Path(names[-1]).name
+        host.write_text(text)
+        (session,) = load(host)
+    details = read_details(session)
+    messages = session.messages
+    if drop_last_reply and messages and messages[-1].role == "assistant" and not messages[-1].text \
+            and not messages[-1].tool_calls:
+        messages = messages[:-1]
+    for message in messages:
+        if isinstance(message, ChatMessageTool) and message.tool_call_id in details:
+            message.metadata = {**(message.metadata or {}), "readbench": details[message.tool_call_id]}
+    system = [m for m in state.messages if m.role == "system"][:0]
+    state.messages = system + messages
+    last = [c for c in session.calls if c.output is not None][-2 if drop_last_reply else -1:]
+    if last and last[0].output is not None:
+        state.output = ModelOutput.from_message(last[0].output)
+    return state
