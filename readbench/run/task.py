@@ -173,6 +173,30 @@ def setup_workspace(
     return solve
 
 
+def check_fork(fork: Any) -> dict[str, Any] | None:
+    """The forked design's task argument (set by readbench.run.forked, never by hand):
+    ``{"role": "trunk", "root", "arms", "labels"}`` or ``{"role": "fork", "root", "arm_key"}``.
+
+    Raises:
+        ValueError: not None and not such a dict.
+    """
+    if fork is None:
+        return None
+    need = {"trunk": ("root", "arms", "labels"), "fork": ("root", "arm_key")}
+    if not isinstance(fork, dict) or fork.get("role") not in need or any(k not in fork for k in need[fork["role"]]):
+        raise ValueError(f"fork must be {{role: trunk, root, arms, labels}} or {{role: fork, root, arm_key}}, got {fork!r}")
+    return dict(fork)
+
+
+def _setup(variant: Any, kind: str, allow_local: bool, fork: dict[str, Any] | None) -> Solver | list[Solver]:
+    """The setup solver(s): the workspace, then for a fork sample its prefix (readbench.fork.solver)."""
+    if fork is None or fork["role"] != "fork":
+        return setup_workspace(variant, kind, allow_local)
+    from readbench.fork.solver import fork_setup
+
+    return [setup_workspace(variant, kind, allow_local), fork_setup(fork["root"], fork["arm_key"])]
+
+
 def read_strategies_task(
     variant: str | dict[str, Any] = "stock",
     dcp: str | dict[str, Any] = "off",
@@ -186,6 +210,7 @@ def read_strategies_task(
     context_window_tokens: int = 200_000,
     allow_local: bool = False,
     k8s_registry: str | None = None,
+    fork: dict[str, Any] | None = None,
 ) -> Task:
     """Build the task for one arm. See evals/read_strategies.py for the `-T` arguments.
 
@@ -194,6 +219,7 @@ def read_strategies_task(
             unknown variant, DCP configuration or cache model, a family or source not in the
             corpus, or an unusable sandbox kind; nothing has run yet.
     """
+    fork = check_fork(fork)
     check_task_args({"families": families, "sources": sources, "limit": limit, "per_family": per_family,
                      "max_turns": max_turns, "context_window_tokens": context_window_tokens,
                      "allow_local": allow_local, "k8s_registry": k8s_registry})
@@ -223,12 +249,13 @@ def read_strategies_task(
     print(f"readbench: sandbox={kind} ({len(records)} samples, variant={variant}, dcp={dcp})", file=sys.stderr)
     return Task(
         dataset=MemoryDataset([_sample(r, kind, k8s_registry) for r in records], name="readbench-corpus"),
-        setup=setup_workspace(variant, kind, allow_local),
-        solver=pi_agent(variant=variant, dcp=dcp, cache_models=models,
-                        context_window_tokens=context_window_tokens, max_turns=max_turns),
+        setup=_setup(variant, kind, allow_local, fork),
+        solver=pi_agent(variant=variant, dcp=dcp, cache_models=models, context_window_tokens=context_window_tokens,
+                        max_turns=max_turns, fork=fork if fork and fork["role"] == "trunk" else None),
         scorer=readbench_scorer(),
         turn_limit=max_turns,
-        metadata={"sandbox": kind, "variant": variant, "dcp": dcp, "cache_models": models},
+        metadata={"sandbox": kind, "variant": variant, "dcp": dcp, "cache_models": models,
+                  **({"fork": {k: v for k, v in fork.items() if k != "arms"}} if fork else {})},
         name="read_strategies",
     )
 
@@ -247,6 +274,7 @@ def read_strategies(
     context_window_tokens: int = 200_000,
     allow_local: bool = False,
     k8s_registry: str | None = None,
+    fork: dict[str, Any] | None = None,
 ) -> Task:
     """One arm of the benchmark: every corpus task under one read variant and DCP configuration.
 
@@ -257,5 +285,5 @@ def read_strategies(
     return read_strategies_task(
         variant=variant, dcp=dcp, cache_models=cache_models, sandbox_kind=sandbox_kind,
         families=families, sources=sources, limit=limit, per_family=per_family, max_turns=max_turns,
-        context_window_tokens=context_window_tokens, allow_local=allow_local, k8s_registry=k8s_registry,
+        context_window_tokens=context_window_tokens, allow_local=allow_local, k8s_registry=k8s_registry, fork=fork,
     )

@@ -41,6 +41,7 @@ PER_ARM = {
     "dcp": "the matrix's `dcp` (or `arms`)",
     "cache_models": "the matrix's `cache_models`",
     "sandbox_kind": "the --sandbox option",
+    "fork": "the matrix's `design: forked` or --design forked",
 }
 """Arguments a matrix run sets itself, and where the user sets them instead."""
 
