@@ -17,6 +17,8 @@ A matrix file (YAML, e.g. evals/smoke.yaml)::
       B-1500: {base: B, max_lines: 1500}
     dcp_presets:
       pi-dcp-t4: {base: pi-dcp, turns: 4}   # a file preset may not take a built-in name
+    design: independent          # or forked: one trunk per task x epoch x model, arms forked at
+                                 # their first divergence (readbench.run.forked)
     time_limit: 900              # seconds per sample; max_tasks, retry_attempts: see readbench.run.settings
     generate: {max_retries: 2, timeout: 300, attempt_timeout: 120, max_tokens: 1024, max_connections: 1}
     model: {base_url: "http://127.0.0.1:8080/v1", args: {}, server: llama-cpp-python 0.3.36,
@@ -44,12 +46,15 @@ import yaml
 
 from readbench.analysis.arms import spec_name
 
-__all__ = ["MATRIX_KEYS", "MAX_EPOCHS", "MAX_PARALLEL", "RUN_ID_PATTERN", "Matrix", "check_run_id", "load_matrix"]
+__all__ = ["DESIGNS", "MATRIX_KEYS", "MAX_EPOCHS", "MAX_PARALLEL", "RUN_ID_PATTERN", "Matrix", "check_run_id", "load_matrix"]
 
 #: keys a matrix file may contain
 MATRIX_KEYS = {"name", "models", "epochs", "variants", "dcp", "arms", "cache_models", "task_args", "presets",
                "dcp_presets", "max_samples", "max_sandboxes", "time_limit", "max_tasks", "retry_attempts",
-               "generate", "model"}
+               "generate", "model", "design"}
+#: run designs: every arm runs its whole trajectory, or one trunk per task x epoch x model and each
+#: arm forked at its first divergence (readbench.run.forked, GitHub issue 25)
+DESIGNS = ("independent", "forked")
 #: most epochs per sample: inspect builds every sample x epoch up front (10^9 epochs took 23 GB
 #: before the kernel killed it); the nightly matrix uses 2-3
 MAX_EPOCHS = 100
@@ -96,6 +101,9 @@ class Matrix:
             (None = not given; readbench.run.settings fills the defaults for real models).
         generate: the file's ``generate:`` section (inspect GenerateConfig fields).
         model: the file's ``model:`` section (base_url, args, server, chat_template).
+        design: ``independent`` (every arm runs its whole trajectory) or ``forked`` (one trunk per
+            task x epoch x model under the first arm, each arm forked at its first divergence:
+            readbench.run.forked).
     """
 
     name: str
@@ -111,6 +119,7 @@ class Matrix:
     settings: dict[str, Any] = field(default_factory=dict)
     generate: dict[str, Any] = field(default_factory=dict)
     model: dict[str, Any] = field(default_factory=dict)
+    design: str = "independent"
 
     def arms(self) -> list[tuple[Spec, Spec]]:
         """(variant, dcp) pairs in a stable order: the product, then the extra arms (no duplicates)."""
@@ -131,6 +140,27 @@ class Matrix:
 
         check_task_args(overrides)
         return replace(self, task_args={**self.task_args, **overrides})
+
+    def with_design(self, design: str | None) -> Matrix:
+        """This matrix under another run design (None keeps the file's).
+
+        Raises:
+            ValueError: ``design`` is not one of `DESIGNS`.
+        """
+        if design is None:
+            return self
+        return replace(self, design=check_design(design, "--design"))
+
+
+def check_design(design: Any, where: str) -> str:
+    """A run design name.
+
+    Raises:
+        ValueError: not one of `DESIGNS` (the message names ``where``).
+    """
+    if design not in DESIGNS:
+        raise ValueError(f"{where}: design must be one of {', '.join(DESIGNS)}, got {design!r}")
+    return str(design)
 
 
 def _expand_all(items: list[Any], names: list[str]) -> list[Any]:
@@ -281,4 +311,5 @@ def load_matrix(path: str | Path) -> Matrix:
         settings=settings,
         generate=dict(raw.get("generate") or {}),
         model=dict(raw.get("model") or {}),
+        design=check_design(raw.get("design", "independent"), str(path)),
     )

@@ -1,0 +1,71 @@
+"""`readbench eval --design forked` (GitHub issue 25 items 1-2 and 4): the trunk eval goes to
+<run>/trunk, one fork eval per arm to <run>/logs, and the run's table equals an independent
+run's table on every metric (the seeded sim, one fixed sandbox directory: tests/fork/conftest.py)."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from readbench.analysis.table import read_table
+from readbench.run._cli import eval_cmd
+from readbench.run.matrix import load_matrix
+
+MATRIX = """
+name: f
+models: [readbench/sim-pager]
+variants: [B, B-s250]
+dcp: ["off"]
+arms:
+  - [B, pi-dcp]
+presets:
+  B-s250: {base: B, suggest_limit: 250}
+cache_models: [anthropic-5m, openai]
+max_samples: 1
+max_tasks: 1
+"""
+#: columns that differ between any two runs: ids, paths and wall-clock times
+RUN_COLUMNS = ["run_id", "eval_set_id", "eval_id", "log", "total_time", "working_time", "wall_seconds"]
+
+
+@pytest.fixture()
+def workdir(tiny_corpus, fixed_sandbox_dir, monkeypatch):
+    monkeypatch.chdir(tiny_corpus)
+    (tiny_corpus / "m.yaml").write_text(MATRIX)
+    return tiny_corpus
+
+
+def _eval(*args):
+    r = CliRunner().invoke(eval_cmd, ["--matrix", "m.yaml", "--sandbox", "local", *args])
+    assert r.exit_code == 0, r.output
+    return r
+
+
+def _table(run):
+    table = read_table(f"results/{run}/table.parquet").drop(columns=RUN_COLUMNS)
+    return table.sort_values(["arm", "sample_id", "epoch"]).reset_index(drop=True)
+
+
+def test_forked_run_table_equals_the_independent_run_table(workdir):
+    _eval("--run-id", "forked", "--design", "forked")
+    _eval("--run-id", "indep")
+    forked, indep = _table("forked"), _table("indep")
+    assert sorted(forked["arm"].unique()) == sorted(indep["arm"].unique()) and len(forked) == 6
+    pd.testing.assert_frame_equal(forked, indep)
+    assert json.loads((workdir / "results/forked/run.json").read_text())["design"] == "forked"
+    assert json.loads((workdir / "results/indep/run.json").read_text())["design"] == "independent"
+    assert len(list((workdir / "results/forked/trunk").glob("*.eval"))) == 1
+    assert len(list((workdir / "results/forked/logs").glob("*.eval"))) == 3
+    assert not (workdir / "results/indep/trunk").exists()
+
+
+def test_design_is_checked(workdir):
+    (workdir / "bad.yaml").write_text(MATRIX + "design: maybe\n")
+    with pytest.raises(ValueError, match="design must be one of independent, forked, got 'maybe'"):
+        load_matrix(workdir / "bad.yaml")
+    assert load_matrix(workdir / "m.yaml").design == "independent"
+    r = CliRunner().invoke(eval_cmd, ["--matrix", "m.yaml", "--design", "maybe"])
+    assert r.exit_code == 2 and "Invalid value for '--design'" in r.output
