@@ -92,6 +92,27 @@ class Replay:
                                "belong to this arm")
         return ModelOutput.model_validate(record.output), (float(record.ts[0]), float(record.ts[1]))
 
+    def not_spent(self, calls: list[Any], records: list[Any], cache_models: list[str]) -> dict[str, Any]:
+        """What this fork did not pay for: the replayed calls' reported tokens and their cost per
+        cache model (the cache simulation of those calls alone, which is what they cost in an
+        independent run: a call's simulated cost depends only on the calls before it).
+
+        Args:
+            calls: the sample's CallLogs; records: its priced CallRecords (in call order).
+        """
+        from readbench.cache import sample_cache_metrics
+
+        n = min(self.prefix.replayed_calls, len(calls))
+        replayed = calls[:n]
+        priced = sum(1 for c in replayed if c.priced)
+        tokens = {"input": sum(c.prompt_tokens or 0 for c in replayed),
+                  "output": sum(c.output_tokens or 0 for c in replayed)}
+        cost = {}
+        if priced:
+            metrics = sample_cache_metrics(records[:priced], cache_models)
+            cost = {m: metrics.get(f"cost_usd_{m}") for m in cache_models}
+        return {"prefix_tokens": tokens, "prefix_cost_usd": cost}
+
     def tools(self, index: int) -> list[ChatMessageTool] | None:
         """The trunk's tool results of reply ``index`` (with this arm's read details), or None
         where the fork executes the calls itself."""

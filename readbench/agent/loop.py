@@ -316,6 +316,9 @@ def pi_agent(
             if records:
                 metrics = sample_cache_metrics(records, cache_models, unpruned_calls=unpruned)
                 store().set(rbstore.CACHE_METRICS, metrics)
+            if replay is not None:
+                store().set(rbstore.FORK, {**store().get(rbstore.FORK, {}),
+                                           **replay.not_spent(calls, records, cache_models)})
         return state
 
     return execute

@@ -21,7 +21,9 @@ def build_report(
 ) -> Path:
     """Read ``run_dir/logs``, write ``run_dir/table.parquet`` and ``run_dir/report/``.
 
-    ``run_dir/run.json`` (if present) is the run metadata shown in the report header.
+    ``run_dir/run.json`` (if present) is the run metadata shown in the report header; for a
+    forked run (``design: forked``) the divergence table goes to ``run_dir/divergence.csv`` and
+    the report (readbench.analysis.divergence).
     Every log's status is read first (`completeness.scan_logs`): unreadable logs are named and
     skipped, partial arms are flagged and left out of the comparisons, and the table gets the
     column ``arm_status``. Returns the path of ``report.md``. Raises FileNotFoundError when
@@ -43,8 +45,14 @@ def build_report(
     write_table(table, run_dir / "table.parquet")
     meta_path = run_dir / "run.json"
     meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
+    divergence = None
+    if meta.get("design") == "forked":
+        from .divergence import divergence_rows, divergence_summary
+
+        divergence = divergence_summary(divergence_rows(run_dir / "logs"))
+        divergence.to_csv(run_dir / "divergence.csv", index=False)
     return render_report(table, run_dir / "report", baseline=baseline, run_meta=meta, exclude=exclude,
-                         completeness=scan, model_settings=log_settings(scan.logs))
+                         completeness=scan, model_settings=log_settings(scan.logs), divergence=divergence)
 
 
 def load_table(run_dir: Path):

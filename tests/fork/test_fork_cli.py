@@ -60,6 +60,21 @@ def test_forked_run_table_equals_the_independent_run_table(workdir):
     assert len(list((workdir / "results/forked/trunk").glob("*.eval"))) == 1
     assert len(list((workdir / "results/forked/logs").glob("*.eval"))) == 3
     assert not (workdir / "results/indep/trunk").exists()
+    # the divergence table (fork points as in test_fork_equivalence: B never leaves its own trunk;
+    # B-s250 forks at the first blocked read, call 2 of bugfix and call 1 of locate, replaying
+    # calls 0..2 and 0..1; B x pi-dcp forks at call 9 of bugfix and never in locate)
+    div = pd.read_csv(workdir / "results/forked/divergence.csv").set_index("arm")
+    m = "@ readbench/sim-pager"
+    assert div.loc[f"B × off {m}", ["samples", "share_diverged", "calls_not_spent", "calls"]].tolist() == [2, 0, 18, 18]
+    assert div.loc[f"B × off {m}", "share_saved_anthropic-5m"] == 1.0
+    assert div.loc[f"B-s250 × off {m}", ["share_diverged", "median_fork_call", "calls_not_spent"]].tolist() == [1, 1.5, 5]
+    assert div.loc[f"B × pi-dcp {m}", ["share_diverged", "identical_to_trunk", "median_fork_call",
+                                       "calls_not_spent"]].tolist() == [0.5, 0.5, 9, 15]
+    assert 0 < div.loc[f"B × pi-dcp {m}", "share_saved_openai"] < 1
+    assert not (workdir / "results/indep/divergence.csv").exists()
+    report = (workdir / "results/forked/report/report.md").read_text()
+    assert "## Divergence (forked design)" in report
+    assert "## Divergence" not in (workdir / "results/indep/report/report.md").read_text()
 
 
 def test_design_is_checked(workdir):
