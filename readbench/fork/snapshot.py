@@ -2,7 +2,7 @@
 
 A fork continues from the trunk's sandbox as it was at the fork point (GitHub issue 25 item 2).
 The trunk marks the workspace right after setup (`mark_workspace`: a time stamp and the list of
-files); at a fork point `take_snapshot` archives every file modified since the mark (tar.gz,
+files); at a fork point `take_snapshot` archives every file modified since the mark (pax tar.gz,
 mtimes kept) and lists the files deleted since; `restore_snapshot` applies both to a fork's
 freshly set-up workspace, which then equals the trunk's at that point. Everything runs through
 inspect's sandbox interface (``exec``, ``read_file``, ``write_file``), so the same code serves
@@ -95,7 +95,7 @@ async def take_snapshot(sb: Any, cwd: str, mark: str) -> Snapshot:
     q = shlex.quote(mark)
     script = (f"find . -path ./sandbox-tools -prune -o ! -type d -newer {q}/stamp -print0 > {q}/changed && "
               f"{_LIST} > {q}/now && LC_ALL=C comm -23 {q}/files {q}/now > {q}/deleted && "
-              f"tar -czf {q}/snap.tgz --null -T {q}/changed && cat {q}/deleted")
+              f"tar --format=posix -czf {q}/snap.tgz --null -T {q}/changed && cat {q}/deleted")
     deleted = tuple(line for line in (await _sh(sb, script, cwd, "archiving the workspace")).splitlines() if line)
     archive = await sb.read_file(f"{mark}/snap.tgz", text=False)
     return Snapshot(archive=archive, deleted=deleted)
