@@ -40,7 +40,7 @@ RESULTS = Path("results")
 @click.option("-M", "model_args", multiple=True, metavar="KEY=VALUE", help="Model argument (YAML value), inspect's -M.")
 @click.option("--design", type=click.Choice(["independent", "forked"]), default=None,
               help="independent: every arm runs its whole trajectory; forked: one trunk per task x epoch x model "
-              "under the first arm, each arm forked at its first divergence (default: the matrix's `design`, "
+              "(per group of arms with the same tool schemas), each arm forked at its first divergence (default: the matrix's `design`, "
               "else independent).")
 def eval_cmd(matrix_path: str, models: tuple[str, ...], sandbox_kind: str, run_id: str | None,
              task_args: tuple[str, ...], time_limit: int | None, max_retries: int | None, timeout: int | None,

@@ -1,9 +1,13 @@
 """The forked design of a matrix run (`design: forked`, `readbench eval --design forked`;
 GitHub issue 25).
 
-Per task x epoch x model one trunk runs under the matrix's FIRST arm (``variants[0] x dcp[0]``)
-and shadows every arm (readbench.fork.trunk): the trunk eval goes to ``<run>/trunk``, the prefixes
-and workspace snapshots to ``<run>/fork``. Then one ordinary inspect eval per arm (the first arm
+Per task x epoch x model one trunk runs per SCHEMA GROUP: the arms whose first request is the
+same (same system prompt and tool schemas, so only their tool results or DCP projections can
+differ) share a trunk under the group's first arm in `Matrix.arms` order, which shadows every arm
+of the group (readbench.fork.trunk). An arm of another group would fork at call 0 of that trunk
+anyway; as its own group's trunk it is paid once and its fork replays it whole. With one group
+(e.g. stock under every DCP configuration) this is one trunk under the matrix's first arm. The
+trunk evals go to ``<run>/trunk``, the prefixes and workspace snapshots to ``<run>/fork``. Then one ordinary inspect eval per arm (the first arm
 included) goes to ``<run>/logs``, exactly where an independent run puts its logs: each of its
 samples starts from the arm's prefix (readbench.fork.solver) and replays the trunk's replies up
 to the fork point, then runs live. So eval_set's resume and retries, the k8s sandbox, the table
@@ -14,11 +18,9 @@ Soundness (shared/specs/agents.md §6, coupling): below its fork point an arm's 
 trunk's, so each arm's marginal distribution is that of an independent run; with the seeded
 simulated agent the per-arm tables are equal (tests/fork).
 
-What it saves: the calls below each fork point. An arm whose system prompt or tool schemas differ
-from the trunk's forks at call 0 and costs what an independent run costs; readbench's built-in
-read presets other than stock all send another ``read`` description than stock, so against a
-stock trunk only DCP arms (and presets sharing the trunk's schema, e.g. B / B+dedup / B-soft
-against a B trunk) are saved anything.
+What it saves: the calls below each fork point. readbench's built-in read presets other than
+stock all send another ``read`` description than stock, so a stock trunk saves only its DCP
+arms anything; B, B-soft, B+dedup and B+dedup-naive share one description and form one group.
 """
 
 from __future__ import annotations
@@ -29,16 +31,33 @@ from typing import Any
 from readbench.analysis.arms import spec_name
 from readbench.fork.shadow import arm_key
 
-__all__ = ["forked_tasks", "trunk_arm"]
+__all__ = ["forked_tasks", "schema_groups"]
 
 
-def trunk_arm(matrix: Any) -> tuple[Any, Any]:
-    """The arm the trunk runs under: the matrix's first arm (``variants[0] x dcp[0]``)."""
-    return matrix.arms()[0]
+def schema_groups(arms: list[list[Any]]) -> list[list[int]]:
+    """Indices of ``arms`` grouped by their first request's fixed part: the system prompt (with
+    a placeholder cwd) and the tool schemas of the arm's read preset; groups and members in
+    ``arms`` order.
+
+    Raises:
+        ValueError: an unknown read preset.
+    """
+    from readbench.agent._forking import infos_json
+    from readbench.agent.loop import tool_infos
+    from readbench.agent.prompt import system_prompt
+    from readbench.read import get_variant
+    from readbench.tools import make_tools
+
+    groups: dict[tuple[str, str], list[int]] = {}
+    for i, (variant_spec, _) in enumerate(arms):
+        variant = get_variant(variant_spec)
+        key = (system_prompt(variant, "/cwd"), infos_json(tool_infos(make_tools(variant))))
+        groups.setdefault(key, []).append(i)
+    return list(groups.values())
 
 
-def forked_tasks(matrix: Any, sandbox_kind: str, root: Path) -> tuple[Any, list[Any]]:
-    """The trunk task and one fork task per arm (in `Matrix.arms` order).
+def forked_tasks(matrix: Any, sandbox_kind: str, root: Path) -> tuple[list[Any], list[Any]]:
+    """One trunk task per schema group (`schema_groups`) and one fork task per arm (in `Matrix.arms` order).
 
     Args:
         matrix: the resolved matrix (readbench.run.matrix.Matrix).
@@ -52,11 +71,14 @@ def forked_tasks(matrix: Any, sandbox_kind: str, root: Path) -> tuple[Any, list[
 
     arms = [[v, d] for v, d in matrix.arms()]
     labels = [f"{spec_name(v)} × {spec_name(d)}" for v, d in arms]
-    variant, dcp = trunk_arm(matrix)
-    trunk = read_strategies(variant=variant, dcp=dcp, cache_models=matrix.cache_models, sandbox_kind=sandbox_kind,
-                            fork={"role": "trunk", "root": str(root), "arms": arms, "labels": labels},
-                            **matrix.task_args)
+    trunks = []
+    for group in schema_groups(arms):
+        variant, dcp = arms[group[0]]
+        trunks.append(read_strategies(
+            variant=variant, dcp=dcp, cache_models=matrix.cache_models, sandbox_kind=sandbox_kind,
+            fork={"role": "trunk", "root": str(root), "arms": [arms[i] for i in group],
+                  "labels": [labels[i] for i in group]}, **matrix.task_args))
     forks = [read_strategies(variant=v, dcp=d, cache_models=matrix.cache_models, sandbox_kind=sandbox_kind,
                              fork={"role": "fork", "root": str(root), "arm_key": arm_key(v, d)}, **matrix.task_args)
              for v, d in arms]
-    return trunk, forks
+    return trunks, forks

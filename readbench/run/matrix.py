@@ -102,7 +102,7 @@ class Matrix:
         generate: the file's ``generate:`` section (inspect GenerateConfig fields).
         model: the file's ``model:`` section (base_url, args, server, chat_template).
         design: ``independent`` (every arm runs its whole trajectory) or ``forked`` (one trunk per
-            task x epoch x model under the first arm, each arm forked at its first divergence:
+            task x epoch x model and schema group, each arm forked at its first divergence:
             readbench.run.forked).
     """
 

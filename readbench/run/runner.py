@@ -120,8 +120,8 @@ class RunPlan:
     """Per model: how it was reached (base URL, declared server and chat template, what a
     local server said about itself)."""
     trunk_tasks: list[Any] = field(default_factory=list)
-    """The forked design's trunk task (one, under the first arm; empty for an independent run).
-    Its eval runs first, into ``<run>/trunk``; `tasks` are then the arms' fork tasks."""
+    """The forked design's trunk tasks (one per schema group, readbench.run.forked; empty for an
+    independent run). Their evals run first, into ``<run>/trunk``; `tasks` are then the arms' fork tasks."""
 
     def metadata(self) -> dict[str, Any]:
         """The ``run.json`` record: the resolved matrix with every arm's full definition, the
@@ -168,8 +168,7 @@ def plan_run(matrix: Matrix, models: list[str] | None, sandbox_kind: str,
 
         if fork_root is None:
             raise ValueError("design forked needs the run's fork directory")
-        trunk, tasks = forked_tasks(matrix, kind, Path(fork_root).resolve())
-        trunk_tasks = [trunk]
+        trunk_tasks, tasks = forked_tasks(matrix, kind, Path(fork_root).resolve())
     else:
         tasks = [read_strategies(variant=v, dcp=d, cache_models=matrix.cache_models, sandbox_kind=kind,
                                  **matrix.task_args) for v, d in matrix.arms()]

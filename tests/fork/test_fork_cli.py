@@ -17,7 +17,7 @@ from readbench.run.matrix import load_matrix
 MATRIX = """
 name: f
 models: [readbench/sim-pager]
-variants: [B, B-s250]
+variants: [B, B-s250, stock]
 dcp: ["off"]
 arms:
   - [B, pi-dcp]
@@ -53,12 +53,13 @@ def test_forked_run_table_equals_the_independent_run_table(workdir):
     _eval("--run-id", "forked", "--design", "forked")
     _eval("--run-id", "indep")
     forked, indep = _table("forked"), _table("indep")
-    assert sorted(forked["arm"].unique()) == sorted(indep["arm"].unique()) and len(forked) == 6
+    assert sorted(forked["arm"].unique()) == sorted(indep["arm"].unique()) and len(forked) == 8
     pd.testing.assert_frame_equal(forked, indep)
     assert json.loads((workdir / "results/forked/run.json").read_text())["design"] == "forked"
     assert json.loads((workdir / "results/indep/run.json").read_text())["design"] == "independent"
-    assert len(list((workdir / "results/forked/trunk").glob("*.eval"))) == 1
-    assert len(list((workdir / "results/forked/logs").glob("*.eval"))) == 3
+    # two schema groups: {B, B-s250, B x pi-dcp} under B and {stock} under stock
+    assert len(list((workdir / "results/forked/trunk").glob("*.eval"))) == 2
+    assert len(list((workdir / "results/forked/logs").glob("*.eval"))) == 4
     assert not (workdir / "results/indep/trunk").exists()
     # the divergence table (fork points as in test_fork_equivalence: B never leaves its own trunk;
     # B-s250 forks at the first blocked read, call 2 of bugfix and call 1 of locate, replaying
@@ -71,6 +72,7 @@ def test_forked_run_table_equals_the_independent_run_table(workdir):
     assert div.loc[f"B × pi-dcp {m}", ["share_diverged", "identical_to_trunk", "median_fork_call",
                                        "calls_not_spent"]].tolist() == [0.5, 0.5, 9, 15]
     assert 0 < div.loc[f"B × pi-dcp {m}", "share_saved_openai"] < 1
+    assert div.loc[f"stock × off {m}", ["share_diverged", "share_saved_openai"]].tolist() == [0, 1]
     assert not (workdir / "results/indep/divergence.csv").exists()
     report = (workdir / "results/forked/report/report.md").read_text()
     assert "## Divergence (forked design)" in report
