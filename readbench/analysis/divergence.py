@@ -24,7 +24,7 @@ from ._document import Block, Heading, Table
 from .arms import arm_label, spec_name
 from readbench.base.store import CACHE_METRICS, CALLS, FORK
 
-__all__ = ["divergence_rows", "divergence_section", "divergence_summary"]
+__all__ = ["design_costs", "divergence_rows", "divergence_section", "divergence_summary", "format_design_costs"]
 
 
 def divergence_rows(log_dir: Path) -> pd.DataFrame:
@@ -108,3 +108,51 @@ def divergence_section(summary: pd.DataFrame) -> list[Block]:
                 "samples (0 = the first request already differs, e.g. another tool schema); calls and tokens "
                 "not spent = the replayed calls (share of the arm's calls); cost saved = their simulated cost "
                 "(share of what an independent run of the arm costs)."))]
+
+
+def design_costs(summary: pd.DataFrame, table: pd.DataFrame, trunk_arms: list[str]) -> pd.DataFrame:
+    """Cost per task x epoch of a matrix run independently and forked, per model and cache model,
+    from a forked run's divergence summary and its table (`readbench plan --design forked`).
+
+    Independent: the sum over arms of each arm's mean cost per sample. Forked: each arm's mean
+    cost times the share it did not save (what its fork paid), plus each trunk arm's mean cost
+    (the trunk is paid once; its own fork replays it whole and saves 100 %).
+
+    Args:
+        summary: `divergence_summary` of the run.
+        table: the run's tidy table (its ``cost_usd_{m}`` columns, ``arm`` labels with ``@ model``).
+        trunk_arms: run.json's ``trunk_arms`` (``variant × dcp`` labels).
+
+    Returns:
+        Rows ``model, cache_model, independent_usd, forked_usd, saved_share`` (per task x epoch).
+
+    Raises:
+        ValueError: the summary is empty (not a forked run).
+    """
+    if summary.empty:
+        raise ValueError("no divergence table: plan --design forked needs a run made with --design forked")
+    rows = []
+    models = sorted(c[len("saved_usd_"):] for c in summary.columns if c.startswith("saved_usd_"))
+    shares = summary.set_index("arm")
+    for model, g in table.groupby("model", sort=True):
+        for m in models:
+            mean_cost = g.groupby("arm")[f"cost_usd_{m}"].mean()
+            independent = float(mean_cost.sum())
+            forked = 0.0
+            for arm, cost in mean_cost.items():
+                saved = shares.loc[arm, f"share_saved_{m}"] if arm in shares.index else 0.0
+                forked += float(cost) * (1.0 - (0.0 if pd.isna(saved) else float(saved)))
+                if arm.split(" @ ")[0] in trunk_arms:
+                    forked += float(cost)
+            rows.append({"model": model, "cache_model": m, "independent_usd": independent, "forked_usd": forked,
+                         "saved_share": 1.0 - forked / independent if independent else float("nan")})
+    return pd.DataFrame(rows)
+
+
+def format_design_costs(costs: pd.DataFrame, run_dir: Path) -> str:
+    """The plan's cost lines: per model and cache model, USD per task x epoch under each design."""
+    lines = [f"Cost per task x epoch of this matrix (from {run_dir}'s divergence table):"]
+    for r in costs.to_dict("records"):
+        lines.append(f"  {r['model']} / {r['cache_model']}: independent {F.usd(r['independent_usd'])}, "
+                     f"forked {F.usd(r['forked_usd'])} ({F.pct(r['saved_share'])} saved)")
+    return "\n".join(lines) + "\n"

@@ -109,9 +109,13 @@ def report(run_dir: Path, baseline: tuple[str, str], exclude: tuple[str, ...]) -
 @click.option("--baseline", default="stock:off", show_default=True, callback=_baseline,
               help="Baseline arm VARIANT:DCP (within each model).")
 @click.option("--exclude", multiple=True, metavar="ID[#EPOCH]", help="Sample id or id#epoch to leave out (repeatable).")
+@click.option("--design", type=click.Choice(["independent", "forked"]), default="independent", show_default=True,
+              help="forked: also the matrix's cost per task x epoch forked vs independent, from RUN_DIR's "
+              "divergence table (RUN_DIR must be a forked run).")
 def plan(run_dir: Path, effect: float, power: float, alpha: float, cost_ratio: float | None,
-         baseline: tuple[str, str], exclude: tuple[str, ...]) -> None:
-    """Tasks x epochs needed to detect EFFECT (and COST-RATIO), from RUN_DIR's own variances."""
+         baseline: tuple[str, str], exclude: tuple[str, ...], design: str) -> None:
+    """Tasks x epochs needed to detect EFFECT (and COST-RATIO), from RUN_DIR's own variances;
+    with --design forked, what a task x epoch costs forked and independent."""
     from .compare import paired_comparisons
     from .plan import format_plan, plan_comparisons
 
@@ -130,3 +134,14 @@ def plan(run_dir: Path, effect: float, power: float, alpha: float, cost_ratio: f
     click.echo(format_plan(rows, power=power, alpha=alpha), nl=False)
     for note in notes:
         click.echo(note)
+    if design == "forked":
+        from .divergence import design_costs, divergence_rows, divergence_summary, format_design_costs
+
+        meta_path = run_dir / "run.json"
+        meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
+        try:
+            costs = design_costs(divergence_summary(divergence_rows(run_dir / "logs")), table,
+                                 list(meta.get("trunk_arms") or []))
+        except ValueError as ex:
+            raise click.BadParameter(str(ex), param_hint="--design")
+        click.echo(format_design_costs(costs, run_dir), nl=False)

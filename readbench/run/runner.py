@@ -133,6 +133,8 @@ class RunPlan:
             "arms": [f"{spec_name(v)} × {spec_name(d)}" for v, d in m.arms()],
             "task_args": m.task_args, "sandbox": self.sandbox_kind, "design": m.design,
             "settings": self.settings.record(), "provenance": self.provenance,
+            "trunk_arms": [f"{spec_name(t.metadata['variant'])} × {spec_name(t.metadata['dcp'])}"
+                           for t in self.trunk_tasks],
         }
 
 

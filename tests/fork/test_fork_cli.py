@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+from readbench.analysis import _format as F
 from readbench.analysis.table import read_table
 from readbench.run._cli import eval_cmd
 from readbench.run.matrix import load_matrix
@@ -74,6 +75,20 @@ def test_forked_run_table_equals_the_independent_run_table(workdir):
     assert 0 < div.loc[f"B × pi-dcp {m}", "share_saved_openai"] < 1
     assert div.loc[f"stock × off {m}", ["share_diverged", "share_saved_openai"]].tolist() == [0, 1]
     assert not (workdir / "results/indep/divergence.csv").exists()
+    # readbench plan --design forked: a task x epoch costs the trunks (B, stock) once plus what each
+    # fork paid (its mean cost times the share it did not save)
+    from readbench.analysis.report_cli import plan
+
+    r = CliRunner().invoke(plan, ["--from", "results/forked", "--design", "forked"])
+    assert r.exit_code == 0, r.output
+    costs = forked.groupby("arm")["cost_usd_openai"].mean()
+    share = div["share_saved_openai"]
+    expect_forked = sum(c * (1 - share[a]) for a, c in costs.items()) + costs[f"B × off {m}"] + costs[f"stock × off {m}"]
+    line = next(x for x in r.output.splitlines() if "/ openai:" in x)
+    assert line == (f"  readbench/sim-pager / openai: independent {F.usd(costs.sum())}, forked {F.usd(expect_forked)} "
+                    f"({F.pct(1 - expect_forked / costs.sum())} saved)"), r.output
+    r = CliRunner().invoke(plan, ["--from", "results/indep", "--design", "forked"])
+    assert r.exit_code == 2 and "needs a run made with --design forked" in r.output
     report = (workdir / "results/forked/report/report.md").read_text()
     assert "## Divergence (forked design)" in report
     assert "## Divergence" not in (workdir / "results/indep/report/report.md").read_text()
