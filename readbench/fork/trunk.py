@@ -83,7 +83,7 @@ class Trunk:
             if fingerprints(projection.messages) != trunk_fps:
                 await self._fork(arm, index, "request", f"call {index}: the {arm.label} projection differs",
                                  before_reply=True)
-        self._publish()
+                self._publish()
 
     def after_call(self, output: Any, ts: tuple[float, float], request_fp: str) -> None:
         """Record the trunk's reply to the call just made."""
@@ -105,7 +105,7 @@ class Trunk:
             if arm.key in diverged:
                 arm.session = ReadSession.from_dict(before[arm.key])  # the fork re-executes the reply's calls
                 await self._fork(arm, index, "result", diverged[arm.key], before_reply=False)
-        self._publish()
+                self._publish()
 
     def after_tools(self, calls: list[dict[str, Any]], messages: list[Any]) -> None:
         """Record the reply's tool results; check the trunk got what its shadow computed; note
