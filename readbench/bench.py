@@ -19,6 +19,10 @@
 5. Per sample, each real harness an arm can run (GitHub issue 24): start-up (`--version`) and one
    locate sample's wall time beside readbench's loop (`bench_agents`).
 
+6. The nightly matrix (evals/nightly.yaml) on one task per family, forked and independent
+   (readbench.run.forked_bench, GitHub issue 25): model calls made, CPU seconds and wall seconds
+   of each design, and whether the two runs' per-arm tables are equal.
+
 Results go to ``results/bench/bench.json`` and are printed as a table. Timings are wall
 clock on whatever else the machine is doing; run on an idle machine.
 """
@@ -187,7 +191,11 @@ def bench_big_read(size_bytes: int = 100_000_000, variants: tuple[str, ...] = ("
 
 
 #: The benchmarks `run_bench` knows, in the order it runs them.
-BENCHMARKS = ("per-call", "docker", "replay", "replay-scale", "big-read", "agents")
+BENCHMARKS = ("per-call", "docker", "replay", "replay-scale", "big-read", "agents", "forked")
+
+#: the forked-design benchmark: the nightly matrix on one task per family (8 arms x 7 tasks);
+#: the whole corpus takes over an hour per design on 2 cores
+FORKED_MATRIX, FORKED_TASK_ARGS = "evals/nightly.yaml", ("per_family=1",)
 
 
 def run_bench(out_dir: Path = Path("results/bench"), only: tuple[str, ...] = (), scale_sessions: int = 8) -> dict[str, Any]:
@@ -202,12 +210,14 @@ def run_bench(out_dir: Path = Path("results/bench"), only: tuple[str, ...] = (),
         raise ValueError(f"unknown benchmark(s) {bad}; known: {', '.join(BENCHMARKS)}")
     out_dir.mkdir(parents=True, exist_ok=True)
     from readbench.replay.bench import bench_replay, bench_replay_scale
+    from readbench.run.forked_bench import bench_forked
 
     todo = {"per-call": lambda: [bench_per_call(d) for d in ("pi-dcp", "dcp-gated")], "docker": bench_docker,
             "replay": lambda: bench_replay(out_dir), "replay-scale": lambda: bench_replay_scale(out_dir, scale_sessions),
-            "big-read": bench_big_read, "agents": _bench_agents}
+            "big-read": bench_big_read, "agents": _bench_agents,
+            "forked": lambda: bench_forked(FORKED_MATRIX, list(FORKED_TASK_ARGS))}
     keys = {"per-call": "per_call", "docker": "docker", "replay": "replay", "replay-scale": "replay_scale",
-            "big-read": "big_read", "agents": "agents"}
+            "big-read": "big_read", "agents": "agents", "forked": "forked"}
     result = {keys[name]: todo[name]() for name in BENCHMARKS if not only or name in only}
     (out_dir / "bench.json").write_text(json.dumps(result, indent=2))
     return result
@@ -321,6 +331,17 @@ def format_table(result: dict[str, Any]) -> str:
         start = "" if m["startup_seconds"] is None else f"{m['startup_seconds']:.2f} / "
         rows.append(f"| one sample under {agent} (stock × off, local, sim) | {'start-up s / ' if start else ''}"
                     f"sample wall s / model calls | {start}{m['sample_wall_seconds']:.1f} / {m['model_calls']:.0f} | |")
+    fk = result.get("forked")
+    if fk:
+        what = f"{fk['matrix']} {' '.join(fk['task_args'])}, sim, local"
+        for design in ("independent", "forked"):
+            d = fk[design]
+            rows.append(f"| {what}: {design} | model calls / CPU s / wall s | {d['model_calls']:,} / "
+                        f"{d['cpu_seconds']:.0f} / {d['wall_seconds']:.0f} | |")
+        rows.append(f"| {what}: forked vs independent | calls saved / CPU saved / per-arm tables equal | "
+                    f"{fk['saved']['model_calls']:.0%} / {fk['saved']['cpu_seconds']:.0%} / "
+                    f"{'yes' if fk['tables']['equal'] else 'NO: ' + ', '.join(fk['tables']['columns_differing'])} | "
+                    "tables equal |")
     return "\n".join(rows)
 
 
@@ -334,7 +355,8 @@ def format_table(result: dict[str, Any]) -> str:
 def bench_cmd(only: tuple[str, ...], scale_sessions: int) -> None:
     """Measure harness overhead per model call, Docker start/stop per sample, recorded-session
     import and replay (and its scale: replay --dcp all x 5 cache models, with and without
-    --audit --gate-sweep) and a 100 MB read per variant (results/bench/)."""
+    --audit --gate-sweep), a 100 MB read per variant, and the nightly matrix forked vs independent
+    on one task per family (results/bench/)."""
     click.echo(format_table(run_bench(only=only, scale_sessions=scale_sessions)))
 
 

@@ -35,9 +35,11 @@ from inspect_ai.model import (
 from inspect_ai.tool import Tool, ToolDef, ToolInfo
 from inspect_ai.util import LimitExceededError, store
 
+from readbench.agent._forking import infos_json, make_trunk, replay_of
 from readbench.base import store as rbstore
 from readbench.base.store import CallLog
 from readbench.cache import CallRecord, sample_cache_metrics
+from readbench.fork.trunk import request_fingerprint
 from readbench.dcp import DcpState, ProjectionCache, get_config, pi_context_usage, project, reported_tokens
 from readbench.read import get_variant
 from readbench.tools import make_tools
@@ -155,6 +157,7 @@ def pi_agent(
     cache_models: list[str] | None = None,
     context_window_tokens: int = 200_000,
     max_turns: int | None = None,
+    fork: dict[str, Any] | None = None,
 ) -> Agent:
     """pi's agent loop under one arm.
 
@@ -167,6 +170,10 @@ def pi_agent(
         max_turns: most model calls per sample; the loop stops before the call past it
             (``stop_reason = turn_limit``), so no call is made, billed and left uncounted, as
             when inspect's own turn limit raises after that call returns. None = no limit.
+        fork: the forked design's trunk role (readbench.agent._forking: shadow every arm, write
+            their prefixes); a fork sample needs nothing here (its setup leaves its prefix in the
+            store, and the loop replays it: the trunk's replies and tool results up to the fork
+            point, checked request by request, then live calls). None = an independent run.
 
     Raises:
         ValueError: an unknown variant or DCP configuration (raised when the agent is built).
@@ -193,6 +200,14 @@ def pi_agent(
         last: ModelOutput | None = None
         in_generate = False
         t0 = time.monotonic()
+        trunk = replay = None
+        if fork is not None and fork.get("role") == "trunk":
+            trunk = await make_trunk(fork, read_variant, dcp_config, cwd or "", t0, tool_infos)
+        else:
+            replay = replay_of(cwd or "")
+            if replay is not None:
+                t0 -= replay.elapsed_seconds
+        infos_text = infos_json(infos) if trunk or replay else ""
         try:
             while True:
                 if max_turns is not None and len(calls) >= max_turns:
@@ -208,10 +223,14 @@ def pi_agent(
                 previous_fps = fps
                 intact = intact_tool_results(history, view)
                 store().set(rbstore.VISIBLE, intact)
+                request_fp = request_fingerprint(fps, infos_text) if trunk or replay else ""
+                if trunk is not None:
+                    await trunk.before_call(len(calls), history, fps, usage, fingerprints)
+                recorded = replay.output(len(calls), request_fp) if replay is not None else None
 
                 wall_start = time.monotonic()
                 in_generate = True
-                output = await model.generate(view, tools)
+                output = recorded[0] if recorded else await model.generate(view, tools)
                 in_generate = False
                 wall_end = time.monotonic()
                 last = output
@@ -229,7 +248,9 @@ def pi_agent(
                     **native,
                 ))
                 store().set(rbstore.CALLS, [asdict(c) for c in calls])
-                ts_start, ts_first = _times(output, wall_start, wall_end, t0)
+                ts_start, ts_first = recorded[1] if recorded else _times(output, wall_start, wall_end, t0)
+                if trunk is not None:
+                    trunk.after_call(output, (ts_start, ts_first), request_fp)
                 out_tokens = native["output_tokens"] or 0
                 if not rejected:
                     records.append(CallRecord(view, infos, out_tokens, ts_start, ts_first))
@@ -248,17 +269,26 @@ def pi_agent(
                         state.messages.append(ChatMessageUser(content=prompts.pop(0)))
                         continue
                     break
-                rbstore.publish_pending_calls([
-                    {"id": c.id, "function": c.function, "arguments": c.arguments}
-                    for c in output.message.tool_calls
-                ])
-                result = await execute_tools(state.messages, tools, max_output=0)
-                for message in result.messages:
-                    if isinstance(message, ChatMessageTool) and message.tool_call_id:
-                        details = rbstore.pop_details(message.tool_call_id)
-                        if details is not None:
-                            message.metadata = {**(message.metadata or {}), "readbench": details}
-                state.messages.extend(result.messages)
+                pending = [{"id": c.id, "function": c.function, "arguments": c.arguments}
+                           for c in output.message.tool_calls]
+                rbstore.publish_pending_calls(pending)
+                if trunk is not None:
+                    await trunk.before_tools(len(calls) - 1, pending, frozenset(intact))
+                replayed = replay.tools(len(calls) - 1) if replay is not None else None
+                if replayed is not None:
+                    results: list[ChatMessage] = list(replayed)
+                else:
+                    results = list((await execute_tools(state.messages, tools, max_output=0)).messages)
+                    for message in results:
+                        if isinstance(message, ChatMessageTool) and message.tool_call_id:
+                            details = rbstore.pop_details(message.tool_call_id)
+                            if details is not None:
+                                message.metadata = {**(message.metadata or {}), "readbench": details}
+                if trunk is not None:
+                    trunk.after_tools(pending, results)
+                state.messages.extend(results)
+            if trunk is not None:
+                await trunk.finish(store().get(rbstore.READ_SESSION))
         except LimitExceededError as ex:
             store().set(rbstore.STOP_REASON, f"{ex.type}_limit")
             if in_generate:  # e.g. a token limit: inspect raises after the call returned and was billed
@@ -286,6 +316,9 @@ def pi_agent(
             if records:
                 metrics = sample_cache_metrics(records, cache_models, unpruned_calls=unpruned)
                 store().set(rbstore.CACHE_METRICS, metrics)
+            if replay is not None:
+                store().set(rbstore.FORK, {**store().get(rbstore.FORK, {}),
+                                           **replay.not_spent(calls, records, cache_models)})
         return state
 
     return execute

@@ -21,6 +21,7 @@ from . import _figures, _sections
 from ._decision import ALPHA, decision_section, family_sizes, pareto_points
 from ._document import Block, Bullets, Heading, Image, Paragraph, to_html, to_markdown
 from .aggregate import arm_summaries, prepare
+from .divergence import divergence_section
 from .compare import paired_comparisons
 from .completeness import LogScan, incomplete_section, mark_partial
 from .partition import partition_samples
@@ -140,6 +141,7 @@ def render_report(
     completeness: LogScan | None = None,
     model_settings: dict[str, list[dict[str, Any]]] | None = None,
     plan_from: str = "RUN_DIR",
+    divergence: pd.DataFrame | None = None,
 ) -> Path:
     """Write ``report.md``, ``report.html``, ``partition.json`` and figures into `out_dir`.
 
@@ -175,6 +177,9 @@ def render_report(
         with different settings).
     plan_from : str, default "RUN_DIR"
         The run directory named in the decision's `readbench plan` command.
+    divergence : pandas.DataFrame, optional
+        `divergence.divergence_summary` of a forked run (the "Divergence" section); None or
+        empty for an independent run.
 
     Returns
     -------
@@ -225,6 +230,8 @@ def render_report(
     blocks += _sections.family_section(families, multi)
     if models:
         blocks += _sections.cache_section(summaries, models, multi)
+    if divergence is not None:
+        blocks += divergence_section(divergence)
     blocks += _sections.paired_section(comparisons, notes, multi)
     blocks += few_pairs_warnings(tuple(comparisons), multi)
     blocks += _sections.partition_section(partition, multi)

@@ -48,6 +48,9 @@ def build_report(
     ``run_dir/run.json`` (if present) is the run metadata shown in the report header; its
     ``smallest_difference`` (the matrix's), overridden by `smallest` = (success_pp, cost_ratio),
     sets the smallest differences that matter to the decision (`smallest.run_smallest`).
+    ``run_dir/run.json`` (if present) is the run metadata shown in the report header; for a
+    forked run (``design: forked``) the divergence table goes to ``run_dir/divergence.csv`` and
+    the report (readbench.analysis.divergence).
     Every log's status is read first (`completeness.scan_logs`): unreadable logs are named and
     skipped, partial arms are flagged and left out of the comparisons, and the table gets the
     column ``arm_status``. Returns the path of ``report.md``. Raises FileNotFoundError when
@@ -71,9 +74,15 @@ def build_report(
     meta_path = run_dir / "run.json"
     meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
     small = run_smallest(meta, *smallest)
+    divergence = None
+    if meta.get("design") == "forked":
+        from .divergence import divergence_rows, divergence_summary
+
+        divergence = divergence_summary(divergence_rows(run_dir / "logs"))
+        divergence.to_csv(run_dir / "divergence.csv", index=False)
     return render_report(table, run_dir / "report", baseline=baseline, run_meta=meta, exclude=exclude,
                          completeness=scan, model_settings=log_settings(scan.logs), effect=small.success,
-                         cost_ratio=small.cost_ratio, plan_from=run_dir.as_posix())
+                         cost_ratio=small.cost_ratio, plan_from=run_dir.as_posix(), divergence=divergence)
 
 
 def load_table(run_dir: Path):
@@ -133,9 +142,13 @@ def report(run_dir: Path, baseline: tuple[str, str], exclude: tuple[str, ...], s
 @click.option("--baseline", default="stock:off", show_default=True, callback=_baseline,
               help="Baseline arm VARIANT:DCP (within each model).")
 @click.option("--exclude", multiple=True, metavar="ID[#EPOCH]", help="Sample id or id#epoch to leave out (repeatable).")
+@click.option("--design", type=click.Choice(["independent", "forked"]), default="independent", show_default=True,
+              help="forked: also the matrix's cost per task x epoch forked vs independent, from RUN_DIR's "
+              "divergence table (RUN_DIR must be a forked run).")
 def plan(run_dir: Path, effect: float, power: float, alpha: float, cost_ratio: float | None,
-         baseline: tuple[str, str], exclude: tuple[str, ...]) -> None:
-    """Tasks x epochs needed to detect EFFECT (and COST-RATIO), from RUN_DIR's own variances."""
+         baseline: tuple[str, str], exclude: tuple[str, ...], design: str) -> None:
+    """Tasks x epochs needed to detect EFFECT (and COST-RATIO), from RUN_DIR's own variances;
+    with --design forked, what a task x epoch costs forked and independent."""
     from .compare import paired_comparisons
     from .plan import format_plan, plan_comparisons
 
@@ -154,3 +167,14 @@ def plan(run_dir: Path, effect: float, power: float, alpha: float, cost_ratio: f
     click.echo(format_plan(rows, power=power, alpha=alpha), nl=False)
     for note in notes:
         click.echo(note)
+    if design == "forked":
+        from .divergence import design_costs, divergence_rows, divergence_summary, format_design_costs
+
+        meta_path = run_dir / "run.json"
+        meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
+        try:
+            costs = design_costs(divergence_summary(divergence_rows(run_dir / "logs")), table,
+                                 list(meta.get("trunk_arms") or []))
+        except ValueError as ex:
+            raise click.BadParameter(str(ex), param_hint="--design")
+        click.echo(format_design_costs(costs, run_dir), nl=False)

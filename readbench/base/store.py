@@ -28,6 +28,11 @@ Store keys (all JSON values; writer -> readers):
                                 loop -> scorer
 - ``readbench:wall_seconds`` float  wall time of the agent loop (model calls + tools), seconds;
                                 loop -> scorer
+- ``readbench:fork``      dict  the forked design (readbench.fork): in a trunk sample
+                                ``{"role": "trunk", "arms": {label: fork point}}``, in a fork sample
+                                ``{"role": "fork", "arm", "prefix", "fork_point", "replayed_calls",
+                                "prefix_tokens", "prefix_cost_usd"}``; trunk loop / fork setup + loop
+                                -> readbench.analysis.divergence
 
 `SAMPLE_RESULT_KEYS` are the keys the scorer turns into per-sample metrics; an errored sample's
 metrics are read from the same keys of its logged store (readbench.metrics.scorer).
@@ -44,6 +49,7 @@ from inspect_ai.util import store
 __all__ = [
     "CACHE_METRICS",
     "CALLS",
+    "FORK",
     "NATIVE_METRICS",
     "ORACLE",
     "PENDING",
@@ -74,6 +80,7 @@ STOP_REASON = "readbench:stop_reason"
 CACHE_METRICS = "readbench:cache_metrics"
 NATIVE_METRICS = "readbench:native_metrics"
 WALL_SECONDS = "readbench:wall_seconds"
+FORK = "readbench:fork"
 _DETAILS = "readbench:details:"
 SAMPLE_RESULT_KEYS = (CALLS, STOP_REASON, NATIVE_METRICS, CACHE_METRICS, WALL_SECONDS)
 """The keys the loop leaves for the scorer (per-sample metrics, shared/specs/metrics.md)."""

@@ -39,11 +39,15 @@ RESULTS = Path("results")
 @click.option("--model-base-url", default=None, help="Base URL of the model's API (default: the provider's env var).")
 @click.option("-M", "model_args", multiple=True, metavar="KEY=VALUE", help="Model argument (YAML value), inspect's -M.")
 @smallest_options
+@click.option("--design", type=click.Choice(["independent", "forked"]), default=None,
+              help="independent: every arm runs its whole trajectory; forked: one trunk per task x epoch x model "
+              "(per group of arms with the same tool schemas), each arm forked at its first divergence (default: the matrix's `design`, "
+              "else independent).")
 def eval_cmd(matrix_path: str, models: tuple[str, ...], sandbox_kind: str, run_id: str | None,
              task_args: tuple[str, ...], time_limit: int | None, max_retries: int | None, timeout: int | None,
              attempt_timeout: int | None, max_tokens: int | None, max_connections: int | None,
              max_tasks: int | None, model_base_url: str | None, model_args: tuple[str, ...],
-             smallest_success_pp: float | None, smallest_cost_ratio: float | None) -> None:
+             smallest_success_pp: float | None, smallest_cost_ratio: float | None, design: str | None) -> None:
     """Run a matrix of arms through inspect's eval_set, then write the table and the report.
 
     Exits 1 with one line when the run did not finish (Ctrl-C, a killed process, samples that
@@ -67,6 +71,10 @@ def eval_cmd(matrix_path: str, models: tuple[str, ...], sandbox_kind: str, run_i
         raise click.BadParameter(str(ex), param_hint="-T")
     matrix = replace(matrix, smallest=matrix.smallest.override(smallest_success_pp, smallest_cost_ratio))
     try:
+        matrix = matrix.with_design(design)
+    except ValueError as ex:
+        raise click.BadParameter(str(ex), param_hint="--design")
+    try:
         run_dir = RESULTS / check_run_id(run_id if run_id is not None else matrix.name)
     except ValueError as ex:
         raise click.BadParameter(str(ex), param_hint="--run-id")
@@ -79,7 +87,7 @@ def eval_cmd(matrix_path: str, models: tuple[str, ...], sandbox_kind: str, run_i
                               "max_tokens": max_tokens, "max_connections": max_connections},
                  "model": {"base_url": model_base_url, "args": {**(matrix.model.get("args") or {}), **args}}}
     try:
-        plan = plan_run(matrix, list(models) or None, sandbox_kind, overrides)
+        plan = plan_run(matrix, list(models) or None, sandbox_kind, overrides, fork_root=run_dir / "fork")
     except ValueError as ex:
         raise click.ClickException(str(ex))
     click.echo(f"readbench: settings {plan.settings.record()}", err=True)

@@ -19,6 +19,8 @@ A matrix file (YAML, e.g. evals/smoke.yaml)::
       B-1500: {base: B, max_lines: 1500}
     dcp_presets:
       pi-dcp-t4: {base: pi-dcp, turns: 4}   # a file preset may not take a built-in name
+    design: independent          # or forked: one trunk per task x epoch x model, arms forked at
+                                 # their first divergence (readbench.run.forked)
     time_limit: 900              # seconds per sample; max_tasks, retry_attempts: see readbench.run.settings
     generate: {max_retries: 2, timeout: 300, attempt_timeout: 120, max_tokens: 1024, max_connections: 1}
     model: {base_url: "http://127.0.0.1:8080/v1", args: {}, server: llama-cpp-python 0.3.36,
@@ -52,12 +54,15 @@ from readbench.analysis.arms import spec_name
 from readbench.analysis.smallest import SmallestDifference
 from readbench.base.yamltext import load_bounded
 
-__all__ = ["MATRIX_KEYS", "MAX_EPOCHS", "MAX_PARALLEL", "RUN_ID_PATTERN", "Matrix", "check_run_id", "load_matrix"]
+__all__ = ["DESIGNS", "MATRIX_KEYS", "MAX_EPOCHS", "MAX_PARALLEL", "RUN_ID_PATTERN", "Matrix", "check_run_id", "load_matrix"]
 
 #: keys a matrix file may contain
 MATRIX_KEYS = {"name", "models", "epochs", "variants", "dcp", "agents", "arms", "cache_models", "task_args", "presets",
                "dcp_presets", "max_samples", "max_sandboxes", "time_limit", "max_tasks", "retry_attempts",
-               "generate", "model", "smallest_difference"}
+               "generate", "model", "smallest_difference", "design"}
+#: run designs: every arm runs its whole trajectory, or one trunk per task x epoch x model and each
+#: arm forked at its first divergence (readbench.run.forked, GitHub issue 25)
+DESIGNS = ("independent", "forked")
 #: most epochs per sample: inspect builds every sample x epoch up front (10^9 epochs took 23 GB
 #: before the kernel killed it); the nightly matrix uses 2-3
 MAX_EPOCHS = 100
@@ -107,6 +112,9 @@ class Matrix:
         smallest: the smallest differences that matter to the decision and the nightly verdict
             (``smallest_difference``; readbench.analysis.smallest; default 5 pp and 0.9).
         agents: agent names (readbench.harness.agents; default ``["readbench"]``, the loop).
+        design: ``independent`` (every arm runs its whole trajectory) or ``forked`` (one trunk per
+            task x epoch x model and schema group, each arm forked at its first divergence:
+            readbench.run.forked).
     """
 
     name: str
@@ -124,6 +132,7 @@ class Matrix:
     model: dict[str, Any] = field(default_factory=dict)
     smallest: SmallestDifference = field(default_factory=SmallestDifference)
     agents: list[str] = field(default_factory=lambda: ["readbench"])
+    design: str = "independent"
 
     def agent_arms(self) -> list[tuple[Spec, Spec, str]]:
         """(variant, dcp, agent) triples: every `arms` pair under every agent, agents outermost."""
@@ -148,6 +157,31 @@ class Matrix:
 
         check_task_args(overrides)
         return replace(self, task_args={**self.task_args, **overrides})
+
+    def with_design(self, design: str | None) -> Matrix:
+        """This matrix under another run design (None keeps the file's).
+
+        Raises:
+            ValueError: ``design`` is not one of `DESIGNS`.
+        """
+        if design is None:
+            return self
+        return replace(self, design=check_design(design, "--design", self.agents))
+
+
+def check_design(design: Any, where: str, agents: list[str] | None = None) -> str:
+    """A run design name.
+
+    Raises:
+        ValueError: not one of `DESIGNS` (the message names ``where``).
+    """
+    if design not in DESIGNS:
+        raise ValueError(f"{where}: design must be one of {', '.join(DESIGNS)}, got {design!r}")
+    real = [a for a in agents or [] if a != "readbench"]
+    if design == "forked" and real:
+        raise ValueError(f"{where}: design forked runs readbench's own loop only; agents {real} cannot resume a "
+                         "forked prefix yet (run them with design independent)")
+    return str(design)
 
 
 def _expand_all(items: list[Any], names: list[str]) -> list[Any]:
@@ -302,6 +336,7 @@ def load_matrix(path: str | Path) -> Matrix:
         model=dict(raw.get("model") or {}),
         smallest=smallest,
         agents=agents,
+        design=check_design(raw.get("design", "independent"), str(path), agents),
     )
 
 

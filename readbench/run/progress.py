@@ -24,7 +24,7 @@ from typing import Any
 
 from inspect_ai.hooks import Hooks, SampleEnd, TaskStart, hooks
 
-from readbench.analysis.arms import spec_name
+from readbench.analysis.arms import LOOP_AGENT, arm_name, spec_name
 from readbench.base.progress import ProgressReporter
 
 __all__ = ["arm_row", "eval_progress", "inspect_display"]
@@ -32,9 +32,10 @@ __all__ = ["arm_row", "eval_progress", "inspect_display"]
 _ACTIVE: dict[str, Any] = {"reporter": None, "rows": {}, "multi_model": False}
 
 
-def arm_row(variant: Any, dcp: Any, model: str, multi_model: bool) -> str:
-    """The row label of an arm: ``"B × off"``, with ``" @ model"`` when the run has several models."""
-    label = f"{spec_name(variant)} × {spec_name('off' if dcp is False else dcp)}"
+def arm_row(variant: Any, dcp: Any, model: str, multi_model: bool, agent: str = LOOP_AGENT) -> str:
+    """The row label of an arm: ``"B × off"`` (``"B × off × pi"`` under a real harness), with
+    ``" @ model"`` when the run has several models."""
+    label = arm_name(str(spec_name(variant)), str(spec_name("off" if dcp is False else dcp)), agent)
     return f"{label} @ {model}" if multi_model else label
 
 
@@ -54,7 +55,8 @@ class _ProgressHooks(Hooks):
     async def on_task_start(self, data: TaskStart) -> None:
         args = data.spec.task_args or {}
         _ACTIVE["rows"][data.eval_id] = arm_row(args.get("variant", "stock"), args.get("dcp", "off"),
-                                                data.spec.model, _ACTIVE["multi_model"])
+                                                data.spec.model, _ACTIVE["multi_model"],
+                                                args.get("agent", LOOP_AGENT))
 
     async def on_sample_end(self, data: SampleEnd) -> None:
         reporter: ProgressReporter | None = _ACTIVE["reporter"]
@@ -77,7 +79,8 @@ def already_done(log_dir: Path, multi_model: bool) -> dict[str, set[tuple[str, i
         except Exception:  # noqa: BLE001 - an unreadable log resumes from nothing; prepare_log_dir names it
             continue
         args = header.eval.task_args or {}
-        row = arm_row(args.get("variant", "stock"), args.get("dcp", "off"), header.eval.model, multi_model)
+        row = arm_row(args.get("variant", "stock"), args.get("dcp", "off"), header.eval.model, multi_model,
+                      args.get("agent", LOOP_AGENT))
         done.setdefault(row, set()).update((str(s.id), int(s.epoch)) for s in summaries if not s.error)
     return done
 

@@ -89,6 +89,9 @@ class RunPlan:
     provenance: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Per model: how it was reached (base URL, declared server and chat template, what a
     local server said about itself)."""
+    trunk_tasks: list[Any] = field(default_factory=list)
+    """The forked design's trunk tasks (one per schema group, readbench.run.forked; empty for an
+    independent run). Their evals run first, into ``<run>/trunk``; `tasks` are then the arms' fork tasks."""
 
     def metadata(self) -> dict[str, Any]:
         """The ``run.json`` record: the resolved matrix with every arm's full definition, the
@@ -102,17 +105,22 @@ class RunPlan:
             "task_args": m.task_args, "sandbox": self.sandbox_kind,
             "settings": self.settings.record(), "provenance": self.provenance,
             "smallest_difference": m.smallest.to_dict(),
+            "design": m.design,
+            "trunk_arms": [f"{spec_name(t.metadata['variant'])} × {spec_name(t.metadata['dcp'])}"
+                           for t in self.trunk_tasks],
         }
 
 
 def plan_run(matrix: Matrix, models: list[str] | None, sandbox_kind: str,
-             overrides: dict[str, Any] | None = None) -> RunPlan:
+             overrides: dict[str, Any] | None = None, fork_root: Path | None = None) -> RunPlan:
     """Check the models and the sandbox kind, resolve the run settings and build every arm's
     task; nothing is written.
 
     Args:
         overrides: flags of `readbench eval` over the matrix: ``time_limit``, ``max_tasks``,
             ``retry_attempts``, ``generate`` (dict), ``model`` (dict); None values are not given.
+        fork_root: the forked design's directory for prefixes and snapshots (``<run>/fork``,
+            made absolute); required when ``matrix.design == "forked"``.
 
     Raises:
         ValueError: as `check_models`, `readbench.run.task.resolve_sandbox`,
@@ -129,9 +137,17 @@ def plan_run(matrix: Matrix, models: list[str] | None, sandbox_kind: str,
     run_settings = resolve_settings(models, settings, gen, model)
     models = check_models(models, base_url=model.get("base_url"), model_args=run_settings.model_args)
     kind = resolve_sandbox(sandbox_kind)
-    tasks = [read_strategies(variant=v, dcp=d, cache_models=matrix.cache_models, sandbox_kind=kind,
-                             **({} if a == LOOP_AGENT else {"agent": a}), **matrix.task_args)
-             for v, d, a in matrix.agent_arms()]
+    trunk_tasks: list[Any] = []
+    if matrix.design == "forked":
+        from readbench.run.forked import forked_tasks
+
+        if fork_root is None:
+            raise ValueError("design forked needs the run's fork directory")
+        trunk_tasks, tasks = forked_tasks(matrix, kind, Path(fork_root).resolve())
+    else:
+        tasks = [read_strategies(variant=v, dcp=d, cache_models=matrix.cache_models, sandbox_kind=kind,
+                                 **({} if a == LOOP_AGENT else {"agent": a}), **matrix.task_args)
+                 for v, d, a in matrix.agent_arms()]
     provenance = {}
     for m in models:
         if is_simulated(m):
@@ -140,7 +156,7 @@ def plan_run(matrix: Matrix, models: list[str] | None, sandbox_kind: str,
         provenance[m] = {"kind": "real model", "base_url": base_url_of(m, model.get("base_url")) or "",
                          "server": model.get("server", ""), "chat_template": model.get("chat_template", ""),
                          **probe_server(m, model.get("base_url"))}
-    return RunPlan(matrix, models, kind, tasks, run_settings, provenance)
+    return RunPlan(matrix, models, kind, tasks, run_settings, provenance, trunk_tasks)
 
 
 def prepare_log_dir(log_dir: Path, plan: RunPlan) -> list[str]:
@@ -204,21 +220,30 @@ def run_plan(plan: RunPlan, run_dir: Path) -> tuple[bool, bool]:
     m = plan.matrix
     ok, interrupted = False, False
     multi = len(plan.models) > 1
-    rows = [(arm_row(v, d, model, multi), len(task.dataset) * m.epochs)
-            for model in plan.models for (v, d), task in zip(m.arms(), plan.tasks)]
+    rows = [(arm_row(v, d, model, multi, a), len(task.dataset) * m.epochs)
+            for model in plan.models for (v, d, a), task in zip(m.agent_arms(), plan.tasks)]
     previous = _sigterm_as_sigint()
-    try:
+
+    def run(tasks: list[Any], log_dir: Path) -> bool:
         # fail_on_error + continue_on_fail: every sample runs, and a sample that errored fails
         # its log, so eval_set retries it and a later run resumes it (a log that tolerated the
         # error would count as finished and never run it again)
+        done, _ = eval_set(
+            tasks, log_dir=str(log_dir), model=plan.models, epochs=m.epochs,
+            retry_wait=1, fail_on_error=True, continue_on_fail=True,
+            max_samples=m.max_samples, max_sandboxes=m.max_sandboxes, log_dir_allow_dirty=False,
+            metadata={"readbench_settings": plan.settings.record(), "readbench_provenance": plan.provenance,
+                      "readbench_design": m.design},
+            display=inspect_display(), **plan.settings.eval_set_kwargs(),
+        )
+        return bool(done)
+
+    try:
+        # the forked design: the trunk first (its own log directory); the forks only once every
+        # trunk sample finished (a fork starts from its trunk sample's prefix)
         with eval_progress(rows, multi, run_dir / "logs"):
-            ok, _ = eval_set(
-                plan.tasks, log_dir=str(run_dir / "logs"), model=plan.models, epochs=m.epochs,
-                retry_wait=1, fail_on_error=True, continue_on_fail=True,
-                max_samples=m.max_samples, max_sandboxes=m.max_sandboxes, log_dir_allow_dirty=False,
-                metadata={"readbench_settings": plan.settings.record(), "readbench_provenance": plan.provenance},
-                display=inspect_display(), **plan.settings.eval_set_kwargs(),
-            )
+            trunk_ok = run(plan.trunk_tasks, run_dir / "trunk") if plan.trunk_tasks else True
+            ok = run(plan.tasks, run_dir / "logs") if trunk_ok else False
     except KeyboardInterrupt:
         interrupted = True
     except PrerequisiteError as ex:

@@ -179,6 +179,30 @@ def setup_workspace(
     return solve
 
 
+def check_fork(fork: Any) -> dict[str, Any] | None:
+    """The forked design's task argument (set by readbench.run.forked, never by hand):
+    ``{"role": "trunk", "root", "arms", "labels"}`` or ``{"role": "fork", "root", "arm_key"}``.
+
+    Raises:
+        ValueError: not None and not such a dict.
+    """
+    if fork is None:
+        return None
+    need = {"trunk": ("root", "arms", "labels"), "fork": ("root", "arm_key")}
+    if not isinstance(fork, dict) or fork.get("role") not in need or any(k not in fork for k in need[fork["role"]]):
+        raise ValueError(f"fork must be {{role: trunk, root, arms, labels}} or {{role: fork, root, arm_key}}, got {fork!r}")
+    return dict(fork)
+
+
+def _setup(variant: Any, kind: str, allow_local: bool, fork: dict[str, Any] | None) -> Solver | list[Solver]:
+    """The setup solver(s): the workspace, then for a fork sample its prefix (readbench.fork.solver)."""
+    if fork is None or fork["role"] != "fork":
+        return setup_workspace(variant, kind, allow_local)
+    from readbench.fork.solver import fork_setup
+
+    return [setup_workspace(variant, kind, allow_local), fork_setup(fork["root"], fork["arm_key"])]
+
+
 def read_strategies_task(
     variant: str | dict[str, Any] = "stock",
     dcp: str | dict[str, Any] = "off",
@@ -193,6 +217,7 @@ def read_strategies_task(
     allow_local: bool = False,
     k8s_registry: str | None = None,
     agent: str = "readbench",
+    fork: dict[str, Any] | None = None,
 ) -> Task:
     """Build the task for one arm. See evals/read_strategies.py for the `-T` arguments.
 
@@ -206,6 +231,7 @@ def read_strategies_task(
             express, a family or source not in the corpus, or an unusable sandbox kind; nothing
             has run yet.
     """
+    fork = check_fork(fork)
     check_task_args({"families": families, "sources": sources, "limit": limit, "per_family": per_family,
                      "max_turns": max_turns, "context_window_tokens": context_window_tokens,
                      "allow_local": allow_local, "k8s_registry": k8s_registry})
@@ -240,23 +266,32 @@ def read_strategies_task(
     print(f"readbench: sandbox={kind} ({len(records)} samples, variant={variant}, dcp={dcp})", file=sys.stderr)
     return Task(
         dataset=MemoryDataset([_sample(r, kind, k8s_registry, agent) for r in records], name="readbench-corpus"),
-        setup=setup_workspace(variant, kind, allow_local),
-        solver=_solver(agent, variant, dcp, models, context_window_tokens, max_turns),
+        setup=_setup(variant, kind, allow_local, fork),
+        solver=_solver(agent, variant, dcp, models, context_window_tokens, max_turns,
+                       fork if fork and fork["role"] == "trunk" else None),
         scorer=readbench_scorer(),
         turn_limit=max_turns,
-        metadata={"sandbox": kind, "variant": variant, "dcp": dcp, "cache_models": models, "agent": agent},
+        metadata={"sandbox": kind, "variant": variant, "dcp": dcp, "cache_models": models, "agent": agent,
+                  **({"fork": {k: v for k, v in fork.items() if k != "arms"}} if fork else {})},
         name="read_strategies",
     )
 
 
 def _solver(agent: str, variant: str | dict[str, Any], dcp: str | dict[str, Any], cache_models: list[str],
-            context_window_tokens: int, max_turns: int) -> Any:
-    """readbench's loop for agent `readbench`, else the real harness through the bridge."""
+            context_window_tokens: int, max_turns: int, trunk: dict[str, Any] | None = None) -> Any:
+    """readbench's loop for agent `readbench` (as a trunk when `trunk` is its fork record), else
+    the real harness through the bridge.
+
+    Raises:
+        ValueError: a trunk for a real harness (the forked design runs readbench's loop only).
+    """
     from readbench.harness.agents import LOOP
 
     if agent == LOOP:
         return pi_agent(variant=variant, dcp=dcp, cache_models=cache_models,
-                        context_window_tokens=context_window_tokens, max_turns=max_turns)
+                        context_window_tokens=context_window_tokens, max_turns=max_turns, fork=trunk)
+    if trunk is not None:
+        raise ValueError(f"agent {agent!r}: the forked design runs readbench's own loop only")
     from readbench.agents import harness_agent
 
     return harness_agent(agent=agent, variant=variant, dcp=dcp, cache_models=cache_models,
@@ -278,6 +313,7 @@ def read_strategies(
     allow_local: bool = False,
     k8s_registry: str | None = None,
     agent: str = "readbench",
+    fork: dict[str, Any] | None = None,
 ) -> Task:
     """One arm of the benchmark: every corpus task under one read variant and DCP configuration.
 
@@ -289,5 +325,5 @@ def read_strategies(
         variant=variant, dcp=dcp, cache_models=cache_models, sandbox_kind=sandbox_kind,
         families=families, sources=sources, limit=limit, per_family=per_family, max_turns=max_turns,
         context_window_tokens=context_window_tokens, allow_local=allow_local, k8s_registry=k8s_registry,
-        agent=agent,
+        agent=agent, fork=fork,
     )

@@ -44,6 +44,7 @@ PER_ARM = {
     "cache_models": "the matrix's `cache_models`",
     "sandbox_kind": "the --sandbox option",
     "agent": "the matrix's `agents`",
+    "fork": "the matrix's `design: forked` or --design forked",
 }
 """Arguments a matrix run sets itself, and where the user sets them instead."""
 

@@ -1,0 +1,158 @@
+"""The divergence table of a forked run (GitHub issue 25 item 3): per arm, how often and how
+early it left the trunk, and what the fork did not pay for against an independent run.
+
+Read from the fork logs (``<run>/logs``): each fork sample's store entry ``readbench:fork``
+(readbench.base.store: its fork point, the calls it replayed, their reported tokens and their
+simulated cost per cache model) and its whole cost (``readbench:cache_metrics``). An
+independent run of the arm would have paid the whole cost; the fork paid only for the calls
+after its fork point (and the trunk paid the shared ones once).
+
+Statistics: a sample whose arm never left the trunk ("never") has exactly the trunk arm's
+trajectory, so its paired difference against the trunk arm is zero by construction (not by
+chance); the share of such pairs is the table's ``identical to trunk`` column.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from . import _format as F
+from ._document import Block, Heading, Table
+from .arms import arm_label, spec_name
+from readbench.base.store import CACHE_METRICS, CALLS, FORK
+
+__all__ = ["design_costs", "divergence_rows", "divergence_section", "divergence_summary", "format_design_costs"]
+
+
+def divergence_rows(log_dir: Path) -> pd.DataFrame:
+    """One row per fork sample: arm, sample_id, epoch, kind, fork_call, calls, replayed_calls,
+    prefix_input_tokens, prefix_output_tokens, and per cache model m ``saved_usd_{m}`` (the
+    replayed calls' cost) and ``cost_usd_{m}`` (the whole trajectory's). Empty when the logs
+    hold no fork sample (an independent run).
+    """
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    rows: list[dict[str, Any]] = []
+    for info in list_eval_logs(str(log_dir)):
+        log = read_eval_log(info.name)
+        args = log.eval.task_args or {}
+        arm = arm_label(spec_name(args.get("variant")), spec_name("off" if args.get("dcp") is False else args.get("dcp")),
+                        log.eval.model)
+        for sample in log.samples or []:
+            fork = (sample.store or {}).get(FORK) or {}
+            if fork.get("role") != "fork":
+                continue
+            point = fork.get("fork_point") or {}
+            row = {"arm": arm, "sample_id": sample.id, "epoch": sample.epoch, "kind": point.get("kind"),
+                   "fork_call": point.get("call"), "calls": len(sample.store.get(CALLS) or []),
+                   "replayed_calls": fork.get("replayed_calls", 0),
+                   "prefix_input_tokens": (fork.get("prefix_tokens") or {}).get("input", 0),
+                   "prefix_output_tokens": (fork.get("prefix_tokens") or {}).get("output", 0)}
+            metrics = sample.store.get(CACHE_METRICS) or {}
+            for m, saved in (fork.get("prefix_cost_usd") or {}).items():
+                row[f"saved_usd_{m}"] = saved
+                row[f"cost_usd_{m}"] = metrics.get(f"cost_usd_{m}")
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def divergence_summary(rows: pd.DataFrame) -> pd.DataFrame:
+    """Per arm: samples, share diverged (fork kind request/result), median fork point (calls,
+    over the diverged samples), calls not spent (replayed) and their share of the arm's calls,
+    tokens not spent (input + output), and per cache model the cost saved and its share of the
+    independent run's cost. Empty input gives an empty frame."""
+    if rows.empty:
+        return pd.DataFrame()
+    out = []
+    models = sorted(c[len("saved_usd_"):] for c in rows.columns if c.startswith("saved_usd_"))
+    for arm, g in rows.groupby("arm", sort=True):
+        diverged = g[g["kind"] != "never"]
+        r: dict[str, Any] = {
+            "arm": arm, "samples": len(g), "share_diverged": len(diverged) / len(g),
+            "identical_to_trunk": (g["kind"] == "never").mean(),
+            "median_fork_call": float(diverged["fork_call"].median()) if len(diverged) else float("nan"),
+            "calls_not_spent": int(g["replayed_calls"].sum()), "calls": int(g["calls"].sum()),
+            "tokens_not_spent": int(g["prefix_input_tokens"].sum() + g["prefix_output_tokens"].sum()),
+        }
+        r["share_calls_not_spent"] = r["calls_not_spent"] / r["calls"] if r["calls"] else float("nan")
+        for m in models:
+            saved, total = g[f"saved_usd_{m}"].fillna(0).sum(), g[f"cost_usd_{m}"].sum()
+            r[f"saved_usd_{m}"] = saved
+            r[f"share_saved_{m}"] = saved / total if total else float("nan")
+        out.append(r)
+    return pd.DataFrame(out)
+
+
+def divergence_section(summary: pd.DataFrame) -> list[Block]:
+    """The report's "Divergence (forked design)" section; nothing for an independent run."""
+    if summary.empty:
+        return []
+    models = sorted(c[len("saved_usd_"):] for c in summary.columns if c.startswith("saved_usd_"))
+    header = ("arm", "samples", "diverged", "identical to trunk", "median fork point, call", "calls not spent",
+              "tokens not spent", *[f"cost saved USD ({m})" for m in models])
+    rows = tuple(
+        (r["arm"], F.count(int(r["samples"])), F.pct(r["share_diverged"]), F.pct(r["identical_to_trunk"]),
+         F.num(r["median_fork_call"], 1), f"{F.count(int(r['calls_not_spent']))} ({F.pct(r['share_calls_not_spent'])})",
+         F.count(int(r["tokens_not_spent"])),
+         *[f"{F.usd(r[f'saved_usd_{m}'])} ({F.pct(r[f'share_saved_{m}'])})" for m in models])
+        for r in summary.to_dict("records"))
+    return [Heading(2, "Divergence (forked design)"),
+            Table(header, rows, caption=(
+                "Forked design: one trunk per task × epoch × model under the first arm; each arm replays the trunk "
+                "up to its first differing request or tool result and runs on from there. diverged = share of "
+                "samples where the arm left the trunk; identical to trunk = share where it never did (its paired "
+                "difference against the trunk arm is zero by construction); median fork point over the diverged "
+                "samples (0 = the first request already differs, e.g. another tool schema); calls and tokens "
+                "not spent = the replayed calls (share of the arm's calls); cost saved = their simulated cost "
+                "(share of what an independent run of the arm costs)."))]
+
+
+def design_costs(summary: pd.DataFrame, table: pd.DataFrame, trunk_arms: list[str]) -> pd.DataFrame:
+    """Cost per task x epoch of a matrix run independently and forked, per model and cache model,
+    from a forked run's divergence summary and its table (`readbench plan --design forked`).
+
+    Independent: the sum over arms of each arm's mean cost per sample. Forked: each arm's mean
+    cost times the share it did not save (what its fork paid), plus each trunk arm's mean cost
+    (the trunk is paid once; its own fork replays it whole and saves 100 %).
+
+    Args:
+        summary: `divergence_summary` of the run.
+        table: the run's tidy table (its ``cost_usd_{m}`` columns, ``arm`` labels with ``@ model``).
+        trunk_arms: run.json's ``trunk_arms`` (``variant × dcp`` labels).
+
+    Returns:
+        Rows ``model, cache_model, independent_usd, forked_usd, saved_share`` (per task x epoch).
+
+    Raises:
+        ValueError: the summary is empty (not a forked run).
+    """
+    if summary.empty:
+        raise ValueError("no divergence table: plan --design forked needs a run made with --design forked")
+    rows = []
+    models = sorted(c[len("saved_usd_"):] for c in summary.columns if c.startswith("saved_usd_"))
+    shares = summary.set_index("arm")
+    for model, g in table.groupby("model", sort=True):
+        for m in models:
+            mean_cost = g.groupby("arm")[f"cost_usd_{m}"].mean()
+            independent = float(mean_cost.sum())
+            forked = 0.0
+            for arm, cost in mean_cost.items():
+                saved = shares.loc[arm, f"share_saved_{m}"] if arm in shares.index else 0.0
+                forked += float(cost) * (1.0 - (0.0 if pd.isna(saved) else float(saved)))
+                if arm.split(" @ ")[0] in trunk_arms:
+                    forked += float(cost)
+            rows.append({"model": model, "cache_model": m, "independent_usd": independent, "forked_usd": forked,
+                         "saved_share": 1.0 - forked / independent if independent else float("nan")})
+    return pd.DataFrame(rows)
+
+
+def format_design_costs(costs: pd.DataFrame, run_dir: Path) -> str:
+    """The plan's cost lines: per model and cache model, USD per task x epoch under each design."""
+    lines = [f"Cost per task x epoch of this matrix (from {run_dir}'s divergence table):"]
+    for r in costs.to_dict("records"):
+        lines.append(f"  {r['model']} / {r['cache_model']}: independent {F.usd(r['independent_usd'])}, "
+                     f"forked {F.usd(r['forked_usd'])} ({F.pct(r['saved_share'])} saved)")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,70 @@
+"""Workspace snapshots (readbench.fork.snapshot): the changes since the mark (edited, created
+and deleted files, nested directories, mtimes) applied to a fresh copy give the same tree."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+from inspect_ai.util._sandbox.local import LocalSandboxEnvironment
+
+from readbench.fork.snapshot import Snapshot, drop_mark, mark_workspace, restore_snapshot, take_snapshot
+
+ORIGINAL = {"a.py": "x = 1\n", "pkg/b.py": "y = 2\n", "pkg/gone.txt": "bye\n", "keep.txt": "same\n"}
+
+
+def _tree(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): p.read_text() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+async def _fill(sb: LocalSandboxEnvironment) -> str:
+    for rel, text in ORIGINAL.items():
+        await sb.write_file(rel, text)
+    for rel in ORIGINAL:  # the source tree's files are old (setup copies them with cp -a)
+        os.utime(Path(sb.directory.name) / rel, (1_000_000_000, 1_000_000_000))
+    return sb.directory.name
+
+
+def test_snapshot_restores_edits_new_files_and_deletions():
+    async def run():
+        trunk, fork = LocalSandboxEnvironment(), LocalSandboxEnvironment()
+        try:
+            cwd = await _fill(trunk)
+            mark = await mark_workspace(trunk, cwd)
+            await trunk.write_file("a.py", "x = 42\n")
+            await trunk.write_file("pkg/new/c.py", "z = 3\n")
+            await trunk.exec(["rm", "pkg/gone.txt"], cwd=cwd)
+            snap = await take_snapshot(trunk, cwd, mark)
+            await drop_mark(trunk, mark)
+            assert not Path(mark).exists()
+            assert snap.deleted == ("./pkg/gone.txt",)
+            again = Snapshot.from_dict(snap.to_dict())
+            fork_cwd = await _fill(fork)
+            await restore_snapshot(fork, fork_cwd, again)
+            assert _tree(Path(fork_cwd)) == _tree(Path(cwd)) == {
+                "a.py": "x = 42\n", "keep.txt": "same\n", "pkg/b.py": "y = 2\n", "pkg/new/c.py": "z = 3\n"}
+            assert os.stat(Path(fork_cwd) / "a.py").st_mtime_ns == os.stat(Path(cwd) / "a.py").st_mtime_ns
+        finally:
+            trunk.directory.cleanup()
+            fork.directory.cleanup()
+
+    asyncio.run(run())
+
+
+def test_an_unchanged_workspace_gives_an_empty_snapshot():
+    async def run():
+        sb = LocalSandboxEnvironment()
+        try:
+            cwd = await _fill(sb)
+            mark = await mark_workspace(sb, cwd)
+            snap = await take_snapshot(sb, cwd, mark)
+            assert snap.deleted == ()
+            import io
+            import tarfile
+
+            assert tarfile.open(fileobj=io.BytesIO(snap.archive)).getnames() == []
+        finally:
+            sb.directory.cleanup()
+
+    asyncio.run(run())
