@@ -163,65 +163,91 @@ def read_arms(session: Session, tracked: list[tuple[ReadCall, FileVersion, list[
     worlds = _Worlds()
     visible: dict[int, frozenset[str]] = {}
     out = ReadArms()
-    for name in names:
-        variant = registry[name].build()
-        memory = ReadSession()
-        counts = dict.fromkeys(_COUNT_KEYS, 0)
-        replaced: dict[str, ChatMessageTool] = {}
-        no_map: set[tuple[int, int | None, int | None]] = set()
-        lost: set[str] = set()  # calls whose map could not be rebuilt
-        for r, v, lines, new_version in tracked:
+    # read by read, every preset in turn (each preset keeps its own memory): the file version a
+    # read saw is rebuilt, parsed (`readbench.read._outline`'s memo) and tokenised once for all
+    # presets; the rows are then listed preset by preset, in the order of `names`
+    arms = [_PresetArm(registry[name].build()) for name in names]
+    for r, v, lines, new_version in tracked:
+        if r.via_shell:
+            for arm in arms:
+                if new_version and v.index > 0:
+                    arm.memory.note_file_changed(v.key)
+            continue
+        orig = results.get(r.tool_call_id)
+        if r.call_index not in visible:
+            visible[r.call_index] = _visible(session, r.call_index)
+        for name, arm in zip(names, arms):
             if new_version and v.index > 0:
-                memory.note_file_changed(v.key)
-            if r.via_shell:
-                continue
-            counts["reads"] += 1
-            orig = results.get(r.tool_call_id)
-            if r.call_index not in visible:
-                visible[r.call_index] = _visible(session, r.call_index)
-            kept, maps = len(memory.records), dict(memory._maps)
-            key = (id(v), r.offset, r.limit)
-            if key in no_map:  # the same read of the same file state needed the same unrecorded map
-                outcome, reason, res = "not_replayable", "map_needs_whole_file", None
-            else:
-                outcome, reason, res = _serve(variant, memory, worlds, r, v, lines, visible[r.call_index], lost)
-            if res is None:  # the recorded result stays: so does the memory of what was read
-                memory.records[kept:] = []
-                if reason == "map_needs_whole_file":
-                    no_map.add(key)
-                    lost.add(r.tool_call_id)  # the map counts as shown: later cuts point at a map nobody saw
-                else:
-                    memory._maps = maps
-            row = {"file": session.source, "session_id": session.session_id, "preset": name, "call": r.call_index,
-                   "tool_call_id": r.tool_call_id, "path": r.path, "outcome": outcome, "reason": reason,
-                   "blocked": False, "stubbed": False, "capped": False, "mapped": False,
-                   "recorded_tokens": token_count(orig) if orig is not None else 0, "counterfactual_tokens": None}
-            if res is not None:
-                d = res.details
-                row.update(blocked=d.blocked, stubbed=d.stubbed, capped=d.capped, mapped=d.mapped)
-                for k in ("blocked", "stubbed", "capped", "mapped"):
-                    counts[k] += bool(getattr(d, k))
-            if orig is None:
-                row["outcome"] = outcome = "unsent"
-            elif res is not None:
-                same = res.text == orig.text and res.is_error == (orig.error is not None)
-                if same:
-                    outcome = "same"
-                    row["counterfactual_tokens"] = row["recorded_tokens"]
-                else:
-                    outcome = "changed"
-                    counts["reads_notice_only"] += _notice_only(orig.text, res.text)
-                    msg = _message(orig, res.text, res.is_error)
-                    replaced[r.tool_call_id] = msg
-                    row["counterfactual_tokens"] = token_count(msg)
-                    counts["result_tokens_delta"] += row["counterfactual_tokens"] - row["recorded_tokens"]
-                row["outcome"] = outcome
-            counts[{"same": "reads_same", "changed": "reads_changed", "unsent": "reads_unsent"}.get(
-                outcome, "reads_not_replayable")] += 1
-            out.reads.append(row)
-        out.replaced[name] = replaced
-        out.counts[name] = counts
+                arm.memory.note_file_changed(v.key)
+            arm.reads.append(_read_row(session, name, arm, worlds, r, v, lines, visible[r.call_index], orig, token_count))
+    for name, arm in zip(names, arms):
+        out.reads.extend(arm.reads)
+        out.replaced[name] = arm.replaced
+        out.counts[name] = arm.counts
     return out
+
+
+class _PresetArm:
+    """One preset's state through `read_arms`: its read variant and memory, counts, replaced
+    results, the reads whose map could not be rebuilt, and its rows."""
+
+    def __init__(self, variant: Any) -> None:
+        self.variant = variant
+        self.memory = ReadSession()
+        self.counts = dict.fromkeys(_COUNT_KEYS, 0)
+        self.replaced: dict[str, ChatMessageTool] = {}
+        self.no_map: set[tuple[int, int | None, int | None]] = set()
+        self.lost: set[str] = set()  # calls whose map could not be rebuilt
+        self.reads: list[dict[str, Any]] = []
+
+
+def _read_row(session: Session, name: str, arm: _PresetArm, worlds: _Worlds, r: ReadCall, v: FileVersion,
+              lines: list[str] | None, visible: frozenset[str], orig: ChatMessageTool | None,
+              token_count: Any) -> dict[str, Any]:
+    """One read-tool call under one preset: its row of read_arm_reads.parquet, with the preset's
+    counts, replaced results and memory updated."""
+    memory, counts = arm.memory, arm.counts
+    counts["reads"] += 1
+    kept, maps = len(memory.records), dict(memory._maps)
+    key = (id(v), r.offset, r.limit)
+    if key in arm.no_map:  # the same read of the same file state needed the same unrecorded map
+        outcome, reason, res = "not_replayable", "map_needs_whole_file", None
+    else:
+        outcome, reason, res = _serve(arm.variant, memory, worlds, r, v, lines, visible, arm.lost)
+    if res is None:  # the recorded result stays: so does the memory of what was read
+        memory.records[kept:] = []
+        if reason == "map_needs_whole_file":
+            arm.no_map.add(key)
+            arm.lost.add(r.tool_call_id)  # the map counts as shown: later cuts point at a map nobody saw
+        else:
+            memory._maps = maps
+    row = {"file": session.source, "session_id": session.session_id, "preset": name, "call": r.call_index,
+           "tool_call_id": r.tool_call_id, "path": r.path, "outcome": outcome, "reason": reason,
+           "blocked": False, "stubbed": False, "capped": False, "mapped": False,
+           "recorded_tokens": token_count(orig) if orig is not None else 0, "counterfactual_tokens": None}
+    if res is not None:
+        d = res.details
+        row.update(blocked=d.blocked, stubbed=d.stubbed, capped=d.capped, mapped=d.mapped)
+        for k in ("blocked", "stubbed", "capped", "mapped"):
+            counts[k] += bool(getattr(d, k))
+    if orig is None:
+        row["outcome"] = outcome = "unsent"
+    elif res is not None:
+        same = res.text == orig.text and res.is_error == (orig.error is not None)
+        if same:
+            outcome = "same"
+            row["counterfactual_tokens"] = row["recorded_tokens"]
+        else:
+            outcome = "changed"
+            counts["reads_notice_only"] += _notice_only(orig.text, res.text)
+            msg = _message(orig, res.text, res.is_error)
+            arm.replaced[r.tool_call_id] = msg
+            row["counterfactual_tokens"] = token_count(msg)
+            counts["result_tokens_delta"] += row["counterfactual_tokens"] - row["recorded_tokens"]
+        row["outcome"] = outcome
+    counts[{"same": "reads_same", "changed": "reads_changed", "unsent": "reads_unsent"}.get(
+        outcome, "reads_not_replayable")] += 1
+    return row
 
 
 def _serve(variant: Any, memory: ReadSession, worlds: _Worlds, r: ReadCall, v: FileVersion,
