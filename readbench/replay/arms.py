@@ -31,7 +31,7 @@ from readbench.cache.registry import CACHE_MODELS, tier_ttl_seconds
 from readbench.replay.bill import billed_cost, session_date
 from readbench.replay.calibrate import billed, calibrate, infer_tier
 from readbench.replay.requests import Calibration, RequestSet, RequestSets, call_records
-from readbench.replay.simulate import SessionSimulator, price_date
+from readbench.replay.simulate import SessionSimulator, price_date, run_key
 from readbench.sessions import Session
 
 __all__ = ["ArmResult", "ArmSimulator", "session_billed_cost"]
@@ -222,16 +222,28 @@ class ArmSimulator:
         """The requests of `rs` under `calib`, simulated under each of `cms` (one result each, in
         order): each call's request is built once and stepped through every cache model's
         simulator (they keep no state in common)."""
-        sims = [SessionSimulator(cm, self.when) for cm in cms]
         ttl = tier_ttl_seconds(calib.tier or "5m")
         cost = [0.0] * len(cms)
         read = [0] * len(cms)
         total = [0] * len(cms)
-        for i, call in enumerate(self.session.calls):
+        todo = []
+        for k, cm in enumerate(cms):
+            # the same requests already simulated by the bill check (`readbench.replay.simulate.run`,
+            # e.g. the recorded requests under their in-sample calibration): summed, not re-run
+            done = rs.runs.get(run_key(cm, self.when, ttl, calib))
+            if done is None:
+                todo.append(k)
+                continue
+            for _, usage, _ in done:
+                cost[k] += usage.cost_usd
+                read[k] += usage.cache_read_tokens
+                total[k] += usage.input_tokens
+        sims = [(k, SessionSimulator(cms[k], self.when)) for k in todo]
+        for i, call in enumerate(self.session.calls if sims else ()):
             out = call.usage.output_tokens if call.usage is not None else 0
             req = rs.request(i, calib, out)
             model = rs.models[i]
-            for k, sim in enumerate(sims):
+            for k, sim in sims:
                 if i == 0 and calib.cold_start_tokens > 0:
                     sim.seed(rs.models[0], req, calib.cold_start_tokens, req.ts_start_seconds - 1.0, ttl)
                 usage, _ = sim.step(model, req, diagnose=False)
