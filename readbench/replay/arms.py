@@ -146,7 +146,7 @@ class ArmSimulator:
                 if records is None:  # one set of records per arm: the builder renders each call once for all families
                     records = self._records[id(requests)] = call_records(self.session, requests)
                 rs = RequestSet(self.session, family, models, builder=self.builder, records=records,
-                                calibrated=self._shared.calibrated.setdefault(family, {}), chain=self._shared.chain)
+                                calibrated=self._shared.calibrated.setdefault(family, {}))
             # an arm that renders to the same blocks as one already set up (a configuration that
             # pruned nothing, two that pruned alike) shares its set, so its simulation is reused
             same = next((o for o in self._sets.values() if o.family == family and o.models == models

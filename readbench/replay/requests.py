@@ -75,16 +75,11 @@ class RequestSet:
         calibrated: a memo of calibrated blocks to share with the other sets of the same session,
             builder and tokenizer family (the arms of `readbench.replay.arms.ArmSimulator`): each
             recorded block is then calibrated once per token fit and salt for all of them.
-        chain: a memo of chained prefix hashes, (previous prefix hash, block hash) -> prefix hash,
-            to share with every other set of the same session (`RequestSets.chain`): a prefix
-            that several arms or tokenizer families send is hashed once (the hashes do not
-            depend on token counts).
     """
 
     def __init__(self, session: Session, family: str, models: list[str], *,
                  requests: list[list[ChatMessage]] | None = None, builder: RequestBuilder | None = None,
-                 records: list[CallRecord] | None = None, calibrated: dict | None = None,
-                 chain: dict[tuple[bytes, bytes], bytes] | None = None) -> None:
+                 records: list[CallRecord] | None = None, calibrated: dict | None = None) -> None:
         self.session = session
         self.family = family
         self.models = models
@@ -114,7 +109,6 @@ class RequestSet:
         self._kinds: list[str | None] = [None] * len(session.calls)
         self._events: dict[int, set[str]] | None = None
         self._counted: list[tuple[int, int]] | None = None
-        self._chain: dict[tuple[bytes, bytes], bytes] = chain if chain is not None else {}
         #: simulations of this set already run (`readbench.replay.calibrate.run` memo): key -> results
         self.runs: dict[tuple, list] = {}
         #: content calibrations fitted on this set (`readbench.replay.calibrate.calibrate` memo):
@@ -256,7 +250,6 @@ class RequestSet:
         fk = (fit.a, fit.b, fit.n)
         memo = memos.setdefault((*fk, salt), {})
         blake = hashlib.blake2b
-        chain = self._chain
         for b in base[k:]:
             if pos >= nxt:
                 j = bisect.bisect_right(cut, pos)
@@ -270,11 +263,7 @@ class RequestSet:
                 out = Block(b.kind, b.role, tokens, _salted(b.content_hash, salt), b.ends_message)
                 memo[id(b)] = (b, out)
             blocks.append(out)
-            link = (h, out.content_hash)
-            nh = chain.get(link)
-            if nh is None:
-                nh = chain[link] = blake(h + out.content_hash, digest_size=16).digest()  # blocks.chain_hashes, one step
-            h = nh
+            h = blake(h + out.content_hash, digest_size=16).digest()  # blocks.chain_hashes, one step
             hashes.append(h)
             pos += out.tokens
             cum.append(pos)
@@ -341,8 +330,6 @@ class RequestSets:
         self.builder = builder
         #: tokenizer family -> the calibrated-block memo shared by every set of that family
         self.calibrated: dict[str, dict] = {}
-        #: the chained-hash memo shared by every set of the session (`RequestSet`'s `chain`)
-        self.chain: dict[tuple[bytes, bytes], bytes] = {}
         self._records: list[CallRecord] | None = None
         self._sets: dict[tuple[str, tuple[str, ...]], RequestSet] = {}
 
@@ -358,8 +345,7 @@ class RequestSets:
         rs = self._sets.get(key)
         if rs is None:
             rs = self._sets[key] = RequestSet(self.session, family, list(models), builder=self.builder,
-                                              records=self.records(), calibrated=self.calibrated.setdefault(family, {}),
-                                              chain=self.chain)
+                                              records=self.records(), calibrated=self.calibrated.setdefault(family, {}))
         return rs
 
 _IDENTITY = TokenFit()
