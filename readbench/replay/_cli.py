@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
+import signal
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -88,6 +92,8 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
     model's reaction to a different result is not replayed). Files that are not sessions are
     reported and skipped; exit 2 when a named file could not be imported or nothing was.
     """
+    from readbench.base.lock import Locked, OutputLock
+    from readbench.replay.pooled import pool_out_of_sample
     from readbench.replay.report import ReplayWriter
     from readbench.replay.run import ReplayOptions, replay_paths
 
@@ -96,22 +102,31 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
                             dcp_cache=() if caches == "auto" else tuple(caches), context_window=context_window,
                             gate_sweep=gate_sweep, audit=audit, presets=_presets_option(presets))
     out = Path(out_dir) if out_dir else Path("results") / f"replay-{dt.datetime.now(dt.timezone.utc):%Y%m%d-%H%M%S}"
+    if not out.resolve().name:  # issue 27 probe: `--out /` was a traceback
+        raise click.BadParameter("the filesystem root cannot be a replay's output directory; name a directory of "
+                                 "its own", param_hint="--out")
     imported = failed_named = 0
     levels: list[tuple[str, str, list]] = []
     harnesses: set[str] = set()
     dates: list[dt.date] = []
+    stream = None
     try:
         from readbench.replay.run import session_files
 
         files = session_files(list(paths))
         stream = replay_paths(list(paths), options, jobs, files=files)
-        with ReplayWriter(out) as writer, _progress(len(files)) as bar:
-            for path, explicit, results, failures in stream:
-                bar.update(1)
+        lock = OutputLock(out.parent / f".{out.name}.lock", str(out), "readbench replay",
+                          "wait for it to finish or use another --out", remove=True)
+        with lock, ReplayWriter(out, total_files=len(files)) as writer, _progress(len(files)) as bar, \
+                _sigterm_interrupts():
+            for group, results, failures in stream:
+                bar.update(len(group))
+                writer.files_done += len(group)
+                named = {p for p, e in group if e}
                 for f in failures:
                     writer.fail(f.path, f.reason)
                     click.echo(f"warning: {f.path}: {f.reason}", err=True)
-                    failed_named += explicit
+                    failed_named += f.path in named
                 for res in results:
                     imported += 1
                     for w in res.warnings:
@@ -121,10 +136,25 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
                     harnesses.add(res.harness)
                     if res.date is not None:
                         dates.append(res.date)
-                    if as_json:
-                        click.echo(json.dumps(res.json, ensure_ascii=False))
+            # pooled over the sessions (readbench.replay.pooled): the JSON objects wait for it
+            writer.pooled = pool_out_of_sample(writer.sessions)
+            if as_json:
+                for obj in writer.sessions:
+                    click.echo(json.dumps(obj, ensure_ascii=False))
     except FileNotFoundError as exc:
         raise click.BadParameter(str(exc), param_hint="PATHS") from None
+    except Locked as exc:  # issue 27 probe: two replays into one --out mixed their files
+        raise click.ClickException(str(exc)) from None
+    except KeyboardInterrupt:  # the writer kept what was done, marked partial
+        if stream is not None:
+            stream.close()  # stops the worker pool, cancelling groups not started
+        click.echo(f"interrupted: {imported} session(s) replayed before it -> {out}/report.md (partial)", err=True)
+        sys.exit(1)
+    p = writer.pooled
+    if p and p["sessions"]:
+        click.echo(f"out of sample: bill inside the 90 % interval on {p['covered']}/{p['sessions']} sessions "
+                   f"({p['coverage']:.1%}), median |error| {p['median_abs_error']:.1%}, total {p['total_error']:+.1%}",
+                   err=True)
     click.echo(f"{imported} session(s) replayed -> {out}/report.md", err=True)
     if save_calibration and levels:
         _save_calibration(levels, harnesses, dates)
@@ -132,6 +162,19 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
         click.echo("error: " + ("nothing was imported" if imported == 0 else f"{failed_named} named file(s) not imported"),
                    err=True)
         sys.exit(2)
+
+
+@contextlib.contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    """SIGTERM (a CI timeout, `kill`) interrupts like Ctrl-C, so the finished sessions are kept."""
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _progress(total: int):

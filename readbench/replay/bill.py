@@ -26,7 +26,8 @@ from readbench.cache.prices import canonical_model, get_model_spec, get_price
 from readbench.cache.registry import CACHE_MODELS, cache_model_for, tier_ttl_seconds
 from readbench.cache.simulate import billed_usage_cost
 from readbench.replay.calibrate import billed, cached_after, calibrate, infer_tier, levels, run
-from readbench.replay.requests import CALL_KINDS, Calibration, RequestSets, kind_rate
+from readbench.replay.pooled import _break_loss, _by_kind, break_interval  # noqa: F401 (break_interval: re-exported)
+from readbench.replay.requests import Calibration, RequestSets, kind_rate
 from readbench.replay.simulate import is_miss, price_date
 from readbench.sessions import Session
 from readbench.sim import is_simulated
@@ -129,12 +130,29 @@ def _priced_models(session: Session, cache_model: str, notes: list[str]) -> tupl
             elif fam is None:
                 notes.append(f"model {c.model!r} has no price: add it to readbench/cache/prices.csv and its cache "
                              f"parameters to models.csv; its calls are simulated as {default} and not compared with the bill")
+            elif family is None or fam == family:
+                n = sum(1 for x in session.calls if x.model == c.model)
+                notes.append(f"model {c.model!r} ({m}) has cache parameters but no price on {session_date(session)}: add a "
+                             f"row to readbench/cache/prices.csv; its {n} call{'s' if n != 1 else ''} are not compared "
+                             "with the bill (their billed tokens are still reported)")
             elif family is not None and fam != family:
                 notes.append(f"model {c.model!r} is not a {family} model: under {cache_model} its calls are priced as "
                              f"{default} (a what-if, not compared with the bill)")
         models.append(m if ok else default)
         comparable.append(ok and billed(c) is not None)
     return models, comparable
+
+
+def _only_comparable(session: Session, comparable: list[bool]) -> Session:
+    """`session` with the usage of the calls that are not `comparable` hidden (a shallow copy
+    sharing the messages); `session` itself when every call is comparable or unpriced anyway."""
+    import dataclasses
+
+    if all(ok or c.usage is None for ok, c in zip(comparable, session.calls)):
+        return session
+    calls = [c if ok or c.usage is None else dataclasses.replace(c, usage=None)
+             for ok, c in zip(comparable, session.calls)]
+    return dataclasses.replace(session, calls=calls)
 
 
 def billed_cost(session: Session, i: int, model: str, tier: str | None, when: dt.date) -> float:
@@ -176,6 +194,11 @@ def replay_session(session: Session, cache: str | list[str] = "auto", builder: R
         if chosen is None:
             out.notes.append(unpriced_note(session))
             return out
+        probe: list[str] = []
+        if not any(_priced_models(session, chosen, probe)[1]):
+            # every call's model lacks a price (or usage): nothing to compare; never replay it under a stand-in
+            out.notes.extend(probe)
+            return out
         names = [chosen]
     else:
         names = list(cache)
@@ -190,10 +213,12 @@ def replay_session(session: Session, cache: str | list[str] = "auto", builder: R
 
 
 def _replay_one(out: SessionReplay, cache_model: str, when: dt.date, sets: RequestSets) -> None:
-    session = out.session
-    models, comparable = _priced_models(session, cache_model, out.notes)
+    models, comparable = _priced_models(out.session, cache_model, out.notes)
+    # calibrate on the comparable calls' bills only: a call priced under a stand-in model keeps its
+    # recorded request (the cache state it leaves) but its bill is not fitted as the stand-in's
+    session = _only_comparable(out.session, comparable)
     family = get_model_spec(models[0]).tokenizer
-    rs = sets.get(family, models)
+    rs = sets.get(family, models, session)
     n = len(session.calls)
     if not out.levels:
         out.levels = levels(session, rs, [i for i in range(n) if comparable[i]])
@@ -210,7 +235,12 @@ def _replay_one(out: SessionReplay, cache_model: str, when: dt.date, sets: Reque
         rows = _rows(session, rs, calib, cache_model, when, mode, models, comparable, tier,
                      unseen=range(half, n) if mode == "out_of_sample" else range(0))
         out.calls.extend(rows)
-        summary = _summary(session, rows, scored, cache_model, mode, calib)
+        residuals = [r["billed_cost_usd"] / r["sim_cost_usd"] - 1 for r in rows
+                     if r["call"] < half and r["billed_input_tokens"] is not None and r["sim_cost_usd"]
+                     and math.isfinite(r["sim_cost_usd"]) and math.isfinite(r["billed_cost_usd"])]
+        summary = _summary(session, rows, scored, cache_model, mode, calib,
+                           residuals if mode == "out_of_sample" else None)
+        summary["break_loss"] = _break_loss(rows, half) if mode == "out_of_sample" else [0, 0]
         if mode == "out_of_sample" and not any(comparable[i] for i in range(half)):
             # nothing to fit on: the second half would be predicted from no bill at all
             for k in ("billed_cost_usd", "simulated_cost_usd", "cost_error", "simulated_cost_with_expected_breaks_usd",
@@ -231,39 +261,6 @@ def _break_usd(model: str, read: int, prompt: int, tier: str, when: dt.date) -> 
     if write is None:  # providers without a write charge bill a miss as uncached input
         write = row.input_usd_per_mtok
     return read * (write - row.cache_read_usd_per_mtok) / 1e6
-
-
-#: Draws of `break_interval`'s Monte Carlo (fixed seed: the same interval on every run).
-INTERVAL_DRAWS = 4000
-
-
-def break_interval(rows: list[dict[str, Any]], calib: Calibration, base_cost: float,
-                   level: float = 0.90) -> tuple[float, float]:
-    """The central `level` interval of a second half's cost when its exogenous breaks are as
-    random as the first half's (USD): each kind's rate drawn from its Beta(k + 1/2, n - k + 1/2)
-    posterior (Jeffreys prior over the first half's k breaks in n priced calls; a kind the first
-    half never saw takes its coarser kind's counts, `CALL_KINDS`), then each unseen
-    priced call breaks with its kind's rate, adding its `break_cost_usd`. `base_cost`: the
-    simulated cost without breaks. NaN bounds when no call can break."""
-    import numpy as np
-
-    calls = [(r["call_kind"], r["break_cost_usd"]) for r in rows if r.get("break_cost_usd")]
-    if not calls:
-        return math.nan, math.nan
-    rng = np.random.default_rng(0)
-    kinds = sorted({k for k, _ in calls})
-    total = np.full(INTERVAL_DRAWS, base_cost)
-    for kind in kinds:
-        seen = kind
-        while seen is not None and seen not in calib.break_counts:
-            seen = CALL_KINDS.get(seen)  # a kind the fit never saw: its coarser kind's counts
-        k, n = calib.break_counts.get(seen, (0, 0)) if seen is not None else (0, 0)
-        p = rng.beta(k + 0.5, n - k + 0.5, INTERVAL_DRAWS)
-        costs = np.array([c for kk, c in calls if kk == kind])
-        hits = rng.random((INTERVAL_DRAWS, len(costs))) < p[:, None]
-        total = total + hits @ costs
-    lo, hi = np.quantile(total, [(1 - level) / 2, (1 + level) / 2])
-    return float(lo), float(hi)
 
 
 def _rows(session, rs, calib, cache_model, when, mode, models, comparable, tier, unseen: range) -> list[dict[str, Any]]:
@@ -316,7 +313,12 @@ def _rows(session, rs, calib, cache_model, when, mode, models, comparable, tier,
     return rows
 
 
-def _summary(session, rows, scored, cache_model, mode, calib) -> dict[str, Any]:
+def _dominant(models: list[str]) -> str | None:
+    """The most frequent of `models` (first on ties), None when empty."""
+    return max(dict.fromkeys(models), key=models.count) if models else None
+
+
+def _summary(session, rows, scored, cache_model, mode, calib, residuals=None) -> dict[str, Any]:
     sel = [r for r in rows if r["call"] in scored]
     priced = [r for r in sel if r["billed_input_tokens"] is not None]
 
@@ -340,8 +342,11 @@ def _summary(session, rows, scored, cache_model, mode, calib) -> dict[str, Any]:
         "billed_cost_usd": billed_cost, "simulated_cost_usd": sim_cost,
         "cost_error": (sim_cost - billed_cost) / billed_cost if billed_cost else math.nan,
         "simulated_cost_with_expected_breaks_usd": sim_cost + (0.0 if math.isnan(expected) else expected),
-        "simulated_cost_interval_usd": (list(break_interval(priced, calib, sim_cost)) if mode == "out_of_sample"
-                                        and not math.isnan(sim_cost) else [math.nan, math.nan]),
+        "simulated_cost_interval_usd": (list(break_interval(priced, calib, sim_cost, residuals=residuals))
+                                        if mode == "out_of_sample" and not math.isnan(sim_cost) else [math.nan, math.nan]),
+        "break_counts": {k: list(v) for k, v in calib.break_counts.items()},
+        "break_cost_by_kind": _by_kind(priced),
+        "priced_model": _dominant([r["priced_model"] for r in priced]),
         "cost_error_with_expected_breaks": ((sim_cost + (0.0 if math.isnan(expected) else expected)) - billed_cost) / billed_cost
         if billed_cost else math.nan,
         "billed_cache_read_ratio": total("billed_cache_read_tokens", priced) / billed_in if billed_in else math.nan,

@@ -4,8 +4,10 @@
 with figures, and one JSON object per session (the interface scripts read).
 
 Files are written into a temporary directory beside the output directory and moved into place
-when every session is done, so an interrupted or failed replay never leaves half-written
-files; the calls table streams to parquet one session at a time (bounded memory).
+when every session is done, so a failed replay never leaves half-written files; the calls table
+streams to parquet one session at a time (bounded memory). An interrupted replay (Ctrl-C,
+SIGTERM) keeps what it computed: the sessions finished before the interrupt are written, and
+the report opens with `Partial: interrupted after N of M files` (GitHub issue 27).
 
 The per-session JSON object (`session_json`) is a stable interface: `file`, `format`,
 `session_id`, `harness`, `cache_model`, `calls`, `priced_calls`, `billed_cost_usd`,
@@ -14,7 +16,12 @@ The per-session JSON object (`session_json`) is a stable interface: `file`, `for
 calls, predicted from a calibration fitted on the first half, with the expected cost of the
 exogenous breaks at the first half's rate), `simulated_cost_usd_out_of_sample_interval` ([low,
 high]: the 90 % interval of that prediction when the second half's breaks are as random as the
-first half's), `calls_read_within_5pct` (in-sample) and its `_raw`
+first half's, and the simulator's per-call error as large as on the first half),
+`out_of_sample_inputs` (what `readbench.replay.pooled` pools over sessions: `model`,
+`break_counts`, `break_cost_by_kind`, `break_loss`, `simulated_cost_usd_no_breaks`) and, filled in once every
+session is replayed, `simulated_cost_usd_out_of_sample_pooled`,
+`simulated_cost_usd_out_of_sample_pooled_interval` and `out_of_sample_pool` (`readbench.replay.
+pooled`), `calls_read_within_5pct` (in-sample) and its `_raw`
 and `_out_of_sample` variants, `read_calls`, `blind_reads`, `unexplained_misses`,
 `exogenous_breaks`, `calls_with_usage` and `billed_tokens` (the recorded usage summed:
 `uncached_input`, `cache_read`, `cache_write`, `output`; reported for unpriced models too),
@@ -106,6 +113,10 @@ def session_json(rep: SessionReplay, read_calls: int, blind_reads: int) -> dict[
         "calls_read_within_5pct": ins["calls_read_within_5pct"],
         "calls_read_within_5pct_raw": raw["calls_read_within_5pct"],
         "calls_read_within_5pct_out_of_sample": oos["calls_read_within_5pct"],
+        "out_of_sample_inputs": {"model": oos.get("priced_model"), "break_counts": oos.get("break_counts") or {},
+                                 "break_cost_by_kind": oos.get("break_cost_by_kind") or {},
+                                 "break_loss": oos.get("break_loss") or [0, 0],
+                                 "simulated_cost_usd_no_breaks": oos["simulated_cost_usd"]},
         "unexplained_misses": raw["unexplained_misses"], "exogenous_breaks": ins["exogenous_breaks"],
         "billed_miss_reasons": raw["billed_miss_reasons"],
         "notes": list(rep.notes) + list(ins["notes"]),
@@ -123,7 +134,8 @@ SESSION_COLUMNS: dict[str, str] = {
     "simulated_cost_interval_usd": "string", "billed_cache_read_ratio": "float64", "simulated_cache_read_ratio": "float64",
     "calls_read_within_5pct": "float64", "billed_misses": "int64", "unexplained_misses": "int64",
     "billed_miss_reasons": "string", "exogenous_breaks": "int64", "break_rates": "string", "head_tokens": "string",
-    "tier": "string", "token_fit": "string", "notes": "string",
+    "tier": "string", "token_fit": "string", "notes": "string", "break_counts": "string", "break_cost_by_kind": "string",
+    "priced_model": "string", "break_loss": "string",
 }
 
 
@@ -191,8 +203,14 @@ class ReplayWriter:
     (`SECTIONS`) read the tables back at the end.
     """
 
-    def __init__(self, out_dir: Path) -> None:
+    def __init__(self, out_dir: Path, total_files: int | None = None) -> None:
+        """`total_files`: how many files the replay was given (the partial banner's M).
+
+        Raises ValueError when `out_dir` is the filesystem root (a replay writes its own directory)."""
         self.out_dir = Path(out_dir)
+        if not self.out_dir.resolve().name:
+            raise ValueError(f"--out {out_dir}: the filesystem root cannot be a replay's output directory; "
+                             "name a directory of its own")
         self.tmp = self.out_dir.with_name(f".{self.out_dir.name}.partial-{os.getpid()}")
         self._writers: dict[str, Any] = {}
         self._schemas: dict[str, Any] = {}
@@ -200,8 +218,15 @@ class ReplayWriter:
         self.sessions: list[dict[str, Any]] = []
         self.failures: list[tuple[str, str]] = []
         self.curves: dict[str, list[dict[str, Any]]] = {}
+        self.total_files = total_files
+        self.files_done = 0
+        self.partial: str | None = None
+        self.pooled: dict[str, Any] | None = None  # readbench.replay.pooled.pool_out_of_sample's figures
 
     def __enter__(self) -> ReplayWriter:
+        for stale in self.out_dir.parent.glob(f".{self.out_dir.name}.partial-*"):
+            if not _alive(stale.name.rsplit("-", 1)[-1]):  # left by a killed replay (SIGKILL)
+                shutil.rmtree(stale, ignore_errors=True)
         shutil.rmtree(self.tmp, ignore_errors=True)
         self.tmp.mkdir(parents=True)
         return self
@@ -230,9 +255,13 @@ class ReplayWriter:
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         for w in self._writers.values():
             w.close()
-        if exc_type is not None:
+        if exc_type is not None and not issubclass(exc_type, KeyboardInterrupt):
             shutil.rmtree(self.tmp, ignore_errors=True)
             return
+        if exc_type is not None:
+            of = f" of {self.total_files}" if self.total_files is not None else ""
+            self.partial = (f"Partial: interrupted after {self.files_done}{of} files; the tables and this report hold "
+                            f"the {len(self.sessions)} session(s) replayed before the interrupt.")
         import pandas as pd
 
         for name, rows in self._buffered.items():
@@ -240,6 +269,8 @@ class ReplayWriter:
         from readbench.analysis._document import to_html, to_markdown
 
         blocks = [Heading(1, "Recorded sessions replayed")]
+        if self.partial:
+            blocks.append(Paragraph(f"**{self.partial}**"))
         for section in SECTIONS:
             blocks += section(self)
         (self.tmp / "report.md").write_text(to_markdown(blocks), encoding="utf-8")
@@ -255,6 +286,19 @@ class ReplayWriter:
 
         path = self.tmp / f"{name}.parquet"
         return pd.read_parquet(path, columns=columns) if path.exists() else pd.DataFrame(columns=columns or [])
+
+
+def _alive(pid: str) -> bool:
+    """Whether process `pid` (a decimal string) exists; False for anything not a pid."""
+    if not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _fmt(v: Any, spec: str = ".2f") -> str:
@@ -276,8 +320,8 @@ def bill_section(w: ReplayWriter) -> list[Any]:
                   "simulator gives them: raw (recorded content, no calibration), in-sample (calibrated on the session's "
                   "own bill: token fit, unrecorded head, TTL tier, cold start, exogenous breaks) and out-of-sample "
                   "(calibrated on the first half of the calls, scored on the second; the expected cost of exogenous "
-                  "breaks at the first half's rate included, with its 90 % interval when those breaks are as random as "
-                  "the first half's). Every miss, billed or simulated, has a reason in "
+                  "breaks at rates pooled over the first halves of the sessions of the same harness and model, with a "
+                  "90 % interval from the other sessions' out-of-sample errors: next section). Every miss, billed or simulated, has a reason in "
                   "calls.parquet (billed_reason, sim_reason, sim_why)."),
     ]
     rows = []
@@ -285,8 +329,10 @@ def bill_section(w: ReplayWriter) -> list[Any]:
         name = Path(s["file"]).name + (f" ({s['session_id'][:8]})" if s.get("session_id") else "")
         rows.append((name, s["format"], str(s["calls"]), str(s.get("priced_calls", 0)), _fmt(s.get("billed_cost_usd")),
                      _fmt(s.get("simulated_cost_usd_raw")), _fmt(s.get("simulated_cost_usd")),
-                     _fmt(s.get("billed_cost_usd_out_of_sample")), _fmt(s.get("simulated_cost_usd_out_of_sample")),
-                     _interval(s.get("simulated_cost_usd_out_of_sample_interval")),
+                     _fmt(s.get("billed_cost_usd_out_of_sample")),
+                     _fmt(s.get("simulated_cost_usd_out_of_sample_pooled", s.get("simulated_cost_usd_out_of_sample"))),
+                     _interval(s.get("simulated_cost_usd_out_of_sample_pooled_interval",
+                                     s.get("simulated_cost_usd_out_of_sample_interval"))),
                      f"{_fmt(s.get('calls_read_within_5pct_raw'), '.0%')} / {_fmt(s.get('calls_read_within_5pct'), '.0%')} / "
                      f"{_fmt(s.get('calls_read_within_5pct_out_of_sample'), '.0%')}",
                      str(s.get("unexplained_misses", "–")), str(s.get("exogenous_breaks", "–"))))
@@ -344,8 +390,9 @@ def _sections() -> list[Any]:
     from readbench.replay.audit_report import audit_section, read_arms_section
     from readbench.replay.dcp_report import dcp_section
     from readbench.replay.gate_report import gate_section
+    from readbench.replay.pooled import pooled_section
 
-    return [bill_section, audit_section, read_arms_section, dcp_section, gate_section]
+    return [bill_section, pooled_section, audit_section, read_arms_section, dcp_section, gate_section]
 
 
 #: The report's sections, in order: each takes the writer (its tables, sessions, failures) and

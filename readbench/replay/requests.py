@@ -339,8 +339,13 @@ class RequestSets:
             self._records = call_records(self.session)
         return self._records
 
-    def get(self, family: str, models: list[str]) -> RequestSet:
-        """The set of the recorded requests in tokenizer `family`, priced as `models` (one per call)."""
+    def get(self, family: str, models: list[str], session: Session | None = None) -> RequestSet:
+        """The set of the recorded requests in tokenizer `family`, priced as `models` (one per call).
+        `session`: another session object than `self.session` (the bill's copy with some usage hidden,
+        `bill._only_comparable`) gets a set of its own, sharing the renderings and calibrated blocks."""
+        if session is not None and session is not self.session:
+            return RequestSet(session, family, list(models), builder=self.builder, records=self.records(),
+                              calibrated=self.calibrated.setdefault(family, {}))
         key = (family, tuple(models))
         rs = self._sets.get(key)
         if rs is None:

@@ -88,6 +88,11 @@ class Call:
         stop_reason: as recorded (`stop`, `toolUse`, `aborted`, `error`, `end_turn`, ...).
         tools: tool definitions sent, when recorded (the same tuple object across calls).
         kind: `model` for an ordinary call, `cache_warm` for a recorded pre-warm request.
+        billing_id: the provider's id of the billed response when the file records one (Claude
+            Code: `message.id` + `requestId`); calls with equal ids in the files of one session were
+            billed once (`readbench.sessions.billing.bill_once`).
+        billed_in: for a call whose bill another file (or an earlier line) of the same session
+            carries: `file#session id` of that copy; its `usage` is then None.
     """
 
     index: int
@@ -106,6 +111,8 @@ class Call:
     stop_reason: str | None = None
     tools: tuple[ToolInfo, ...] | None = None
     kind: str = "model"
+    billing_id: str | None = None
+    billed_in: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,6 +225,10 @@ class SessionFormat:
         sniff: `(head_bytes, first_objects) -> bool`; `first_objects` are the first
             `SNIFF_LINES` JSON-object lines (empty for a non-JSONL file).
         load: `(path) -> list[Session]`; raises ValueError naming `path` for an unreadable file.
+        group_key: `(first_objects) -> key or None`: files of one format with the same key hold
+            one session's request sequences (Claude Code: a session's main file and its sub-agent
+            files share the `sessionId`) and are imported together, so that a call they repeat is
+            billed once (`readbench.sessions.billing.bill_once`); None = every file stands alone.
     """
 
     name: str
@@ -225,6 +236,7 @@ class SessionFormat:
     description: str
     sniff: Callable[[bytes, list[dict[str, Any]]], bool]
     load: Callable[[Path], list["Session"]]
+    group_key: Callable[[list[dict[str, Any]]], str | None] | None = None
 
     def describe(self) -> dict[str, Any]:
         """`{"name", "harness", "description"}` (the registry's listing)."""

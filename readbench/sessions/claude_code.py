@@ -10,7 +10,14 @@ wrong for `output_tokens`), so the call takes the input fields of the last line 
 
 A call's request is the message chain from the line before its first block back to the root:
 a `compact_boundary` system line has no parent, so after a compaction the request restarts from
-the summary (`isCompactSummary`) user line. Timing: the call starts when its last input line was
+the summary (`isCompactSummary`) user line. Two layouts of real files make the plain parent chain
+drop messages the model received (sessions.md §7), and are rebuilt: (1) Claude Code 2.1.78-2.1.86
+write a turn's hook `progress` lines late, chained from an earlier line (the turn's first
+tool_use), and hang the next prompt under the last of them: a line whose parent is a `progress`
+line is re-attached to the last non-progress line written before it; (2) parallel tool calls make
+a tree (each result under its own tool_use line, the next response under the last result
+written): the request takes every line of each response on the chain and every tool result under
+them, in file order. Timing: the call starts when its last input line was
 written, its first block is the first token, its last block the end (Claude Code records no
 request start).
 
@@ -19,7 +26,9 @@ name from the matching `tool_use`; `toolUseResult` kept in `metadata["claude_cod
 file content for `Read`, whose `file` keeps `filePath`, `numLines`, `startLine`, `totalLines`);
 assistant `text`/`thinking`/`tool_use` -> ChatMessageAssistant. Sub-agents: a file whose lines are
 all `isSidechain` is its own session (id = `agentId`) linked to the parent's `sessionId`; sidechain
-lines inside a main file (Claude Code 1.x) become one such session too. A `Task` tool result that
+lines inside a main file (Claude Code 1.x) become one such session too. Each call carries `billing_id` = `message.id:requestId` (`message.id` alone when the line has no
+`requestId`): what the provider billed once (sub-agent files repeat the parent's lines with the same
+ids, sessions.md §7; a Claude Code 2.0 resume re-writes earlier responses without their `requestId`). A `Task` tool result that
 names an `agentId` is a `subagent` event of the parent; a `SessionStart` hook line of a `startup` or
 `resume` after the first call is a `resume` event (Claude Code restarted). Responses of model `<synthetic>` (Claude
 Code's own error notices) were never sent to a provider and are not calls.
@@ -31,10 +40,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool, ChatMessageUser, ContentImage, ContentReasoning, ContentText
-from inspect_ai.tool import ToolCall, ToolCallError
-
 from readbench.sessions._build import SessionBuilder, iso_seconds, iter_jsonl
+from readbench.sessions._claude_chain import _Importer, _Node, _tool_result_meta
 from readbench.sessions._types import BilledUsage, ImportIssues, Session, SessionFormat
 
 __all__ = ["FORMATS", "load"]
@@ -42,16 +49,6 @@ __all__ = ["FORMATS", "load"]
 _LINE_TYPES = ("user", "assistant", "system", "progress", "file-history-snapshot", "queue-operation", "summary",
                "attachment", "custom-title", "tag")
 _SYNTHETIC = "<synthetic>"
-
-
-@dataclass
-class _Node:
-    parent: str | None
-    kind: str  # "user" | "assistant" | "other"
-    ts: float | None
-    msg: dict[str, Any] | None = None
-    msg_id: str | None = None
-    extra: dict[str, Any] | None = None  # toolUseResult summary
 
 
 @dataclass
@@ -66,6 +63,13 @@ class _Group:
 def _sniff(head: bytes, objects: list[dict[str, Any]]) -> bool:
     return any("sessionId" in o and "uuid" in o and o.get("type") in ("user", "assistant", "system", "progress")
                for o in objects)
+
+
+def _group_key(objects: list[dict[str, Any]]) -> str | None:
+    """The `sessionId` the file's lines belong to: a session's main file and its sub-agent files
+    (`<session>/subagents/agent-*.jsonl`, incl. `agent-acompact-*` and `agent-aside_question-*`)
+    share it (sessions.md §7)."""
+    return next((str(o["sessionId"]) for o in objects if o.get("sessionId")), None)
 
 
 def _usage(raw: Any, output_tokens: int) -> BilledUsage | None:
@@ -83,139 +87,6 @@ def _usage(raw: Any, output_tokens: int) -> BilledUsage | None:
         )
     except (TypeError, ValueError):
         return None
-
-
-def _tool_result_meta(result: Any) -> dict[str, Any] | None:
-    if not isinstance(result, dict):
-        return None
-    out = {k: v for k, v in result.items() if k in ("type", "agentId", "status", "interrupted", "numFiles")}
-    f = result.get("file")
-    if isinstance(f, dict):
-        out["file"] = {k: f[k] for k in ("filePath", "numLines", "startLine", "totalLines") if k in f}
-    return out
-
-
-def _text_of(content: Any) -> tuple[str, list[Any]]:
-    """A tool_result's content as (text, inspect content list)."""
-    if isinstance(content, str):
-        return content, [ContentText(text=content)]
-    parts: list[Any] = []
-    texts: list[str] = []
-    for b in content if isinstance(content, list) else []:
-        if isinstance(b, dict) and b.get("type") == "text":
-            texts.append(str(b.get("text", "")))
-            parts.append(ContentText(text=str(b.get("text", ""))))
-        elif isinstance(b, dict) and b.get("type") == "image":
-            src = b.get("source") or {}
-            parts.append(ContentImage(image=f"data:{src.get('media_type', 'image/png')};base64,{src.get('data', '')}"))
-    return "".join(texts), parts
-
-
-class _Importer:
-    def __init__(self, path: Path, issues: ImportIssues) -> None:
-        self.path = path
-        self.issues = issues
-        self.nodes: dict[str, _Node] = {}
-        self.tool_names: dict[str, str] = {}
-
-    # -- messages from chain nodes -------------------------------------------------------------
-    def _user(self, node: _Node, where: str) -> list[ChatMessage]:
-        content = node.msg.get("content") if node.msg else None
-        if isinstance(content, str):
-            return [ChatMessageUser(content=content)]
-        out: list[ChatMessage] = []
-        text: list[Any] = []
-        for b in content if isinstance(content, list) else []:
-            kind = b.get("type") if isinstance(b, dict) else None
-            if kind == "tool_result":
-                body, parts = _text_of(b.get("content"))
-                call_id = str(b.get("tool_use_id", ""))
-                err = ToolCallError(type="unknown", message=body) if b.get("is_error") else None
-                meta = {"claude_code": {"toolUseResult": node.extra}} if node.extra else None
-                out.append(ChatMessageTool(content=parts or body, tool_call_id=call_id,
-                                           function=self.tool_names.get(call_id), error=err, metadata=meta))
-            elif kind == "text":
-                text.append(ContentText(text=str(b.get("text", ""))))
-            elif kind == "image":
-                src = b.get("source") or {}
-                text.append(ContentImage(image=f"data:{src.get('media_type', 'image/png')};base64,{src.get('data', '')}"))
-            else:
-                self.issues.warn(where, f"unsupported user content block {kind!r}")
-        if text:
-            out.append(ChatMessageUser(content=text))
-        return out
-
-    def _assistant(self, lines: list[dict[str, Any]], where: str) -> ChatMessageAssistant:
-        parts: list[Any] = []
-        calls: list[ToolCall] = []
-        for msg in lines:
-            for b in msg.get("content") or []:
-                kind = b.get("type") if isinstance(b, dict) else None
-                if kind == "text":
-                    parts.append(ContentText(text=str(b.get("text", ""))))
-                elif kind in ("thinking", "redacted_thinking"):
-                    parts.append(ContentReasoning(reasoning=str(b.get("thinking", "")), signature=b.get("signature"),
-                                                  redacted=kind == "redacted_thinking"))
-                elif kind in ("tool_use", "server_tool_use"):
-                    cid = str(b.get("id", ""))
-                    args = b.get("input")
-                    calls.append(ToolCall(id=cid, function=str(b.get("name", "")), arguments=args if isinstance(args, dict) else {}))
-                else:
-                    self.issues.warn(where, f"unsupported assistant content block {kind!r}")
-        return ChatMessageAssistant(content=parts, tool_calls=calls or None, model=lines[-1].get("model") if lines else None,
-                                    source="generate")
-
-    def chain(self, start: str | None, stop: str | None) -> tuple[list[ChatMessage], bool]:
-        """Messages from the root (or from just after `stop`) down to `start`; True when `stop`
-        was reached (the messages then extend what ended at `stop`)."""
-        nodes: list[_Node] = []
-        cur = start
-        reached = False
-        seen: set[str] = set()
-        while cur is not None:
-            if cur == stop:
-                reached = True
-                break
-            if cur in seen:
-                self.issues.warn(str(self.path), f"parentUuid cycle at {cur}")
-                break
-            seen.add(cur)
-            node = self.nodes.get(cur)
-            if node is None:
-                break  # a parent outside this file (e.g. a resumed session): the chain starts here
-            nodes.append(node)
-            cur = node.parent
-        nodes.reverse()
-        # One response's blocks may be interleaved with the results of its own tool calls (results
-        # are written as each tool finishes): the API saw one assistant message, then the results.
-        out: list[ChatMessage] = []
-        group: list[dict[str, Any]] = []
-        pending: list[ChatMessage] = []
-        group_id: str | None = None
-
-        def flush() -> None:
-            if group:
-                out.append(self._assistant(group, str(self.path)))
-            out.extend(pending)
-            group.clear()
-            pending.clear()
-
-        for node in nodes:
-            if node.kind == "assistant":
-                if group and node.msg_id != group_id:
-                    flush()
-                group_id = node.msg_id
-                group.append(node.msg or {})
-            elif node.kind == "user":
-                msgs = self._user(node, str(self.path))
-                if group and msgs and all(isinstance(m, ChatMessageTool) for m in msgs):
-                    pending.extend(msgs)
-                else:
-                    flush()
-                    group_id = None
-                    out.extend(msgs)
-        flush()
-        return out, reached
 
 
 class _SessionStream:
@@ -252,10 +123,12 @@ class _SessionStream:
         if self.model_before is not None and model != self.model_before:
             b.event("model_change", first.ts, **{"from": self.model_before, "to": model})
         self.model_before = model
+        request_id = next((str(ln["requestId"]) for ln in reversed(group.lines) if ln.get("requestId")), None)
         b.call(model=model, provider="anthropic", ts_start_seconds=parent.ts if parent else first.ts,
                ts_first_token_seconds=first.ts, ts_end_seconds=iso_seconds(group.lines[-1].get("timestamp")),
                usage=_usage(last.get("usage"), out_tokens), output=imp._assistant(msgs, str(self.path)),
-               stop_reason=last.get("stop_reason"))
+               stop_reason=last.get("stop_reason"),
+               billing_id=(f"{last['id']}:{request_id}" if request_id else str(last["id"])) if last.get("id") else None)
 
     def feed(self, n: int, obj: dict[str, Any]) -> None:
         """Take one line (its number and object)."""
@@ -274,7 +147,7 @@ class _SessionStream:
         msg = obj.get("message") if isinstance(obj.get("message"), dict) else None
         if kind == "assistant" and msg is not None:
             node = _Node(parent, "assistant", ts, msg, str(msg.get("id") or uuid))
-            imp.nodes[uuid] = node
+            imp.add(uuid, node)
             for block in msg.get("content") or []:
                 if isinstance(block, dict) and block.get("type") in ("tool_use", "server_tool_use"):
                     imp.tool_names[str(block.get("id", ""))] = str(block.get("name", ""))
@@ -287,11 +160,11 @@ class _SessionStream:
             return
         if kind == "user" and msg is not None:
             extra = _tool_result_meta(obj.get("toolUseResult"))
-            imp.nodes[uuid] = _Node(parent, "user", ts, msg, extra=extra)
+            imp.add(uuid, _Node(parent, "user", ts, msg, extra=extra))
             if extra and extra.get("agentId"):
                 self.b.event("subagent", ts, session_id=str(extra["agentId"]))
             return
-        imp.nodes[uuid] = _Node(parent, "other", ts)
+        imp.add(uuid, _Node(parent, "progress" if kind == "progress" else "other", ts))
         if kind == "progress":
             self._resume_hook(obj.get("data"), ts)
         if kind in ("user", "assistant"):
@@ -371,5 +244,6 @@ FORMATS = [
         description="Claude Code transcripts (~/.claude/projects/<project>/<session>.jsonl, sub-agents included)",
         sniff=_sniff,
         load=load,
+        group_key=_group_key,
     )
 ]

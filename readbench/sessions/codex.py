@@ -24,6 +24,10 @@ real gpt-5.5 rollout the billed prompt outgrew the recorded one by 2-6k tokens a
 (the replay's calibration finds these as unrecorded insertions).
 A tool output is imported as the model saw it: cut to the turn's `truncation_policy` as Codex
 cuts its history (`readbench.sessions._codex_truncate`; rollouts keep the whole output).
+A sub-agent spawned from a thread (`session_meta.source.subagent.thread_spawn`, cli 0.119+) begins
+its rollout with the parent thread's history and token counts before its own `task_started`: those
+calls are the parent's (billed in its rollout): imported with their requests, without usage,
+`billed_in` naming the parent thread.
 `session_meta.base_instructions.text` is the system prompt when recorded; a `session_meta` after
 calls were made is a `resume` event; a `compacted` line replaces the history with its
 `replacement_history`.
@@ -214,6 +218,10 @@ def load(path: Path) -> list[Session]:
     awaiting: tuple[int, int, ChatMessageAssistant, float | None, float | None, float | None] | None = None
     last_output_ts: float | None = None
     items_first = _items_first(path)
+    # a sub-agent spawned from a thread (cli 0.119+) starts its rollout with the parent thread's
+    # history, token_count events included, before its own task: those calls are the parent's
+    spawned_from: str | None = None
+    tasks = metas = 0
     for n, obj in iter_jsonl(path, issues):
         where = f"{path}:{n}"
         kind, payload = obj.get("type"), obj.get("payload")
@@ -222,9 +230,17 @@ def load(path: Path) -> list[Session]:
             issues.warn(where, f"{kind} line without an object payload")
             continue
         if kind == "session_meta":
+            spawn = (payload.get("source") or {}).get("subagent") if isinstance(payload.get("source"), dict) else None
+            first_meta = metas == 0
+            metas += 1
+            if first_meta and isinstance(spawn, dict) and isinstance(spawn.get("thread_spawn"), dict):
+                spawned_from = str(spawn["thread_spawn"].get("parent_thread_id") or "parent thread")
             if session.calls:  # written again when Codex resumes the rollout
                 b.event("resume", ts, cli_version=payload.get("cli_version"))
-            session.session_id = str(payload.get("id") or session.session_id)
+            if spawned_from is None or first_meta:  # a spawned rollout's second meta is the parent thread's
+                session.session_id = str(payload.get("id") or session.session_id)
+            else:
+                session.parent_session_id = spawned_from
             session.harness_version = payload.get("cli_version")
             session.cwd = payload.get("cwd")
             base = payload.get("base_instructions")
@@ -269,6 +285,8 @@ def load(path: Path) -> list[Session]:
             b.reset(system + msgs)
             b.event("compaction", ts)
         elif kind == "event_msg":
+            if payload.get("type") == "task_started":
+                tasks += 1
             if payload.get("type") != "token_count":
                 continue
             info = payload.get("info")
@@ -289,8 +307,13 @@ def load(path: Path) -> list[Session]:
                     issues.warn(where, f"token_count usage is {total!r}, not token counts: the calls are imported unpriced")
                 issues.skipped["token_count:usage_not_recorded"] += 1
                 usage = None
+            billed_in = None
+            if spawned_from is not None and tasks < 2 and usage is not None:
+                billed_in, usage = f"codex thread {spawned_from}", None  # the parent's call, replayed
+                issues.skipped["token_count:parent_thread"] += 1
             # every call here: this token_count's usage, under the turn's model and effort
-            call = functools.partial(b.call, model=model, provider="openai", usage=usage, params=f"effort={effort}")
+            call = functools.partial(b.call, model=model, provider="openai", usage=usage, params=f"effort={effort}",
+                                     billed_in=billed_in)
             if items.pending:
                 # the response's items came first (what real rollouts show): they are this call's
                 # output, and its request is what came before them

@@ -25,7 +25,9 @@ __all__ = [
     "FORMATS",
     "ImportFailure",
     "detect_format",
+    "group_session_files",
     "iter_session_files",
+    "load_group",
     "load_file",
     "load_messages",
     "load_path",
@@ -71,7 +73,7 @@ def _head(path: Path) -> tuple[bytes, list[dict[str, Any]]]:
                 continue
             try:
                 obj = json.loads(raw)
-            except (json.JSONDecodeError, UnicodeDecodeError):
+            except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
                 if not objects:
                     break  # not JSONL from the start: leave it to the byte sniffers
                 continue
@@ -128,8 +130,54 @@ def iter_session_files(paths: Iterable[str | Path]) -> Iterator[tuple[Path, bool
             raise FileNotFoundError(f"{p}: no such file or directory")
 
 
+def group_session_files(files: Iterable[tuple[Path, bool]]) -> list[list[tuple[Path, bool]]]:
+    """`files` ((path, named explicitly), as `iter_session_files` yields them) grouped by the
+    session they belong to: files whose format has a `group_key` and give the same key (Claude
+    Code: a main file and its sub-agent files share the `sessionId`) form one group, in the order
+    of their first file; every other file is a group of its own. A file that cannot be read or
+    sniffed stands alone (its import reports why)."""
+    groups: list[list[tuple[Path, bool]]] = []
+    by_key: dict[tuple[str, str], int] = {}
+    for path, explicit in files:
+        key = _group_key(path)
+        if key is not None and key in by_key:
+            groups[by_key[key]].append((path, explicit))
+            continue
+        if key is not None:
+            by_key[key] = len(groups)
+        groups.append([(path, explicit)])
+    return groups
+
+
+def _group_key(path: Path) -> tuple[str, str] | None:
+    try:
+        if not path.is_file():
+            return None
+        head, objects = _head(path)
+    except OSError:
+        return None
+    for fmt in FORMATS:
+        if fmt.sniff(head, objects):
+            k = fmt.group_key(objects) if fmt.group_key is not None else None
+            return (fmt.name, k) if k is not None else None
+    return None
+
+
+def load_group(files: list[tuple[Path, bool]]) -> list[Session | ImportFailure]:
+    """The sessions of one group of `group_session_files` (or ImportFailures), with each billed
+    call counted once across them (`readbench.sessions.billing.bill_once`)."""
+    from readbench.sessions.billing import bill_once
+
+    items: list[Session | ImportFailure] = []
+    for path, explicit in files:
+        items.extend(load_path(path, explicit))
+    bill_once(x for x in items if isinstance(x, Session))
+    return items
+
+
 def load_sessions(paths: Iterable[str | Path]) -> Iterator[Session | ImportFailure]:
-    """Import every session under `paths`, streaming: one file at a time.
+    """Import every session under `paths`, streaming: one session's files at a time
+    (`group_session_files`; a call its files repeat is billed once: `load_group`).
 
     Yields a Session per imported session and an ImportFailure per file that is not a session
     of a known format or cannot be read; a failure never stops the walk. Files inside a
@@ -139,9 +187,8 @@ def load_sessions(paths: Iterable[str | Path]) -> Iterator[Session | ImportFailu
     Raises:
         FileNotFoundError: a named path does not exist (before anything is read).
     """
-    files = list(iter_session_files(paths))
-    for path, explicit in files:
-        yield from load_path(path, explicit)
+    for group in group_session_files(list(iter_session_files(paths))):
+        yield from load_group(group)
 
 
 def load_path(path: Path, explicit: bool = True) -> Iterator[Session | ImportFailure]:

@@ -6,7 +6,8 @@ Three synthetic sessions (pi with a compaction and restarts, Claude Code, pi re-
 files under a 2-minute cache TTL) are replayed in-process (`readbench.replay.run._replay_session`); each
 output table and the per-session JSON object is serialised canonically (sorted keys, floats by
 their exact `repr`, so a different summation order shows) and its SHA-256 compared with the
-digest recorded on main before the optimisations (commit 64a4306). Spot values (row counts, one
+digest recorded on main before the optimisations (64a4306; calls, sessions and the JSON
+re-recorded on main 065c108, whose bill check changed them). Spot values (row counts, one
 cost to the last digit) make a failure readable.
 """
 
@@ -66,43 +67,43 @@ def replayed(tmp_path_factory):
     return out
 
 
-#: session -> table -> digest, recorded on main at 64a4306 (before issue 26's changes).
+#: session -> table -> digest, recorded on main at 065c108 (main without issue 26's changes).
 PINNED: dict[str, dict[str, str]] = {
     "pi": {
         "audit": "ae3247b4311f9124",
         "audit_reads": "07ab830a37dc4f09",
-        "calls": "eac5faa5633f7f9c",
+        "calls": "6e9b47f370254774",
         "dcp": "5684b4e80591f86d",
         "dcp_calls": "49ed0294e3bb3847",
         "gate_candidates": "4f53cda18c2baa0c",
         "read_arm_reads": "63a30900c48d654f",
         "read_arms": "edfb290f0c6be02e",
-        "sessions": "3dc6bd2540196545",
-        "json": "d089579c4fa0df1b",
+        "sessions": "00c47701c69b7531",
+        "json": "c380eb6dd78ae23d",
     },
     "claude": {
         "audit": "9a45fa10e54aacf1",
         "audit_reads": "409d15152629faac",
-        "calls": "879e8e84c99fb7a7",
+        "calls": "3de4dae1f663f030",
         "dcp": "c2ff0e756e0fd4c2",
         "dcp_calls": "fce7dce48f35b66d",
         "gate_candidates": "41035f8c774d94b2",
         "read_arm_reads": "9c06c220c8caa9e3",
         "read_arms": "8404aede003fe222",
-        "sessions": "973d1c5c1287ff4b",
-        "json": "fff1767fff54b0ba",
+        "sessions": "b265505f57fab883",
+        "json": "01013ed18e421d2e",
     },
     "pi-rereads": {
         "audit": "4f4b0016cc9ab2f8",
         "audit_reads": "9f98c31f37480ae5",
-        "calls": "7d4c1b2f1b2743e2",
+        "calls": "43800216a4286441",
         "dcp": "a311ae218d3d90f7",
         "dcp_calls": "fd116bc6ea1363b1",
         "gate_candidates": "4f53cda18c2baa0c",
         "read_arm_reads": "c7249efee6293e58",
         "read_arms": "b09d318dccfc2da8",
-        "sessions": "c20998fde379f822",
-        "json": "01fa129a59aafd9d",
+        "sessions": "64afab3a5a9fab08",
+        "json": "e836bf8d17ed3da4",
     },
 }
 
