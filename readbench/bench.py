@@ -24,7 +24,10 @@
    of each design, and whether the two runs' per-arm tables are equal.
 
 Results go to ``results/bench/bench.json`` and are printed as a table. Timings are wall
-clock on whatever else the machine is doing; run on an idle machine.
+clock on whatever else the machine is doing; run on an idle machine. Every figure is also given
+as a ratio to a floor measured in the same run (`readbench.bench_floor`, issue 26 item 3: the
+same input hashed, or parsed and hashed, once; for Docker, the same samples in the local
+sandbox), which compares across machines.
 """
 
 from __future__ import annotations
@@ -45,6 +48,8 @@ from inspect_ai.model import (
     ChatMessageUser,
 )
 from inspect_ai.tool import ToolCall
+
+from readbench.bench_floor import floor_seconds, hash_floor, ratio
 
 N_CALLS = 300
 RESULT_CHARS = 2_600  # ~650 tokens per tool result -> ~200k tokens after 300 calls
@@ -78,7 +83,8 @@ def synthetic_session(n_calls: int = N_CALLS, result_chars: int = RESULT_CHARS) 
 
 
 def bench_per_call(dcp: str = "pi-dcp", cache_models: tuple[str, ...] = ("anthropic-5m", "openai", "deepseek")) -> dict[str, Any]:
-    """Time the per-call harness work over a synthetic session (milliseconds per call)."""
+    """Time the per-call harness work over a synthetic session (CPU milliseconds per call: this
+    process's CPU time, which other load on a shared machine moves little)."""
     from readbench.agent.loop import FingerprintCache, first_difference
     from readbench.cache import CallRecord, count_tokens, sample_cache_metrics
     from readbench.dcp import ContextUsage, DcpState, get_config, project
@@ -93,29 +99,32 @@ def bench_per_call(dcp: str = "pi-dcp", cache_models: tuple[str, ...] = ("anthro
     t_project = t_fp = 0.0
     for i in range(N_CALLS):
         prefix = history[: 2 + 2 * i]  # system, user and i finished round trips
-        t = time.perf_counter()
+        t = time.process_time()
         projection = project(prefix, config, state=state, usage=ContextUsage(tokens=650 * i, context_window=200_000))
         state = projection.state
-        t_project += time.perf_counter() - t
-        t = time.perf_counter()
+        t_project += time.process_time() - t
+        t = time.process_time()
         fps = fingerprints(projection.messages)
         first_difference(previous, fps)
         previous = fps
-        t_fp += time.perf_counter() - t
+        t_fp += time.process_time() - t
         records.append(CallRecord(projection.messages, [], 40, 10.0 * i, 10.0 * i + 1.0))
         unpruned.append(CallRecord(prefix, [], 40, 10.0 * i, 10.0 * i + 1.0))
-    t = time.perf_counter()
+    t = time.process_time()
     metrics = sample_cache_metrics(records, list(cache_models), unpruned_calls=unpruned)
-    t_cache = time.perf_counter() - t
-    t = time.perf_counter()
+    t_cache = time.process_time() - t
+    t = time.process_time()
     read_metrics(history)
-    t_metrics = time.perf_counter() - t
+    t_metrics = time.process_time() - t
     total_tokens = sum(count_tokens(m.text) for m in history)
     per = {k: 1000 * v / N_CALLS for k, v in
            {"projection": t_project, "fingerprint": t_fp, "cache_simulation": t_cache, "metrics": t_metrics}.items()}
     per["total"] = sum(per.values())
+    # the floor: hashing every message of the same history once (readbench.bench_floor)
+    floor_ms = 1000 * hash_floor(m.text.encode("utf-8", "surrogatepass") for m in history) / N_CALLS
     return {"calls": N_CALLS, "session_tokens": total_tokens, "dcp": dcp, "cache_models": list(cache_models),
-            "ms_per_call": per, "goal_ms_per_call": 2.0,
+            "ms_per_call": per, "goal_ms_per_call": 2.0, "floor_ms_per_call": floor_ms,
+            "total_x_floor": ratio(per["total"], floor_ms),
             "cache_read_ratio_anthropic-5m": metrics.get("cache_read_ratio_anthropic-5m")}
 
 
@@ -143,14 +152,19 @@ def bench_docker(samples: int = 8) -> dict[str, Any]:
 
     compose = compose_for(default_base() if default_base() else OFFLINE_BASE)
     results = {}
+    # the floor: the same samples in inspect's local sandbox (no container to start or stop)
+    for name, sandbox in (("", ("docker", str(compose))), ("local_", "local")):
+        for parallel in (1, 4):
+            task = Task(dataset=[Sample(id=i, input="run true") for i in range(samples)],
+                        solver=react(tools=[bash(timeout=30)], submit=False), sandbox=sandbox)
+            start = time.perf_counter()
+            eval(task, model=get_model("mockllm/model", custom_outputs=scripted), max_samples=parallel,
+                 max_sandboxes=parallel, display="none", log_dir=str(Path("results/bench/logs")))
+            wall = time.perf_counter() - start
+            results[f"{name}seconds_per_sample_x{parallel}"] = wall / samples
     for parallel in (1, 4):
-        task = Task(dataset=[Sample(id=i, input="run true") for i in range(samples)],
-                    solver=react(tools=[bash(timeout=30)], submit=False), sandbox=("docker", str(compose)))
-        start = time.perf_counter()
-        eval(task, model=get_model("mockllm/model", custom_outputs=scripted), max_samples=parallel,
-             max_sandboxes=parallel, display="none", log_dir=str(Path("results/bench/logs")))
-        wall = time.perf_counter() - start
-        results[f"seconds_per_sample_x{parallel}"] = wall / samples
+        results[f"x{parallel}_docker_over_local"] = ratio(results[f"seconds_per_sample_x{parallel}"],
+                                                          results[f"local_seconds_per_sample_x{parallel}"])
     results["goal_seconds_per_sample"] = 1.5
     return results
 
@@ -186,7 +200,13 @@ def bench_big_read(size_bytes: int = 100_000_000, variants: tuple[str, ...] = ("
             proc.returncode = os.waitstatus_to_exitcode(status)
             if proc.returncode != 0:
                 raise RuntimeError(f"readbench read --variant {variant} exited {proc.returncode}")
-            out[variant] = {"seconds": time.perf_counter() - start, "peak_rss_mb": usage.ru_maxrss / 1024}
+            cpu = usage.ru_utime + usage.ru_stime
+            out[variant] = {"seconds": time.perf_counter() - start, "cpu_seconds": cpu, "peak_rss_mb": usage.ru_maxrss / 1024}
+        # the floor: reading and hashing the same file once, in this process
+        floor = floor_seconds(lambda: hash_floor([path.read_bytes()], reps=1), reps=3)
+    out["floor_cpu_seconds"] = floor
+    for variant in variants:
+        out[variant]["cpu_x_floor"] = ratio(out[variant]["cpu_seconds"], floor)
     return out
 
 
@@ -284,6 +304,9 @@ def format_table(result: dict[str, Any]) -> str:
         for key, value in per["ms_per_call"].items():
             goal = f"<= {per['goal_ms_per_call']} ms" if key == "total" else ""
             rows.append(f"| per call ({per['dcp']}, {per['session_tokens']:,} tokens) | {key} ms | {value:.3f} | {goal} |")
+        if "floor_ms_per_call" in per:
+            rows.append(f"| per call ({per['dcp']}) / floor (hashing each message once: {per['floor_ms_per_call']:.4f} ms "
+                        f"per call) | total x floor | {per['total_x_floor']:.0f}x | |")
     docker = result.get("docker", {})
     if "skipped" in docker:
         rows.append(f"| docker | skipped | {docker['skipped']} | |")
@@ -291,6 +314,10 @@ def format_table(result: dict[str, Any]) -> str:
         for key, value in docker.items():
             if key.startswith("seconds"):
                 rows.append(f"| docker sample | {key} | {value:.2f} | <= {docker['goal_seconds_per_sample']} s |")
+            elif key.startswith("local_seconds"):
+                rows.append(f"| local sample (the floor) | {key} | {value:.2f} | |")
+            elif key.endswith("_docker_over_local"):
+                rows.append(f"| docker sample / local sample | {key} | {value:.1f}x | |")
     rp = result.get("replay")
     if rp:
         rows.append(f"| recorded sessions ({rp['calls']} calls) | import s per 1,000 calls | {rp['import_seconds_per_1000_calls']:.2f} | |")
@@ -299,6 +326,10 @@ def format_table(result: dict[str, Any]) -> str:
         if "gate_sweep_seconds_per_1000_calls" in rp:
             rows.append(f"| recorded sessions ({rp['calls']} calls, {rp['gate_sweep_candidates']} gate candidates) | "
                         f"gate-sweep candidates s per 1,000 calls | {rp['gate_sweep_seconds_per_1000_calls']:.2f} | |")
+        if "floor_seconds_per_1000_calls" in rp:
+            rows.append(f"| recorded sessions / floor (parsing + hashing each line once: "
+                        f"{rp['floor_seconds_per_1000_calls']:.3f} CPU s per 1,000 calls) | import x floor / replay x floor | "
+                        f"{rp['import_x_floor']:.1f}x / {rp['replay_x_floor']:.1f}x | |")
         rows.append(f"| import of a {rp['big_session_mb']:.0f} MB session | peak RSS MB | "
                     f"{rp['big_session_import_peak_rss_mb']:.0f} | bounded (linear in the file) |")
     sc = result.get("replay_scale")
@@ -313,6 +344,10 @@ def format_table(result: dict[str, Any]) -> str:
             rows.append(f"| the same, projected to {sc['goal_sessions']:,} sessions | wall s / CPU-bound s over "
                         f"{sc['jobs']} cores | {m['extrapolated_seconds_for_goal']:.0f} / "
                         f"{m['extrapolated_cpu_bound_seconds_for_goal']:.0f} | <= {sc['goal_seconds']:.0f} s |")
+            if "cpu_per_session_x_floor" in m:
+                rows.append(f"| the same / floor (parsing + hashing each session file once: "
+                            f"{sc['floor_cpu_seconds_per_session']:.3f} CPU s per session) | CPU per session x floor | "
+                            f"{m['cpu_per_session_x_floor']:.0f}x | |")
         for fmt, st in sc.get("stages_cpu_seconds", {}).items():
             parts = ", ".join(f"{k} {v:.2f}" for k, v in st.items() if k != "total")
             rows.append(f"| one {fmt} session, --audit --gate-sweep, in-process | CPU s per stage | {parts} "
@@ -327,6 +362,9 @@ def format_table(result: dict[str, Any]) -> str:
                 rows.append(f"| read of a {mb:.0f} MB .py ({variant}) | seconds / peak RSS MB | "
                             f"{m['seconds']:.1f} / {m['peak_rss_mb']:.0f} "
                             f"({m['seconds'] / stock['seconds']:.2f}x / {m['peak_rss_mb'] / stock['peak_rss_mb']:.2f}x) | {goal} |")
+                if "cpu_x_floor" in m:
+                    rows.append(f"| read of a {mb:.0f} MB .py ({variant}) / floor (reading + hashing the file once: "
+                                f"{big['floor_cpu_seconds']:.2f} CPU s) | CPU s x floor | {m['cpu_x_floor']:.0f}x | |")
     for agent, m in (result.get("agents") or {}).items():
         start = "" if m["startup_seconds"] is None else f"{m['startup_seconds']:.2f} / "
         rows.append(f"| one sample under {agent} (stock × off, local, sim) | {'start-up s / ' if start else ''}"

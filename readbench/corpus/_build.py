@@ -21,11 +21,12 @@ from typing import Callable
 from readbench.corpus._assemble import bugfix_record, log_record, question_record, session_record
 from readbench.corpus._bugfix import TargetRunner
 from readbench.corpus._fetch import cache_root, ensure_source, sha256_file, validation_dir
+from readbench.corpus._inputs import build_key, unchanged, write_key
 from readbench.corpus._long import BUGS_PER_SESSION, chain_bugs, longsession_record, pick_chains, validate_chain
 from readbench.corpus._logs import LOG_KINDS, generate_log
 from readbench.corpus._questions import locate_questions, wholefile_questions
-from readbench.corpus._records import TaskRecord, write_jsonl
-from readbench.corpus._sources import FAMILIES, SourcesFile, load_sources
+from readbench.corpus._records import TaskRecord, read_jsonl, write_jsonl
+from readbench.corpus._sources import FAMILIES, SourcesFile, default_sources_path, load_sources
 from readbench.corpus._testrun import expand_env
 
 __all__ = ["GENERATOR_VERSION", "BuildResult", "build", "default_corpus_dir"]
@@ -82,6 +83,7 @@ def build(
     out_dir: Path | None = None,
     jobs: int = 2,
     log: Callable[[str], None] = print,
+    force: bool = False,
 ) -> BuildResult:
     """Build (or rebuild from cache) the task corpus.
 
@@ -93,6 +95,10 @@ def build(
         out_dir: output dir; default :func:`default_corpus_dir`.
         jobs: parallel test workers per target.
         log: progress sink, one line per call.
+        force: build and validate even when the corpus in `out_dir` was built from the same
+            inputs (`readbench.corpus._inputs.build_key`); by default such a corpus is re-used
+            as it is (its records loaded, nothing re-validated: `seconds` is the check's time,
+            `kill_stats` empty).
 
     Returns:
         BuildResult; the same recipe, seed and selection give byte-identical tasks.jsonl.
@@ -114,6 +120,15 @@ def build(
             raise KeyError(f"unknown source {n!r}; valid: {', '.join(names)}")
     selected = [s for s in recipe.sources if sources is None or s.name in sources]
     out_dir = out_dir or default_corpus_dir()
+    key = build_key(sources_path or default_sources_path(), seed, sources, fams, GENERATOR_VERSION, validation_dir())
+    if not force and unchanged(out_dir, key):
+        for spec in selected:  # the source trees the tasks run in are still needed (fetched when gone)
+            ensure_source(spec, recipe.wheels)
+        records = tuple(read_jsonl(out_dir / "tasks.jsonl"))
+        seconds = time.monotonic() - t0
+        log(f"corpus unchanged (inputs sha256 {key[:12]}): re-using {len(records)} tasks in {out_dir / 'tasks.jsonl'} "
+            "without re-validating (--force rebuilds)")
+        return BuildResult(out_dir / "tasks.jsonl", out_dir / "manifest.json", records, seconds, {})
     records: list[TaskRecord] = []
     kill_stats: dict[str, dict[str, int]] = {}
     skipped: dict[str, str] = {}
@@ -217,6 +232,10 @@ def build(
     seconds = time.monotonic() - t0
     (out_dir / "build_log.json").write_text(
         json.dumps({"seconds": round(seconds, 1), "kill_stats": kill_stats, "skipped": skipped}, indent=2, sort_keys=True) + "\n")
+    # last (an interrupted build leaves no key, so the next one builds again), and over the
+    # validations as this build left them (it records what it measured)
+    write_key(out_dir, build_key(sources_path or default_sources_path(), seed, sources, fams, GENERATOR_VERSION,
+                                 validation_dir()))
     log(f"wrote {len(records)} tasks to {jsonl} in {seconds:.0f} s")
     return BuildResult(jsonl, out_dir / "manifest.json", tuple(records), seconds, kill_stats)
 

@@ -40,8 +40,12 @@ def tasks_group() -> None:
 @click.option("--jobs", type=int, default=2, show_default=True, help="Parallel test workers.")
 @click.option("--out", type=click.Path(file_okay=False), default=None,
               help="Output dir (default <cache>/corpus).")
-def build_cmd(sources, families, seed, jobs, out) -> None:
-    """Download, unpack, generate, validate; write tasks.jsonl + manifest.json (idempotent)."""
+@click.option("--force", is_flag=True,
+              help="Rebuild and re-validate even when the corpus there was built from the same inputs.")
+def build_cmd(sources, families, seed, jobs, out, force) -> None:
+    """Download, unpack, generate, validate; write tasks.jsonl + manifest.json (idempotent). A corpus
+    built from the same inputs (recipe, seed, selection, generator code, recorded validations) is
+    re-used without re-validating it."""
     from readbench.corpus import build
 
     fams = _csv(families)
@@ -51,7 +55,7 @@ def build_cmd(sources, families, seed, jobs, out) -> None:
                                  param_hint="--families")
     try:
         res = build(_csv(sources), fams, seed, out_dir=Path(out) if out else None, jobs=jobs,
-                    log=lambda line: click.echo(line, err=True))
+                    log=lambda line: click.echo(line, err=True), force=force)
     except KeyError as exc:
         raise click.BadParameter(str(exc.args[0]), param_hint="--sources") from None
     counts = Counter(r.family for r in res.records)

@@ -30,8 +30,8 @@ from readbench.cache.prices import canonical_model, get_model_spec, get_price
 from readbench.cache.registry import CACHE_MODELS, tier_ttl_seconds
 from readbench.replay.bill import billed_cost, session_date
 from readbench.replay.calibrate import billed, calibrate, infer_tier
-from readbench.replay.requests import Calibration, RequestSet, call_records
-from readbench.replay.simulate import SessionSimulator, price_date
+from readbench.replay.requests import Calibration, RequestSet, RequestSets, call_records
+from readbench.replay.simulate import SessionSimulator, price_date, run_key
 from readbench.sessions import Session
 
 __all__ = ["ArmResult", "ArmSimulator", "session_billed_cost"]
@@ -103,13 +103,15 @@ class ArmSimulator:
         calibrations: cache model -> an in-sample calibration of the recorded requests already
             fitted under it (the bill check's, `SessionReplay.calibrations[(cm, "in_sample")]`):
             used instead of fitting again when it is the calibrating cache model's.
+        sets: the session's RequestSets of its recorded requests, shared with the bill check
+            (built on `builder`): the `off` arm then reuses its renderings; None = new ones.
 
     Raises:
         ValueError: an unknown cache model, or a session without calls.
     """
 
     def __init__(self, session: Session, cache_models: list[str], builder: RequestBuilder | None = None,
-                 calibrations: dict[str, Calibration] | None = None) -> None:
+                 calibrations: dict[str, Calibration] | None = None, sets: RequestSets | None = None) -> None:
         if not session.calls:
             raise ValueError(f"{session.source}: session {session.session_id!r} has no model calls to replay")
         for cm in cache_models:
@@ -118,16 +120,16 @@ class ArmSimulator:
         self.session = session
         self.when: dt.date = session_date(session)
         self.builder = builder if builder is not None else RequestBuilder()
+        self._shared = sets if sets is not None else RequestSets(session, self.builder)
         priced = {cm: _priced(session, cm) for cm in cache_models}
         self.cache_models = sorted(cache_models, key=lambda m: not priced[m][1])  # own families first
         self._priced = priced
-        self._records: dict[int, list] = {id(None): call_records(session)}  # arm id -> its CallRecords
+        self._records: dict[int, list] = {}  # arm id -> its CallRecords
         self._sets: dict[tuple[str, int, tuple[str, ...]], RequestSet] = {}
         self._keep: dict[int, Any] = {}  # arm objects by id, so their ids stay unique
         self._calib: Calibration | None = (calibrations or {}).get(self.cache_models[0]) if self.cache_models else None
         self._off: dict[str, ArmResult] | None = None
         self._results: dict[tuple[str, int], ArmResult] = {}  # (cache model, id(request set)) -> result
-        self._calibrated: dict[str, dict] = {}  # tokenizer family -> the sets' shared calibrated blocks
         self._what_if: Calibration | None = None
         self.billed_cost_usd = session_billed_cost(session)
 
@@ -137,11 +139,14 @@ class ArmSimulator:
         key = (family, id(requests), tuple(models))
         if key not in self._sets:
             self._keep[id(requests)] = requests
-            records = self._records.get(id(requests))
-            if records is None:  # one set of records per arm: the builder renders each call once for all families
-                records = self._records[id(requests)] = call_records(self.session, requests)
-            rs = RequestSet(self.session, family, models, builder=self.builder, records=records,
-                            calibrated=self._calibrated.setdefault(family, {}))
+            if requests is None:  # the recorded requests: the set the bill check replayed
+                rs = self._shared.get(family, models)
+            else:
+                records = self._records.get(id(requests))
+                if records is None:  # one set of records per arm: the builder renders each call once for all families
+                    records = self._records[id(requests)] = call_records(self.session, requests)
+                rs = RequestSet(self.session, family, models, builder=self.builder, records=records,
+                                calibrated=self._shared.calibrated.setdefault(family, {}))
             # an arm that renders to the same blocks as one already set up (a configuration that
             # pruned nothing, two that pruned alike) shares its set, so its simulation is reused
             same = next((o for o in self._sets.values() if o.family == family and o.models == models
@@ -172,7 +177,9 @@ class ArmSimulator:
     def run(self, requests: list[list[ChatMessage]] | None, cache_models: list[str] | None = None) -> list[ArmResult]:
         """The arm `requests` (None = the recorded requests) under `cache_models` (default every
         cache model), in `self.cache_models` order. Arms are told apart by identity: pass the same
-        list object to get the memoised rendering.
+        list object to get the memoised rendering. Cache models whose requests are the same (the
+        same tokenizer family, priced models and calibration: `anthropic-5m` and `anthropic-1h`)
+        are stepped together, each call's request built once for all of them.
 
         Raises:
             ValueError: a cache model this simulator was not built with.
@@ -181,6 +188,7 @@ class ArmSimulator:
         unknown = set(cache_models or ()) - set(self.cache_models)
         if unknown:
             raise ValueError(f"cache model(s) {sorted(unknown)} not in this replay's {self.cache_models}")
+        self._simulate_all(names, requests)
         if requests is None:
             return [self.off(cm) for cm in names]
         return [self._simulate(cm, requests) for cm in names]
@@ -194,24 +202,52 @@ class ArmSimulator:
         return self._off[cache_model]
 
     def _simulate(self, cm: str, requests: list[list[ChatMessage]] | None) -> ArmResult:
-        calib = self.calibration(cm)
-        rs = self._request_set(cm, requests)
-        done = self._results.get((cm, id(rs)))
-        if done is None:
-            done = self._results[(cm, id(rs))] = self._simulate_set(cm, calib, rs)
-        return done
+        self._simulate_all([cm], requests)
+        return self._results[(cm, id(self._request_set(cm, requests)))]
 
-    def _simulate_set(self, cm: str, calib: Calibration, rs: RequestSet) -> ArmResult:
-        sim = SessionSimulator(cm, self.when)
+    def _simulate_all(self, names: list[str], requests: list[list[ChatMessage]] | None) -> None:
+        """Simulate the arm under every cache model of `names` not simulated yet: those that share
+        a request set and a calibration in one pass over the calls (`_simulate_set`)."""
+        groups: dict[tuple[int, int], tuple[Calibration, RequestSet, list[str]]] = {}
+        for cm in names:
+            calib = self.calibration(cm)
+            rs = self._request_set(cm, requests)
+            if (cm, id(rs)) not in self._results:
+                groups.setdefault((id(calib), id(rs)), (calib, rs, []))[2].append(cm)
+        for calib, rs, cms in groups.values():
+            for cm, result in zip(cms, self._simulate_set(cms, calib, rs)):
+                self._results[(cm, id(rs))] = result
+
+    def _simulate_set(self, cms: list[str], calib: Calibration, rs: RequestSet) -> list[ArmResult]:
+        """The requests of `rs` under `calib`, simulated under each of `cms` (one result each, in
+        order): each call's request is built once and stepped through every cache model's
+        simulator (they keep no state in common)."""
         ttl = tier_ttl_seconds(calib.tier or "5m")
-        cost, read, total = 0.0, 0, 0
-        for i, call in enumerate(self.session.calls):
+        cost = [0.0] * len(cms)
+        read = [0] * len(cms)
+        total = [0] * len(cms)
+        todo = []
+        for k, cm in enumerate(cms):
+            # the same requests already simulated by the bill check (`readbench.replay.simulate.run`,
+            # e.g. the recorded requests under their in-sample calibration): summed, not re-run
+            done = rs.runs.get(run_key(cm, self.when, ttl, calib))
+            if done is None:
+                todo.append(k)
+                continue
+            for _, usage, _ in done:
+                cost[k] += usage.cost_usd
+                read[k] += usage.cache_read_tokens
+                total[k] += usage.input_tokens
+        sims = [(k, SessionSimulator(cms[k], self.when)) for k in todo]
+        for i, call in enumerate(self.session.calls if sims else ()):
             out = call.usage.output_tokens if call.usage is not None else 0
             req = rs.request(i, calib, out)
-            if i == 0 and calib.cold_start_tokens > 0:
-                sim.seed(rs.models[0], req, calib.cold_start_tokens, req.ts_start_seconds - 1.0, ttl)
-            usage, _ = sim.step(rs.models[i], req, diagnose=False)
-            cost += usage.cost_usd
-            read += usage.cache_read_tokens
-            total += usage.input_tokens
-        return ArmResult(cm, self._priced[cm][1], cost, read, total)
+            model = rs.models[i]
+            for k, sim in sims:
+                if i == 0 and calib.cold_start_tokens > 0:
+                    sim.seed(rs.models[0], req, calib.cold_start_tokens, req.ts_start_seconds - 1.0, ttl)
+                usage, _ = sim.step(model, req, diagnose=False)
+                cost[k] += usage.cost_usd
+                read[k] += usage.cache_read_tokens
+                total[k] += usage.input_tokens
+        return [ArmResult(cm, self._priced[cm][1], cost[k], read[k], total[k]) for k, cm in enumerate(cms)]

@@ -69,10 +69,16 @@ def bench_replay(out_dir: Path, sessions: int = 4, calls: int = 450, big_mb: flo
             calls_big = int(calls_big * big_mb / max(size_mb, 1e-3) * 1.02)
     base = _peak_rss_mb("-")
     peak = _peak_rss_mb(str(big))
+    from readbench.bench_floor import parse_hash_floor, ratio
+
+    floor = parse_hash_floor(files) / n * 1000  # CPU s per 1,000 calls: parsing + hashing each line once
     return {
         "calls": n,
         "import_seconds_per_1000_calls": (t1 - t0) / n * 1000,
         "replay_seconds_per_1000_calls": (t2 - t1) / n * 1000,
+        "floor_seconds_per_1000_calls": floor,
+        "import_x_floor": ratio((t1 - t0) / n * 1000, floor),
+        "replay_x_floor": ratio((t2 - t1) / n * 1000, floor),
         "gate_sweep_seconds_per_1000_calls": (t3 - t2) / n * 1000,
         "gate_sweep_candidates": candidates,
         "big_session_mb": big.stat().st_size / 1e6,
@@ -217,6 +223,12 @@ def bench_replay_scale(out_dir: Path, sessions: int = 8, jobs: int = 2) -> dict[
                       "extrapolated_seconds_for_goal": w0 + (w1 - w0) / (sessions - jobs) * (goal["sessions"] - jobs),
                       "extrapolated_cpu_bound_seconds_for_goal": (startup + goal["sessions"] * per_session) / jobs,
                       "peak_rss_mb": peak}
+    from readbench.bench_floor import parse_hash_floor, ratio
+
+    # the floor: parsing + hashing every line of the same session files once (readbench.bench_floor)
+    floor = out["floor_cpu_seconds_per_session"] = parse_hash_floor(sorted((work / "in").glob("*.jsonl"))) / sessions
+    for label in ("dcp", "dcp_audit_sweep"):
+        out[label]["cpu_per_session_x_floor"] = ratio(out[label]["cpu_seconds_per_session"], floor)
     out["stages_cpu_seconds"] = {fmt: replay_stage_seconds(work / "in" / f"s{k}.jsonl")
                                  for fmt, k in (("pi", 0), ("claude-code", 1))}
     return out

@@ -27,7 +27,7 @@ from readbench.cache.registry import CACHE_MODELS, cache_model_for, tier_ttl_sec
 from readbench.cache.simulate import billed_usage_cost
 from readbench.replay.calibrate import billed, cached_after, calibrate, infer_tier, levels, run
 from readbench.replay.pooled import _break_loss, _by_kind, break_interval  # noqa: F401 (break_interval: re-exported)
-from readbench.replay.requests import Calibration, RequestSet, kind_rate
+from readbench.replay.requests import Calibration, RequestSets, kind_rate
 from readbench.replay.simulate import is_miss, price_date
 from readbench.sessions import Session
 from readbench.sim import is_simulated
@@ -165,7 +165,8 @@ def billed_cost(session: Session, i: int, model: str, tier: str | None, when: dt
     return math.nan if u is None else billed_usage_cost(u, model, tier, when)
 
 
-def replay_session(session: Session, cache: str | list[str] = "auto", builder: RequestBuilder | None = None) -> SessionReplay:
+def replay_session(session: Session, cache: str | list[str] = "auto", builder: RequestBuilder | None = None,
+                   sets: RequestSets | None = None) -> SessionReplay:
     """Replay one session against its bill under each cache model (module docstring).
 
     Args:
@@ -173,6 +174,8 @@ def replay_session(session: Session, cache: str | list[str] = "auto", builder: R
         cache: `auto` (the recorded provider's cache model and tier) or cache model names.
         builder: a RequestBuilder shared with the session's other replays (each message is then
             rendered once for all of them); None = a new one.
+        sets: the session's RequestSets shared with its other replays (built on `builder`); None =
+            new ones. Cache models pricing the same models in the same tokenizer family share a set.
 
     Returns:
         SessionReplay with per-call rows and per-(cache model, mode) summaries.
@@ -202,17 +205,20 @@ def replay_session(session: Session, cache: str | list[str] = "auto", builder: R
     for name in names:
         if name not in CACHE_MODELS:
             raise ValueError(f"unknown cache model {name!r}; known: {', '.join(CACHE_MODELS.names())}")
-        _replay_one(out, name, when, builder if builder is not None else RequestBuilder())
+    if sets is None:
+        sets = RequestSets(session, builder if builder is not None else RequestBuilder())
+    for name in names:
+        _replay_one(out, name, when, sets)
     return out
 
 
-def _replay_one(out: SessionReplay, cache_model: str, when: dt.date, builder: RequestBuilder) -> None:
+def _replay_one(out: SessionReplay, cache_model: str, when: dt.date, sets: RequestSets) -> None:
     models, comparable = _priced_models(out.session, cache_model, out.notes)
     # calibrate on the comparable calls' bills only: a call priced under a stand-in model keeps its
     # recorded request (the cache state it leaves) but its bill is not fitted as the stand-in's
     session = _only_comparable(out.session, comparable)
     family = get_model_spec(models[0]).tokenizer
-    rs = RequestSet(session, family, models, builder=builder)
+    rs = sets.get(family, models, session)
     n = len(session.calls)
     if not out.levels:
         out.levels = levels(session, rs, [i for i in range(n) if comparable[i]])

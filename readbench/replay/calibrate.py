@@ -35,7 +35,7 @@ from readbench.replay.requests import CALL_KINDS, Break, Calibration, Insertion,
 from readbench.replay.simulate import MISS_MIN_TOKENS, is_miss, price_date, run
 from readbench.sessions import BilledUsage, Call, Session
 
-__all__ = ["MAX_BREAK_PASSES", "MIN_PAIRS", "billed", "break_counts", "cached_after", "break_rates", "calibrate", "levels", "pooled_fits", "fit_tokens", "infer_breaks", "infer_insertions", "infer_tier", "insertion_offsets", "insertion_threshold", "start_tokens"]
+__all__ = ["MAX_BREAK_PASSES", "MIN_PAIRS", "billed", "break_counts", "cached_after", "break_rates", "calibrate", "content_calibration", "levels", "pooled_fits", "fit_tokens", "infer_breaks", "infer_insertions", "infer_tier", "insertion_offsets", "insertion_threshold", "start_tokens"]
 
 #: Priced calls a model needs before its token fit replaces the identity.
 MIN_PAIRS = 8
@@ -277,9 +277,32 @@ def infer_breaks(
 def calibrate(session: Session, rs: RequestSet, cache_model: str, when: dt.date, window: range) -> Calibration:
     """Fit (a)-(e) of the module docstring on the calls in `window`.
 
+    Everything but the exogenous breaks is a function of the requests and the bill, not of the
+    cache model (`content_calibration`): it is fitted once per request set and window
+    (`RequestSet.fitted`) for every cache model replayed on that set.
+
     Raises:
         ValueError: an unknown cache model, or a model without a price.
     """
+    key = (window.start, window.stop, window.step, when)
+    calib = rs.fitted.get(key)
+    if calib is None:
+        calib = rs.fitted[key] = content_calibration(session, rs, when, window)
+    calib = infer_breaks(session, rs, calib, cache_model, when, window)
+    n = len(calib.breaks)
+    counts = break_counts(session, rs, calib.breaks, window)
+    rates = {k: a / b for k, (a, b) in counts.items()}
+    note = f"{n} exogenous prefix break{'s' if n != 1 else ''} inferred from the bill"
+    if rates:
+        note += " (rate per call: " + ", ".join(f"{k} {v:.3f}" for k, v in sorted(rates.items())) + ")"
+    return replace(calib, break_rates=rates, break_counts=counts, notes=calib.notes + (note,))
+
+
+def content_calibration(session: Session, rs: RequestSet, when: dt.date, window: range) -> Calibration:
+    """(a), (b), (d), (e) and (f) of the module docstring fitted on the calls in `window`: the
+    token fit, the unrecorded head and context starts, the TTL tier, the cold start and the
+    unrecorded insertions, without exogenous breaks (the part of `calibrate` that no cache model
+    enters)."""
     def base(offsets: dict[int, int] | None) -> tuple[Calibration, dict[tuple[str, int], int], list[str]]:
         fits, _fitted_heads, notes = fit_tokens(session, rs, window, offsets)
         starts = start_tokens(session, rs, fits, window)
@@ -321,16 +344,8 @@ def calibrate(session: Session, rs: RequestSet, cache_model: str, when: dt.date,
                      f"(content entering a context mid-way and staying: {sum(x.tokens for x in found)} tokens in all; "
                      "first at call " + ", ".join(f"{x.call_index} (+{x.tokens})" for x in found[:5])
                      + (", ..." if len(found) > 5 else "") + ")")
-    calib = Calibration(tokens=fits, heads=heads, head_cuts=cuts, context_extra=extra, tier=tier,
-                        cold_start_tokens=cold, insertions=tuple(found), notes=tuple(notes))
-    calib = infer_breaks(session, rs, calib, cache_model, when, window)
-    n = len(calib.breaks)
-    counts = break_counts(session, rs, calib.breaks, window)
-    rates = {k: a / b for k, (a, b) in counts.items()}
-    note = f"{n} exogenous prefix break{'s' if n != 1 else ''} inferred from the bill"
-    if rates:
-        note += " (rate per call: " + ", ".join(f"{k} {v:.3f}" for k, v in sorted(rates.items())) + ")"
-    return replace(calib, break_rates=rates, break_counts=counts, notes=calib.notes + (note,))
+    return Calibration(tokens=fits, heads=heads, head_cuts=cuts, context_extra=extra, tier=tier,
+                       cold_start_tokens=cold, insertions=tuple(found), notes=tuple(notes))
 
 
 def infer_insertions(session: Session, rs: RequestSet, calib: Calibration, window: range) -> list[Insertion]:

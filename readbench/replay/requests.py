@@ -41,7 +41,8 @@ from readbench.cache.blocks import Block, Request, chain_hashes
 from readbench.replay.records import CALL_KINDS, Break, Calibration, Insertion, TokenFit, kind_rate
 from readbench.sessions import Session
 
-__all__ = ["CALL_KINDS", "Break", "Calibration", "Insertion", "RequestSet", "TokenFit", "call_records", "kind_rate"]
+__all__ = ["CALL_KINDS", "Break", "Calibration", "Insertion", "RequestSet", "RequestSets", "TokenFit", "call_records",
+           "kind_rate"]
 
 #: Seconds between calls of a transcript that records no times (e.g. Codex's Sept-2025 format).
 UNTIMED_STEP_SECONDS = 10.0
@@ -110,6 +111,9 @@ class RequestSet:
         self._counted: list[tuple[int, int]] | None = None
         #: simulations of this set already run (`readbench.replay.calibrate.run` memo): key -> results
         self.runs: dict[tuple, list] = {}
+        #: content calibrations fitted on this set (`readbench.replay.calibrate.calibrate` memo):
+        #: (window start, stop, step, date) -> Calibration without breaks
+        self.fitted: dict[tuple, Calibration] = {}
 
     def call_kind(self, i: int) -> str:
         """What started call i, from recorded facts (`CALL_KINDS`): `tool` when it sends tool
@@ -307,6 +311,47 @@ class RequestSet:
             self._raw_ids.add(id(blk))
         return blk
 
+
+
+class RequestSets:
+    """The RequestSets of one session's recorded requests, one per (tokenizer family, priced
+    models), shared by every replay of the session (the bill check under each cache model, the
+    `off` arm of `readbench.replay.arms.ArmSimulator`): each call is rendered, and each recorded
+    block calibrated, once for all of them, and a simulation already run on a set
+    (`RequestSet.runs`) is found by the next cache model's replay of the same requests.
+
+    Args:
+        session: the imported session.
+        builder: the session's RequestBuilder.
+    """
+
+    def __init__(self, session: Session, builder: RequestBuilder) -> None:
+        self.session = session
+        self.builder = builder
+        #: tokenizer family -> the calibrated-block memo shared by every set of that family
+        self.calibrated: dict[str, dict] = {}
+        self._records: list[CallRecord] | None = None
+        self._sets: dict[tuple[str, tuple[str, ...]], RequestSet] = {}
+
+    def records(self) -> list[CallRecord]:
+        """The recorded calls as CallRecords (`call_records`), built once."""
+        if self._records is None:
+            self._records = call_records(self.session)
+        return self._records
+
+    def get(self, family: str, models: list[str], session: Session | None = None) -> RequestSet:
+        """The set of the recorded requests in tokenizer `family`, priced as `models` (one per call).
+        `session`: another session object than `self.session` (the bill's copy with some usage hidden,
+        `bill._only_comparable`) gets a set of its own, sharing the renderings and calibrated blocks."""
+        if session is not None and session is not self.session:
+            return RequestSet(session, family, list(models), builder=self.builder, records=self.records(),
+                              calibrated=self.calibrated.setdefault(family, {}))
+        key = (family, tuple(models))
+        rs = self._sets.get(key)
+        if rs is None:
+            rs = self._sets[key] = RequestSet(self.session, family, list(models), builder=self.builder,
+                                              records=self.records(), calibrated=self.calibrated.setdefault(family, {}))
+        return rs
 
 _IDENTITY = TokenFit()
 _INF = float("inf")

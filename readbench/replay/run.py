@@ -4,7 +4,8 @@
 the DCP x cache replay (`readbench.replay.dcp_cache`) when configurations are given, the read
 audit (`readbench.replay.audit`) and the read-variant counterfactual
 (`readbench.replay.read_counterfactual`) with `audit`, and the gate sweep's candidates, all on one
-RequestBuilder (each message rendered once) and one ArmSimulator (one calibration); it returns
+RequestBuilder (each message rendered once), one RequestSets (each recorded call rendered and
+calibrated once for the bill check and the arms) and one ArmSimulator (one calibration); it returns
 plain rows (tables by name), the stable per-session JSON object and what the token calibration
 needs; no session object crosses a process boundary. `replay_paths` maps it over the files of
 one session at a time (`replay_group`: a Claude Code session's main and sub-agent files together,
@@ -139,11 +140,13 @@ def _replay_session(item: Any, options: ReplayOptions, timings: dict[str, float]
     from readbench.cache.adapter import RequestBuilder
     from readbench.replay.bill import replay_session, session_date
     from readbench.replay.report import session_json
+    from readbench.replay.requests import RequestSets
     from readbench.sessions.reads import read_calls
 
     builder = RequestBuilder()
+    sets = RequestSets(item, builder)
     with timed(timings, "bill"):
-        rep = replay_session(item, options.cache if options.cache == "auto" else list(options.cache), builder)
+        rep = replay_session(item, options.cache if options.cache == "auto" else list(options.cache), builder, sets)
     reads = read_calls(item)
     res = SessionResult(session_json(rep, len(reads), sum(r.blind for r in reads)), harness=item.harness)
     res.tables["calls"] = rep.calls
@@ -165,7 +168,7 @@ def _replay_session(item: Any, options: ReplayOptions, timings: dict[str, float]
 
         with timed(timings, "dcp_simulate"):
             arms = ArmSimulator(item, caches, builder,
-                                {cm: c for (cm, mode), c in rep.calibrations.items() if mode == "in_sample"})
+                                {cm: c for (cm, mode), c in rep.calibrations.items() if mode == "in_sample"}, sets)
     if options.dcp and arms is not None:
         from readbench.replay.dcp_cache import replay_dcp
 

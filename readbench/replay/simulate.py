@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from readbench.replay.requests import Calibration, RequestSet
     from readbench.sessions import Session
 
-__all__ = ["MISS_MIN_TOKENS", "MISS_TOLERANCE", "Diagnosis", "SessionSimulator", "price_date", "run"]
+__all__ = ["MISS_MIN_TOKENS", "MISS_TOLERANCE", "Diagnosis", "SessionSimulator", "price_date", "run", "run_key"]
 
 MISS_TOLERANCE = 0.05
 MISS_MIN_TOKENS = 256
@@ -201,6 +201,12 @@ def _simulation_key(calib: Calibration) -> tuple:
             calib.insertions)
 
 
+def run_key(cache_model: str, when: dt.date, ttl_seconds: float, calib: Calibration) -> tuple:
+    """The key of `RequestSet.runs` under which `run` keeps the simulation of a set's requests
+    under `calib`, `cache_model`, `when` and (with a cold start) `ttl_seconds`."""
+    return (cache_model, when, ttl_seconds if calib.cold_start_tokens > 0 else None, _simulation_key(calib))
+
+
 def run(session: Session, rs: RequestSet, calib: Calibration, cache_model: str, when: dt.date, ttl_seconds: float):
     """Simulate every call of `session` under `calib`; yields (call index, RequestUsage, Diagnosis).
 
@@ -211,7 +217,7 @@ def run(session: Session, rs: RequestSet, calib: Calibration, cache_model: str, 
     Raises:
         ValueError: an unknown cache model, or a model without a price.
     """
-    key = (cache_model, when, ttl_seconds if calib.cold_start_tokens > 0 else None, _simulation_key(calib))
+    key = run_key(cache_model, when, ttl_seconds, calib)
     done = rs.runs.get(key)
     if done is not None:
         yield from done
@@ -227,6 +233,7 @@ def run(session: Session, rs: RequestSet, calib: Calibration, cache_model: str, 
         usage, diag = sim.step(rs.models[i], req, compaction=i in compactions)
         results.append((i, usage, diag))
         yield i, usage, diag
-    if len(rs.runs) >= 8:  # bounded: the passes of both windows, then the replays reuse the last of each
+    if len(rs.runs) >= 16:  # bounded: the passes of both windows under two cache models sharing the set
+        # (`readbench.replay.requests.RequestSets`), then the replays reuse the last of each
         rs.runs.pop(next(iter(rs.runs)))
     rs.runs[key] = results

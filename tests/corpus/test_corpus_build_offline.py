@@ -161,3 +161,39 @@ def test_question_and_log_build_is_byte_reproducible_and_seed_sensitive(recipe):
     assert log.question_kind == "fatal_request" and 40 <= log.file_lines <= 60
     assert log.files["logs/service.log"].count(f"req={log.check.answer}") == 1
     assert a.kill_stats == {} and b.records == a.records
+
+
+def test_an_unchanged_corpus_is_reused_without_revalidating(recipe, monkeypatch):
+    import readbench.corpus._build as build_mod
+
+    toml, tmp = recipe
+    fams = ["locate", "wholefile", "log"]
+    lines: list[str] = []
+    a = build(sources_path=toml, out_dir=tmp / "a", families=fams, log=lines.append)
+    first = (tmp / "a" / "tasks.jsonl").read_bytes()
+    manifest = (tmp / "a" / "manifest.json").read_bytes()
+    allowed = [False]
+    real = build_mod.locate_questions
+
+    def guarded(*args, **kwargs):
+        if not allowed[0]:
+            raise AssertionError("the corpus was regenerated")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(build_mod, "locate_questions", guarded)
+    lines.clear()
+    b = build(sources_path=toml, out_dir=tmp / "a", families=fams, log=lines.append)
+    assert b.records == a.records and b.kill_stats == {}
+    assert lines[-1].startswith("corpus unchanged (inputs sha256 ") and "re-using 5 tasks" in lines[-1]
+    assert (tmp / "a" / "tasks.jsonl").read_bytes() == first and (tmp / "a" / "manifest.json").read_bytes() == manifest
+    # another seed, another selection, --force, or a tasks.jsonl that is not the one written: built again
+    for kwargs in ({"seed": 4}, {"families": ["locate", "log"]}, {"force": True}):
+        with pytest.raises(AssertionError, match="regenerated"):
+            build(sources_path=toml, out_dir=tmp / "a", **{"families": fams, **kwargs}, log=lambda s: None)
+    allowed[0] = True
+    build(sources_path=toml, out_dir=tmp / "a", families=fams, log=lambda s: None)
+    allowed[0] = False
+    build(sources_path=toml, out_dir=tmp / "a", families=fams, log=lambda s: None)  # unchanged again
+    (tmp / "a" / "tasks.jsonl").write_bytes(first[:-1])
+    with pytest.raises(AssertionError, match="regenerated"):
+        build(sources_path=toml, out_dir=tmp / "a", families=fams, log=lambda s: None)

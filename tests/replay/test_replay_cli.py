@@ -86,11 +86,11 @@ def test_a_failure_midway_leaves_no_output(tmp_path, monkeypatch):
 
     seen = []
 
-    def boom(session, cache="auto", builder=None):
+    def boom(session, cache="auto", builder=None, sets=None):
         seen.append(session)
         if len(seen) == 2:
             raise RuntimeError("disk on fire")
-        return real(session, cache, builder)
+        return real(session, cache, builder, sets)
 
     real = bill.replay_session
     monkeypatch.setattr(bill, "replay_session", boom)

@@ -1,0 +1,60 @@
+"""`make bench`'s floors (issue 26 item 3): every figure also as a ratio to the cheapest work on
+the same input, measured in the same run. The floors' own values are machine-dependent and not
+asserted; what they measure and how the ratios are printed is."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from readbench.bench import format_table
+from readbench.bench_floor import floor_seconds, hash_floor, parse_hash_floor, ratio
+
+
+def test_floor_is_the_best_of_the_runs_and_never_zero():
+    calls = []
+    assert floor_seconds(lambda: calls.append(1), reps=4) >= 1e-9
+    assert len(calls) == 4
+    with pytest.raises(ValueError, match="reps must be >= 1, got 0"):
+        floor_seconds(lambda: None, reps=0)
+
+
+def test_parse_hash_floor_parses_every_line(tmp_path):
+    good = tmp_path / "s.jsonl"
+    good.write_text(json.dumps({"a": 1}) + "\n\n" + json.dumps({"b": [1, 2]}) + "\n")
+    assert parse_hash_floor([good], reps=1) > 0
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"a": 1}\n{not json\n')
+    with pytest.raises(json.JSONDecodeError):  # the floor does the parse for real
+        parse_hash_floor([bad], reps=1)
+    assert hash_floor([b"x" * 1000, b"y"], reps=2) > 0
+
+
+def test_ratio():
+    assert ratio(3.0, 1.5) == 2.0
+    assert math.isnan(ratio(1.0, 0.0))
+
+
+def test_rows_give_each_figure_against_its_floor():
+    per = {"calls": 300, "session_tokens": 200_000, "dcp": "pi-dcp", "ms_per_call": {"projection": 0.5, "total": 1.2},
+           "goal_ms_per_call": 2.0, "floor_ms_per_call": 0.004, "total_x_floor": 300.0}
+    docker = {"seconds_per_sample_x1": 3.0, "seconds_per_sample_x4": 1.0, "local_seconds_per_sample_x1": 0.6,
+              "local_seconds_per_sample_x4": 0.25, "x1_docker_over_local": 5.0, "x4_docker_over_local": 4.0,
+              "goal_seconds_per_sample": 1.5}
+    m = {"seconds_per_session": 2.5, "cpu_seconds_per_session": 1.25, "startup_cpu_seconds": 7.5, "peak_rss_mb": 900.4,
+         "extrapolated_seconds_for_goal": 2400.0, "extrapolated_cpu_bound_seconds_for_goal": 628.8,
+         "cpu_per_session_x_floor": 41.7}
+    big = {"file_bytes": 100_000_000, "goal_ratio_to_stock": 1.5, "floor_cpu_seconds": 0.25,
+           "stock": {"seconds": 7.0, "cpu_seconds": 6.5, "peak_rss_mb": 1300.0, "cpu_x_floor": 26.0}}
+    rows = format_table({"per_call": [per], "docker": docker, "big_read": big, "replay_scale": {
+        "sessions": 8, "jobs": 2, "goal_sessions": 1000, "goal_seconds": 300.0, "goal_memory_mb": 2048.0,
+        "floor_cpu_seconds_per_session": 0.03, "dcp": m, "dcp_audit_sweep": m}}).splitlines()
+    assert "| per call (pi-dcp) / floor (hashing each message once: 0.0040 ms per call) | total x floor | 300x | |" in rows
+    assert "| local sample (the floor) | local_seconds_per_sample_x1 | 0.60 | |" in rows
+    assert "| docker sample / local sample | x1_docker_over_local | 5.0x | |" in rows
+    assert ("| the same / floor (parsing + hashing each session file once: 0.030 CPU s per session) | "
+            "CPU per session x floor | 42x | |") in rows
+    assert ("| read of a 100 MB .py (stock) / floor (reading + hashing the file once: 0.25 CPU s) | "
+            "CPU s x floor | 26x | |") in rows
