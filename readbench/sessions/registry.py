@@ -152,9 +152,17 @@ def load_sessions(paths: Iterable[str | Path]) -> Iterator[Session | ImportFailu
         yield from load_path(path, explicit)
 
 
+# inspect's own bookkeeping beside the logs of a log directory: JSON, never a session. The README's
+# `readbench replay results/smoke/logs` warned about eval-set.json (issue 27 trial).
+INSPECT_LOG_DIR_FILES = frozenset({"eval-set.json", "logs.json"})
+
+
 def load_path(path: Path, explicit: bool = True) -> Iterator[Session | ImportFailure]:
-    """The sessions of one file, or one ImportFailure; a file that is not JSON at all and was
-    found in a directory walk (not `explicit`) is skipped silently."""
+    """The sessions of one file, or one ImportFailure; a file found in a directory walk (not
+    `explicit`) is skipped silently when it is not JSON at all or is one of inspect's log-directory
+    files (`INSPECT_LOG_DIR_FILES`)."""
+    if not explicit and path.name in INSPECT_LOG_DIR_FILES:
+        return
     if not path.is_file():
         yield ImportFailure(str(path), "not a regular file")
         return

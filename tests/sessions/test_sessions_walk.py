@@ -25,3 +25,16 @@ def test_a_named_hidden_file_is_taken_and_marked_explicit(tmp_path):
     f = tmp_path / ".s.jsonl"
     f.write_text("{}\n")
     assert list(iter_session_files([f])) == [(Path(f), True)]
+
+
+def test_inspect_log_directory_files_are_skipped_in_a_walk_and_named_when_explicit(tmp_path):
+    """`readbench replay results/smoke/logs` (the README's command) warned that inspect's
+    eval-set.json was 'not a recorded session of any known format' (issue 27 trial)."""
+    from readbench.sessions.registry import ImportFailure, load_sessions
+
+    (tmp_path / "eval-set.json").write_text('{"eval_set_id": "x", "tasks": []}')
+    (tmp_path / "logs.json").write_text("{}")
+    assert list(load_sessions([tmp_path])) == []
+    (failure,) = list(load_sessions([tmp_path / "eval-set.json"]))
+    assert isinstance(failure, ImportFailure) and failure.path == str(tmp_path / "eval-set.json")
+    assert "not a recorded session of any known format" in failure.reason
