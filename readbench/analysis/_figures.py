@@ -102,12 +102,23 @@ def forest_figure(comparisons: tuple[PairedComparison, ...], path: Path) -> Path
 
     Returns `path`, or None when there is no comparison.
     """
+    fig = _forest(comparisons)
+    if fig is None:
+        return None
+    fig.savefig(path, dpi=_DPI)
+    return path
+
+
+def _forest(comparisons: tuple[PairedComparison, ...]):
+    """The forest plot's Figure (None without comparisons). The cache-model legend sits below the
+    panels: inside the cost panel (`loc="best"`) it covered the intervals, as every height of a
+    one-arm panel has a line (issue 27 trial)."""
     if not comparisons:
         return None
     _theme()
     multi = len({c.model for c in comparisons}) > 1
     labels, panels = _forest_rows(comparisons, multi)
-    fig = _new_figure(12.0, 0.32 * len(labels) + 1.6)
+    fig = _new_figure(12.0, 0.32 * len(labels) + 2.0)  # + the legend row below
     axes = fig.subplots(1, len(panels), sharey=True)
     y = np.arange(len(labels))
     palette = ["#1f5fa8", "#c0392b", "#27ae60", "#8e44ad", "#d35400"]
@@ -132,7 +143,9 @@ def forest_figure(comparisons: tuple[PairedComparison, ...], path: Path) -> Path
             ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:.3g}×"))
             ax.xaxis.set_minor_formatter(NullFormatter())
             if names:
-                ax.legend(fontsize=6, loc="best", title="cache model", title_fontsize=6)
+                handles, texts = ax.get_legend_handles_labels()
+                fig.legend(handles, texts, loc="outside lower center", ncols=len(names), fontsize=7,
+                           title="cost ratio per cache model", title_fontsize=7)
         else:
             for yi, (m, _) in zip(y, per_arm):
                 if m is not None:
@@ -142,8 +155,7 @@ def forest_figure(comparisons: tuple[PairedComparison, ...], path: Path) -> Path
     axes[0].set_yticks(y, labels)
     axes[0].invert_yaxis()
     fig.suptitle("Paired differences vs the baseline arm (95% CI, CR2 t by repository)", fontsize=10)
-    fig.savefig(path, dpi=_DPI)
-    return path
+    return fig
 
 
 def _point(ax, y: float, est: float, low: float, high: float, color: str, label: str | None) -> None:

@@ -300,8 +300,11 @@ def incomplete_section(scan: LogScan, baseline: tuple[str, str]) -> list[Block]:
     items += _not_started_items(scan)
     base = [a for a in scan.partial if a.arm.split(" @ ")[0] == f"{baseline[0]} × {baseline[1]}"]
     text = ("This run did not finish. Partial arms are listed in every table with the samples they have, and "
-            "left out of the paired comparisons; an unreadable log's arm is missing. Re-running the same "
-            "`readbench eval` command resumes: finished samples are kept.")
+            "left out of the paired comparisons; an unreadable log's arm is missing. A partial arm's means and "
+            "medians are over the samples it has, so they are not comparable with a complete arm's: the missing "
+            "ones are often the longest (an interrupted smoke run's B × off, missing only its long session, "
+            "showed a mean cost of $0.06 against stock's $0.43). Re-running the same `readbench eval` command "
+            "resumes: finished samples are kept.")
     if base:
         text += " The baseline arm is partial, so its model has no paired comparison."
     return [Heading(2, "Incomplete run"), Paragraph(text), Bullets(tuple(items) + aside)]

@@ -45,12 +45,12 @@ def build_report(
 ) -> Path:
     """Read ``run_dir/logs``, write ``run_dir/table.parquet`` and ``run_dir/report/``.
 
-    ``run_dir/run.json`` (if present) is the run metadata shown in the report header; its
-    ``smallest_difference`` (the matrix's), overridden by `smallest` = (success_pp, cost_ratio),
-    sets the smallest differences that matter to the decision (`smallest.run_smallest`).
-    ``run_dir/run.json`` (if present) is the run metadata shown in the report header; for a
-    forked run (``design: forked``) the divergence table goes to ``run_dir/divergence.csv`` and
-    the report (readbench.analysis.divergence).
+    ``run_dir/run.json`` is the run metadata shown in the report header (without it, a run that
+    did not finish, the header names the run by its directory); its ``smallest_difference`` (the
+    matrix's), overridden by `smallest` = (success_pp, cost_ratio), sets the smallest differences
+    that matter to the decision (`smallest.run_smallest`); for a forked run (``design: forked``)
+    the divergence table goes to ``run_dir/divergence.csv`` and the report
+    (readbench.analysis.divergence).
     Every log's status is read first (`completeness.scan_logs`): unreadable logs are named and
     skipped, partial arms are flagged and left out of the comparisons, and the table gets the
     column ``arm_status``. Returns the path of ``report.md``. Raises FileNotFoundError when
@@ -72,7 +72,9 @@ def build_report(
         raise
     write_table(table, run_dir / "table.parquet")
     meta_path = run_dir / "run.json"
-    meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
+    # an interrupted run has no run.json yet: its directory name is the run id (the title read
+    # "readbench report: readbench run"; issue 27 trial)
+    meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {"run_id": run_dir.resolve().name}
     small = run_smallest(meta, *smallest)
     divergence = None
     if meta.get("design") == "forked":

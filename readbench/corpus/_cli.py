@@ -67,8 +67,15 @@ def build_cmd(sources, families, seed, jobs, out, force) -> None:
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per task.")
 @click.option("--path", type=click.Path(dir_okay=False), default=None, help="tasks.jsonl to read.")
 def list_cmd(as_json, path) -> None:
-    """List tasks: id, family, source, file, file lines, target line."""
-    for r in _load(path):
+    """List tasks, tab-separated under a header row: id, family, source, file, file_lines, target_line.
+
+    ``target_line`` is the 1-based line of the answer or bug in ``file`` (``-``: a whole-file task).
+    With ``--json``: one object per task, no header.
+    """
+    records = _load(path)
+    if not as_json:
+        click.echo("id\tfamily\tsource\tfile\tfile_lines\ttarget_line")
+    for r in records:
         row = {"id": r.id, "family": r.family, "source": r.source, "file": r.file,
                "file_lines": r.file_lines, "target_line": r.target_line}
         if as_json:

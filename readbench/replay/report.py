@@ -377,13 +377,22 @@ def _figure(curves: dict[str, list[dict[str, Any]]], path: Path) -> Path:
             vals = np.array([r[key] + (r["expected_break_cost_usd"] or 0.0 if mode == "out_of_sample" else 0.0)
                              if r[key] is not None else np.nan for r in src], dtype=float)
             ax.plot([r["call"] for r in src], np.nancumsum(vals), style, label=mode.replace("_", "-"))
-        ax.set_title(name, fontsize=8)
+        ax.set_title(_panel_title(name), fontsize=8)
         ax.set_xlabel("call")
         ax.set_ylabel("cumulative USD")
         if k == 0:
             ax.legend(fontsize=7)
     fig.savefig(path, dpi=110)
     return path
+
+
+def _panel_title(name: str, width: int = 40) -> str:
+    """A session's panel title of at most `width` characters, keeping its start and its end (the
+    short id): full pi file names (86 characters) ran into the neighbouring panels' (issue 27 trial)."""
+    if len(name) <= width:
+        return name
+    tail = width // 2
+    return f"{name[:width - tail - 1]}…{name[-tail:]}"
 
 
 def _sections() -> list[Any]:

@@ -109,9 +109,17 @@ def load_file(path: str | Path) -> list[Session]:
     return detect_format(p).load(p)
 
 
+# Directories a walk never enters: version control, environments and caches. Other hidden
+# directories are walked: the harnesses keep sessions in `.pi/`, `.claude/` and `.codex/`, and a
+# dotfiles backup named as a whole held 44 of its 62 pi session files there (issue 27 trial).
+SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", ".venv", "venv", ".tox", ".mypy_cache", ".pytest_cache",
+                          "__pycache__", "node_modules"})
+
+
 def iter_session_files(paths: Iterable[str | Path]) -> Iterator[tuple[Path, bool]]:
-    """Files under `paths` (directories recursively, sorted; hidden entries skipped), each with
-    True when it was named explicitly.
+    """Files under `paths` (directories recursively, sorted), each with True when it was named
+    explicitly. A walk skips hidden files and the directories of `SKIPPED_DIRS`; it enters other
+    hidden directories (`.pi/agent/sessions` inside a folder named as a whole).
 
     Raises:
         FileNotFoundError: a named path does not exist.
@@ -120,7 +128,7 @@ def iter_session_files(paths: Iterable[str | Path]) -> Iterator[tuple[Path, bool
         p = Path(raw)
         if p.is_dir():
             for root, dirs, files in os.walk(p):
-                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS)
                 for f in sorted(files):
                     if not f.startswith("."):
                         yield Path(root) / f, False
@@ -191,9 +199,17 @@ def load_sessions(paths: Iterable[str | Path]) -> Iterator[Session | ImportFailu
         yield from load_group(group)
 
 
+# inspect's own bookkeeping beside the logs of a log directory: JSON, never a session. The README's
+# `readbench replay results/smoke/logs` warned about eval-set.json (issue 27 trial).
+INSPECT_LOG_DIR_FILES = frozenset({"eval-set.json", "logs.json"})
+
+
 def load_path(path: Path, explicit: bool = True) -> Iterator[Session | ImportFailure]:
-    """The sessions of one file, or one ImportFailure; a file that is not JSON at all and was
-    found in a directory walk (not `explicit`) is skipped silently."""
+    """The sessions of one file, or one ImportFailure; a file found in a directory walk (not
+    `explicit`) is skipped silently when it is not JSON at all or is one of inspect's log-directory
+    files (`INSPECT_LOG_DIR_FILES`)."""
+    if not explicit and path.name in INSPECT_LOG_DIR_FILES:
+        return
     if not path.is_file():
         yield ImportFailure(str(path), "not a regular file")
         return

@@ -52,7 +52,12 @@ def test_a_cancelled_arm_is_flagged_and_its_cut_samples_are_not_failures(make_lo
     _edit(logs["B"], "cancelled", cut=CANCELLED)
     md = build_report(log_dir.parent).read_text()
     assert "## Incomplete run" in md
+    # no run.json before the run finishes: the title names the run directory, not "readbench run"
+    assert md.splitlines()[0] == f"# readbench report: {log_dir.parent.name}"
     assert "- B × off @ mockllm/model: partial: 2 of 3 samples, cancelled" in md
+    # its means are over fewer samples: said in words, not left to the n column (issue 27 trial)
+    assert ("A partial arm's means and medians are over the samples it has, so they are not comparable with a "
+            "complete arm's") in md
     # the cut sample is not counted as a failure (was: 66.7 % of 3), and the row says partial
     assert "| B × off [partial] | 2 (2×1) | 2 | 100.0% |" in md
     assert "| stock × off | 3 (3×1) | 2 | 100.0% |" in md

@@ -40,10 +40,12 @@ def test_the_report_groups_files_by_the_same_buckets():
     assert pd.isna(size_bin(pd.Series([float("nan")]))[0])
 
 
-def test_list_prints_one_row_per_task(tmp_path):
+def test_list_prints_a_header_then_one_row_per_task(tmp_path):
+    """A new user could not tell what the two numbers of each row were (issue 27 trial)."""
     res = CliRunner().invoke(tasks_group, ["list", "--path", _jsonl(tmp_path)])
     assert res.exit_code == 0
     assert res.output.splitlines() == [
+        "id\tfamily\tsource\tfile\tfile_lines\ttarget_line",
         "a/locate/0\tlocate\ta\tm.py\t5644\t4986",
         "a/wholefile/0\twholefile\ta\tm.py\t5644\t-",
         "b/locate/0\tlocate\tb\tm.py\t676\t300",
