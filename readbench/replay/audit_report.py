@@ -150,7 +150,6 @@ def read_arms_section(w: Any) -> list[Any]:
     rows_df = sav.rows.copy()
     off_cost = rows_df["sim_cost_usd"] - rows_df["cost_delta_usd"]
     rows_df["cost_change_pct"] = (100 * rows_df["cost_delta_usd"] / off_cost).where(off_cost > 0)
-    own = {p for p, o in zip(rows_df["preset"], rows_df["own"]) if o} if "own" in rows_df else set()
     rows = []
     for (preset, harness), g in sav.by_harness().iterrows():
         part = rows_df[(rows_df["preset"] == preset) & (rows_df["harness"] == harness)]
@@ -167,9 +166,8 @@ def read_arms_section(w: Any) -> list[Any]:
                      "–" if math.isnan(med) else f"{med:+.1f} %"))
     pivot = sav.by_cache_model()
     caches = [c for c in pivot.columns if c != "total"]
-    cost_rows = tuple((f"{p} (own)" if p in own else p, *(f"{pivot.at[p, c]:+.2f}" if not math.isnan(pivot.at[p, c]) else "–"
-                                                       for c in caches), f"{pivot.at[p, 'total']:+.2f}")
-                      for p in pivot.index)
+    cost_rows = tuple((p, *(f"{pivot.at[p, c]:+.2f}" if not math.isnan(pivot.at[p, c]) else "–" for c in caches),
+                       f"{pivot.at[p, 'total']:+.2f}") for p in pivot.index)
     blocks: list[Any] = [
         Heading(2, "Read variants on these sessions (first-order counterfactual)"),
         Paragraph(f"{FIRST_ORDER_NOTE.capitalize()}. The recorded calls, outputs and times stay; each read-tool result "

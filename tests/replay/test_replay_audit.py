@@ -228,6 +228,7 @@ def test_cli_audit_counts_equal_the_files_and_every_output_says_first_order(tmp_
     assert stock_pi["cost_delta_usd"] == 0.0
     report = (out / "report.md").read_text()
     assert "## Read audit" in report and "(first-order counterfactual)" in report
+    assert "| stock (own) | pi | 1 (0) |" in report  # pi's own preset: every replayed read the same, no session changed
     assert "the model's reaction to a different result is not replayed" in report
     objs = [json.loads(x) for x in res.stdout.splitlines()]
     assert all(o["read_counterfactual"]["note"].startswith("first-order") for o in objs)
