@@ -158,14 +158,23 @@ def _success_only(x: float) -> str:
     """What follows "this run detects only": ``"≥ 96.6 pp in success"``, or what it cannot detect at all."""
     if math.isnan(x):
         return "no success difference at all (fewer than 2 clusters)"
-    return "no success difference up to 100 pp" if math.isinf(x) else f"≥ {100 * x:.1f} pp in success"
+    return "nothing short of a 100 pp success difference" if x >= 0.9995 else f"≥ {100 * x:.1f} pp in success"
+
+
+def _cost_only(log_effect: float) -> str:
+    """What follows "this run detects only" for cost: ``"cost ratios ≤0.870× or ≥1.150×"``, or what it cannot."""
+    if math.isnan(log_effect):
+        return "no cost ratio at all (fewer than 2 clusters)"
+    if log_effect > math.log(100.0):
+        return "no cost ratio between 0.01× and 100×"
+    return f"cost ratios {_ratio_detect(log_effect)}"
 
 
 def _ratio_detect(log_effect: float) -> str:
     if math.isnan(log_effect):
         return "nothing (fewer than 2 clusters)"
-    if math.isinf(log_effect):
-        return "no ratio"
+    if log_effect > math.log(100.0):
+        return "no ratio between 0.01× and 100×"
     return f"≤{math.exp(-log_effect):.3f}× or ≥{math.exp(log_effect):.3f}×"
 
 
@@ -188,7 +197,7 @@ def _recommend(comps: list[PairedComparison], cache_model: str, baseline_label: 
         arm = _short(c.arm, multi)
         front = " It is on the Pareto frontier." if arm in frontier else ""
         if not power.cost_ok(c.arm, cache_model):
-            return _no_decision([f"cost ratios {_ratio_detect(power.cost(c.arm, cache_model))} for {arm} under "
+            return _no_decision([f"{_cost_only(power.cost(c.arm, cache_model))} for {arm} under "
                                  f"{cache_model} (the smallest that matters: {ratio})"], power,
                                 f" {arm} has significantly higher success than {baseline_label} "
                                 f"({_success_cell(c.success)}), but a cost increase that matters could go undetected.")
@@ -219,7 +228,7 @@ def _recommend(comps: list[PairedComparison], cache_model: str, baseline_label: 
         if weak_c:
             worst = max((power.cost(c.arm, cache_model) for c in weak_c),
                         key=lambda x: x if not math.isnan(x) else math.inf)
-            missing.append(f"cost ratios {_ratio_detect(worst)} under {cache_model} ({len(weak_c)} of {len(comps)} "
+            missing.append(f"{_cost_only(worst)} under {cache_model} ({len(weak_c)} of {len(comps)} "
                            f"arm(s); the smallest that matters: {ratio})")
         return _no_decision(missing, power, f" No arm is significantly better or cheaper than {baseline_label}.")
     return (f"Keep {baseline_label}: no arm is significantly better in success or cheaper under {cache_model} "

@@ -38,6 +38,8 @@ presets:
   R: {{base: stock{extra}}}
 cache_models: [anthropic-5m, openai]
 max_samples: 4
+# 6 tasks in 6 repositories, 12 checks: a success drop is detectable only from ~87 pp (issue 28)
+smallest_difference: {{success_pp: 95}}
 """
 
 
@@ -114,6 +116,13 @@ def test_the_baseline_run_against_its_baseline_exits_0(work, baseline):
     again = _make(work, "nightly", "NIGHTLY=base.yaml", "NIGHTLY_RUN=b2")
     assert _recipe_status(again) == 0
     assert "no regression in 12 checks of 2 arm(s) against bl" in again.stdout
+    # asked to vouch for a 5 pp drop, which 6 tasks cannot detect: underpowered, exit 3 (issue 28)
+    cmd = [sys.executable, "-m", "readbench.cli", "compare", "results/b", "--baseline", "bl", "--smallest-success-pp", "5"]
+    r = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 3, r.stdout + r.stderr
+    under = [line for line in r.stdout.splitlines() if line.startswith("UNDERPOWERED ")]
+    assert [line.split(" · ")[1].split(":")[0] for line in under] == ["success", "success"]
+    assert r.stdout.splitlines()[-1].startswith("underpowered: 2 of the success and cost checks cannot detect")
 
 
 def test_a_planted_regression_exits_1_naming_the_arm_and_metrics(work, baseline):
