@@ -1,6 +1,6 @@
 """The agent loop: pi's tool loop with a DCP projection before every model call.
 
-Shape (shared/ARCHITECTURE.md, shared/specs/inspect-notes.md §1): the full history stays in
+Shape (docs/specs/ARCHITECTURE.md, docs/specs/inspect-notes.md §1): the full history stays in
 ``state.messages`` (and the log); before EVERY ``generate`` the history is projected by the
 arm's DCP configuration (readbench.dcp.project), and only the projection is sent. The model
 is whatever inspect resolves (``readbench/sim-*`` or any provider). Tool calls run through
@@ -12,7 +12,7 @@ Per call, the loop records a small `readbench.base.store.CallLog` in the store (
 provider's own usage (``native_*``); at the end -- in a ``finally``, so an errored sample keeps
 them -- the native sums (readbench.metrics.native) and the cache simulator's per-sample metrics
 for the projected requests and for the same trajectory without projection (the counterfactual
-of shared/specs/metrics.md).
+of docs/specs/metrics.md).
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ _NATIVE_PARTS = ("input_tokens", "uncached_input_tokens", "cache_read_tokens", "
 
 def rejected_request(output: ModelOutput, prompt_tokens: int | None) -> bool:
     """True when the provider refused the request and billed nothing for it: a context overflow
-    or a refusal answered without a tool call (shared/specs/metrics.md "Outcome"), or a reply
+    or a refusal answered without a tool call (docs/specs/metrics.md "Outcome"), or a reply
     whose reported prompt is 0 tokens. Such a call enters no cache simulation."""
     refused = output.stop_reason in ("model_length", "content_filter") and not output.message.tool_calls
     return refused or prompt_tokens == 0

@@ -1,6 +1,6 @@
 """The report's section on real models: what each model was, how it was reached and bounded,
 the provider's own (native) usage beside the simulator's, and which token counts the list
-prices were applied to (GitHub issue 18, items 2 and 8; shared/specs/metrics.md "Prompt cache
+prices were applied to (GitHub issue 18, items 2 and 8; docs/specs/metrics.md "Prompt cache
 and cost": "the report compares native against simulated for the same provider").
 
 Also, for every model: a warning when a paired comparison has too few pairs for an interval.

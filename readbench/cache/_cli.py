@@ -12,7 +12,7 @@ __all__ = ["cache_group", "commands"]
 
 @click.group("cache")
 def cache_group() -> None:
-    """Provider prompt-cache simulator and dated prices (shared/specs/caching.md)."""
+    """Provider prompt-cache simulator and dated prices (docs/specs/caching.md)."""
 
 
 @cache_group.command("simulate")

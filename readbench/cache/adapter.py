@@ -1,6 +1,6 @@
 """From what the agent sent (inspect messages + tools) to provider-shaped blocks.
 
-shared/specs/caching.md §8.1 (blocks), §1.1 (order tools -> system -> messages), §9 (pi).
+docs/specs/caching.md §8.1 (blocks), §1.1 (order tools -> system -> messages), §9 (pi).
 
 Rendering, per request:
 1. one `tool_def` block per ToolInfo, in the order given: name, description and the JSON of

@@ -1,4 +1,4 @@
-"""Per-sample cache and cost scalars (shared/specs/metrics.md "Prompt cache and cost",
+"""Per-sample cache and cost scalars (docs/specs/metrics.md "Prompt cache and cost",
 "DCP economics").
 
 For every cache model m in the run:

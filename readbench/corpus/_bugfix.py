@@ -1,4 +1,4 @@
-"""Seeded bug injection validated against the project's own tests (shared/specs/corpus.md §3.1).
+"""Seeded bug injection validated against the project's own tests (docs/specs/corpus.md §3.1).
 
 Pipeline for one target file (steps numbered as in §3.1 "Recommended generator"):
 

@@ -1,6 +1,6 @@
 """Seeded one-token mutation sites found with `ast`, written as UTF-8 byte-span edits.
 
-shared/specs/corpus.md §3.1 "How the generator works" and "Mutation operators": inside function
+docs/specs/corpus.md §3.1 "How the generator works" and "Mutation operators": inside function
 bodies only, compare flip (``<``/``<=``, ``>``/``>=``, ``==``/``!=``, ``is``/``is not``,
 ``in``/``not in``), ``+``/``-``, ``*``/``//``, ``and``/``or``, int literal 0-16 plus one,
 ``return True``/``False``, drop ``not``, swap the first two positional call arguments.

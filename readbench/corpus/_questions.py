@@ -1,6 +1,6 @@
 """Question generators over one Python file, answers computed with `ast` (pure, seeded).
 
-- Locate-and-answer (shared/specs/corpus.md §3.2): the default value of a parameter, the single
+- Locate-and-answer (docs/specs/corpus.md §3.2): the default value of a parameter, the single
   literal message of the only ``raise`` in a function, a function's ``def`` line, the number of
   ``return`` statements in a function. Only definitions past ``min_line`` whose qualified name
   occurs once in the file are asked about.

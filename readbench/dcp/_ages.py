@@ -1,4 +1,4 @@
-"""pi-dcp's age model: turn ages and execution-step segmentation (shared/specs/dcp.md §1).
+"""pi-dcp's age model: turn ages and execution-step segmentation (docs/specs/dcp.md §1).
 
 Positions are `PiView` positions (system messages excluded, as in pi's hook).
 """

@@ -1,6 +1,6 @@
 """Incremental pi-dcp for a growing history (same results as `readbench.dcp._pidcp.run_pi_dcp`).
 
-pi-dcp is stateless (shared/specs/dcp.md §1): each call's decisions follow from the whole
+pi-dcp is stateless (docs/specs/dcp.md §1): each call's decisions follow from the whole
 history. Most of what they depend on is a fact of one message, or of one message and those
 before it, and is computed once per history position (`PiSeq.add`):
 - step segmentation (dcp.md §1) except its tail: a decision that looked past the end of the

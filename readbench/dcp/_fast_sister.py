@@ -1,6 +1,6 @@
 """Incremental sister pipeline for a growing history (same results as `_sister.run_sister`).
 
-The sister extension (shared/specs/dcp.md Part B) proposes, per call, replacements derived
+The sister extension (docs/specs/dcp.md Part B) proposes, per call, replacements derived
 from the completed tool calls; its proposals change only when calls complete or user prompts
 arrive, so `SisterSeq` keeps them up to date as messages are appended:
 - `dedupe` (§7.2): per key the completed calls in order; a new member re-targets the older

@@ -1,6 +1,6 @@
 """Incremental pi-dcp `supersedeWrites` for a growing history (used by `_fast_pidcp.PiSeq`).
 
-Same decisions as `readbench.dcp.strategies.supersede_writes.apply` (shared/specs/dcp.md §2.3):
+Same decisions as `readbench.dcp.strategies.supersede_writes.apply` (docs/specs/dcp.md §2.3):
 walking newest -> oldest, a `write`/`edit` call whose `path || file` equals the raw `path` of a
 `read` result at a later view position, and that is not protected (static tool/file protection
 of `toolCall:<id>` or the turn/step window of its assistant message), gets every string field

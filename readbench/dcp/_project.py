@@ -144,7 +144,7 @@ def gate_candidates(
     cwd: str | None = None,
     cache: ProjectionCache | None = None,
 ) -> GateStep:
-    """The candidates the sister's gate weighs before this call (shared/specs/dcp.md §7.1, §7.4),
+    """The candidates the sister's gate weighs before this call (docs/specs/dcp.md §7.1, §7.4),
     for the sister's gate benchmark (§7.5): run it with `gate_mode="off"`, threading `state`,
     and each candidate is reported once, at the first call where it is proposable.
 

@@ -1,6 +1,6 @@
 """pi-dcp protection policy: turn/step windows, protected tools and files, frontier pins.
 
-shared/specs/dcp.md §4 (`protection.ts`, `frontier.ts`). Subjects are keyed
+docs/specs/dcp.md §4 (`protection.ts`, `frontier.ts`). Subjects are keyed
 `toolResult:<id>` / `toolCall:<id>`; positions are `PiView` positions.
 """
 

@@ -1,4 +1,4 @@
-"""The sister extension's pipeline for one call (shared/specs/dcp.md §7.1 "Order").
+"""The sister extension's pipeline for one call (docs/specs/dcp.md §7.1 "Order").
 
 proposals of the registered sister strategies in order (`readbench.dcp._strategy`: dedupe,
 error-purge, superseded-file-ops) on the unpruned view -> drop keys already

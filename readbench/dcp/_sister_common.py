@@ -1,4 +1,4 @@
-"""Shared pieces of the sister extension (shared/specs/dcp.md §7.1-§7.3): token estimator,
+"""Shared pieces of the sister extension (docs/specs/dcp.md §7.1-§7.3): token estimator,
 completed tool-call occurrences, recency boundary, protections, proposals.
 
 Positions are `PiView` positions (the hook's message list: no system messages).

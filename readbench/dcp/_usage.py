@@ -1,6 +1,6 @@
 """pi's context usage before a model call (`getContextUsage`): the pressure DCP's bands read.
 
-shared/specs/dcp.md §3, pi-mono `compaction.ts` (`estimateContextTokens`, `calculateContextTokens`,
+docs/specs/dcp.md §3, pi-mono `compaction.ts` (`estimateContextTokens`, `calculateContextTokens`,
 `estimateTokens`) and `AgentSession.getContextUsage`: the context tokens the provider reported
 for the last assistant message that has a usage (prompt + output: pi's `totalTokens`, else
 `input + output + cacheRead + cacheWrite`), plus the chars/4 estimate of every message after it;

@@ -1,4 +1,4 @@
-"""Per-sample effort and read-fragmentation metrics (shared/specs/metrics.md, "Effort" and
+"""Per-sample effort and read-fragmentation metrics (docs/specs/metrics.md, "Effort" and
 "Reads and fragmentation").
 
 Pure functions over the full message history and the loop's per-call logs. Read facts come

@@ -1,6 +1,6 @@
 """Structural outlines from tree-sitter: definitions (and Markdown headings) with line ranges.
 
-Used by variant C's file map and the swe-agent file map (shared/specs/variants.md "C",
+Used by variant C's file map and the swe-agent file map (docs/specs/variants.md "C",
 "swe-agent"). Grammars come from `tree-sitter-language-pack` 0.13, which ships them in the
 wheel; 1.x downloads grammars at run time and fails offline, hence the pin in
 pyproject.toml. Imports are lazy so `readbench.read` imports without tree-sitter loaded.

@@ -1,7 +1,7 @@
 """The registries of read-tool variants: families and presets (`readbench.records.Registry`).
 
 A family (`ReadFamily`) is one implementation class with the notices it writes
-(`readbench.read.notices`); every variant of shared/specs/variants.md is a preset (`Preset`) of a
+(`readbench.read.notices`); every variant of docs/specs/variants.md is a preset (`Preset`) of a
 family with parameter overrides; a matrix file defines a new one without code as
 `{"base": "B", "name": "B-1500", "max_lines": 1500}`. Family classes load lazily (C and
 swe-agent pull in tree-sitter only when built). A new family is a module plus one `FAMILIES`

@@ -1,5 +1,5 @@
 """Billed vs simulated, call by call: the check of readbench's cache simulator against what the
-provider charged (issue 12, shared/specs/sessions.md §5).
+provider charged (issue 12, docs/specs/sessions.md §5).
 
 For one session and each cache model, three replays:
 - `raw`: the recorded requests as they are (readbench's token counts, no head, no breaks, the

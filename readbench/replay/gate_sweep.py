@@ -1,7 +1,7 @@
 """`readbench replay --gate-sweep`: the sister extension's gate benchmark on recorded sessions
 (the report section is `readbench.replay.gate_report`).
 
-The method of diegopetrucci's `scripts/benchmark.mjs` (shared/specs/dcp.md §7.5), which chose
+The method of diegopetrucci's `scripts/benchmark.mjs` (docs/specs/dcp.md §7.5), which chose
 the shipped break-even threshold T = 22 of the cache-aware gate (§7.4):
 
 - **Call boundaries.** The sister walks one branch and puts a boundary before each assistant

@@ -1,4 +1,4 @@
-"""The calibration records of a recorded session's replay (shared/specs/sessions.md §5).
+"""The calibration records of a recorded session's replay (docs/specs/sessions.md §5).
 
 `Calibration` says how to turn a recorded session into what the provider most likely received
 (readbench.replay.requests renders it; readbench.replay.calibrate fits it from the bill):

@@ -1,6 +1,6 @@
 """The calibration runs of the simulated agent (`readbench sim calibrate`): the benchmark task
 (readbench.run.task, ``read_strategies``) run once per sim profile through inspect's Python API,
-tabulated by readbench.sim.calibrate (shared/specs/sim-agent.md, "Calibration table").
+tabulated by readbench.sim.calibrate (docs/specs/sim-agent.md, "Calibration table").
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The task's intent as the simulated agent may know it (shared/specs/sim-agent.md, "What it may know").
+"""The task's intent as the simulated agent may know it (docs/specs/sim-agent.md, "What it may know").
 
 The corpus writes an oracle dict into the sample store (key ``readbench:oracle``). ALL field
 access to it lives in :func:`parse_oracle`, so a field rename is a one-line fix here.

@@ -1,4 +1,4 @@
-"""The perception rule (shared/specs/sim-agent.md): what of a file is visible in the CURRENT input.
+"""The perception rule (docs/specs/sim-agent.md): what of a file is visible in the CURRENT input.
 
 A result counts only if it is present in the message list of the current call AND shows the
 file's current state: after a successful edit/write of a file, results of that file from

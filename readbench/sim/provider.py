@@ -1,6 +1,6 @@
 """``SimAgentAPI``: the simulated agent as an inspect-ai model provider (``readbench/<profile>``).
 
-shared/specs/sim-agent.md; registered by readbench/_registry.py (``@modelapi(name="readbench")``),
+docs/specs/sim-agent.md; registered by readbench/_registry.py (``@modelapi(name="readbench")``),
 so ``--model readbench/sim-mixed`` works wherever ``anthropic/...`` would. Per call it:
 1. reads the task oracle (store ``readbench:oracle``) and its own memory (store ``readbench:sim``);
 2. counts the request's prompt tokens and, above the profile's context window, returns a
@@ -10,7 +10,7 @@ so ``--model readbench/sim-mixed`` works wherever ``anthropic/...`` would. Per c
    (``sim_ts_start_seconds``, ``sim_ts_first_token_seconds``, ``sim_ts_end_seconds``).
 Determinism: the seed is (task_id, epoch, profile), never the arm; tool-call ids derive from
 the seed and the call count. Inspect never reaches tiktoken: ``count_text_tokens`` is local
-(shared/specs/inspect-notes.md §9.1) and ``usage`` is always set.
+(docs/specs/inspect-notes.md §9.1) and ``usage`` is always set.
 """
 
 from __future__ import annotations

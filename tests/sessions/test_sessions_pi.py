@@ -1,4 +1,4 @@
-"""pi session import (shared/specs/sessions.md §1, pi-tools.md §6) on hand-written files:
+"""pi session import (docs/specs/sessions.md §1, pi-tools.md §6) on hand-written files:
 version 3 with a branch, legacy (no version) with compaction, aborted replies and `!cmd`, and the
 inverse export of message objects."""
 

@@ -1,6 +1,6 @@
 """End to end through inspect: the sim as ``--model readbench/sim-diligent`` inside readbench's
 agent loop (readbench.agent.loop.pi_agent), pi tools and the local sandbox. The checker is a
-real test script run in the sandbox after the sample (shared/specs/sim-agent.md: "with nocap on
+real test script run in the sandbox after the sample (docs/specs/sim-agent.md: "with nocap on
 a small file and sim-diligent, bug-fix tasks succeed (the checker really passes)")."""
 
 from __future__ import annotations

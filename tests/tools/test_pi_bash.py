@@ -1,4 +1,4 @@
-"""readbench.tools.pi.bash: pi 0.84.1's bash output text (shared/specs/pi-tools.md §3.1), exact texts."""
+"""readbench.tools.pi.bash: pi 0.84.1's bash output text (docs/specs/pi-tools.md §3.1), exact texts."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`deepseek`: DeepSeek V4-era context caching with prefix units (shared/specs/caching.md §4).
+"""`deepseek`: DeepSeek V4-era context caching with prefix units (docs/specs/caching.md §4).
 
 - Each cached prefix is an independent unit; a request hits only a unit it matches in full
   (a request that diverges inside a unit gets nothing from that unit). The hit is the longest

@@ -1,4 +1,4 @@
-"""`gemini-implicit`: Gemini implicit caching (shared/specs/caching.md §3, §8.2).
+"""`gemini-implicit`: Gemini implicit caching (docs/specs/caching.md §3, §8.2).
 
 On by default for 2.5+: the longest live prefix at or above the model minimum (2,048 for 2.5
 Flash/Pro, 4,096 for 3.x) is read at the cached rate (90% discount), with no write fee and no

@@ -1,6 +1,6 @@
 """OpenAI prompt caching: the `openai` cache model, two rule sets chosen by the model.
 
-shared/specs/caching.md §2, §8.2.
+docs/specs/caching.md §2, §8.2.
 
 `openai-automatic` (gpt-4o ... gpt-5.5, §2.1), class `PrefixAutomatic`:
 - automatic, exact-prefix, no write fee: every token not read is billed as uncached input;

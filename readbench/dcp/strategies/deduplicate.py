@@ -1,4 +1,4 @@
-"""pi-dcp `deduplicate` (shared/specs/dcp.md §2.1, `strategies/deduplicate.ts`).
+"""pi-dcp `deduplicate` (docs/specs/dcp.md §2.1, `strategies/deduplicate.ts`).
 
 Walk newest -> oldest over tool results; key = sha256 of
 `JSON.stringify({name: toolName, args: normalizeAndSort(args)})` (keys sorted recursively,

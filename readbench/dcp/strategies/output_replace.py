@@ -1,4 +1,4 @@
-"""pi-dcp `outputBodyReplace` (shared/specs/dcp.md §2.4, `strategies/output-replace.ts`).
+"""pi-dcp `outputBodyReplace` (docs/specs/dcp.md §2.4, `strategies/output-replace.ts`).
 
 A non-error tool result that is not protected, not already a `[DCP:` placeholder and whose size
 (text UTF-16 units, plus minChars+1 per image block) is >= minChars is replaced whole by

@@ -1,4 +1,4 @@
-"""pi-dcp `purgeErrors` (shared/specs/dcp.md §2.2, `strategies/purge-errors.ts`).
+"""pi-dcp `purgeErrors` (docs/specs/dcp.md §2.2, `strategies/purge-errors.ts`).
 
 For an errored tool result (`isError`) that is not protected, whose turnAge >= minTurnAge and
 which is not already a `[DCP:` placeholder: concatenate its text blocks until the text is longer

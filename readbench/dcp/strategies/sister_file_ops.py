@@ -1,4 +1,4 @@
-"""Sister `superseded-file-ops` (shared/specs/dcp.md §7.2; `supersededFileOpsStrategy`).
+"""Sister `superseded-file-ops` (docs/specs/dcp.md §7.2; `supersededFileOpsStrategy`).
 
 Only `read`/`write`/`edit` completed calls with a path (`path ?? file_path ?? filePath`,
 resolved against cwd and normalised). Per path, walking newest -> oldest (the newest op is

@@ -1,4 +1,4 @@
-"""pi-dcp `supersedeWrites` (shared/specs/dcp.md §2.3, `strategies/supersede-writes.ts`).
+"""pi-dcp `supersedeWrites` (docs/specs/dcp.md §2.3, `strategies/supersede-writes.ts`).
 
 Off by default and only at band >= high. Walk newest -> oldest: a `read` result adds its raw
 `args.path` to the read set; for each `write`/`edit` call of an assistant message that is not

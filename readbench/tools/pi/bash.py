@@ -1,4 +1,4 @@
-"""pi 0.84.1's bash tool output formatting as pure functions (shared/specs/pi-tools.md §3.1;
+"""pi 0.84.1's bash tool output formatting as pure functions (docs/specs/pi-tools.md §3.1;
 `dist/core/tools/bash.js`, `output-accumulator.js`).
 
 The command runs elsewhere (the sandbox adapter); this module turns its combined stdout+stderr
