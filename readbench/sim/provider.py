@@ -10,7 +10,7 @@ so ``--model readbench/sim-mixed`` works wherever ``anthropic/...`` would. Per c
    (``sim_ts_start_seconds``, ``sim_ts_first_token_seconds``, ``sim_ts_end_seconds``).
 Determinism: the seed is (task_id, epoch, profile), never the arm; tool-call ids derive from
 the seed and the call count. Inspect never reaches tiktoken: ``count_text_tokens`` is local
-(docs/specs/inspect-notes.md §9.1) and ``usage`` is always set.
+(docs/specs/inspect-notes.md §9, item 1) and ``usage`` is always set.
 """
 
 from __future__ import annotations
