@@ -17,7 +17,7 @@ import pytest
 from readbench.analysis.partition import partition_samples
 from readbench.analysis.report import render_report
 
-from conftest import synthetic_table  # noqa: E402
+from conftest import synthetic_table
 
 TASKS = [("repoA/locate/1", "repoA", "locate"), ("repoA/locate/2", "repoA", "locate"),
          ("repoB/edit/1", "repoB", "edit"), ("repoB/edit/2", "repoB", "edit")]

@@ -19,8 +19,8 @@ from inspect_ai.util import sandbox, store
 
 pytest.importorskip("readbench.agent.loop")
 
-from readbench.agent.loop import pi_agent  # noqa: E402
-from readbench.base import store as rbstore  # noqa: E402
+from readbench.agent.loop import pi_agent
+from readbench.base import store as rbstore
 
 LIB = "".join(f"def f{k}(x):\n    return x + {k}\n\n" for k in range(1, 301))  # 900 lines, f150 at 447
 BUGGY = LIB.replace("    return x + 150\n", "    return x - 150\n")
