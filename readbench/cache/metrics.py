@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from readbench.cache.adapter import CallRecord, RequestBuilder
-from readbench.cache.calibration import token_fit
 from readbench.cache.blocks import Request
+from readbench.cache.calibration import token_fit
 from readbench.cache.prices import get_model_spec
 from readbench.cache.registry import CACHE_MODELS
 from readbench.cache.simulate import simulate

@@ -21,8 +21,8 @@ from typing import Callable
 from readbench.corpus._assemble import bugfix_record, log_record, question_record, session_record
 from readbench.corpus._bugfix import TargetRunner
 from readbench.corpus._fetch import cache_root, ensure_source, sha256_file, validation_dir
-from readbench.corpus._long import BUGS_PER_SESSION, chain_bugs, longsession_record, pick_chains, validate_chain
 from readbench.corpus._logs import LOG_KINDS, generate_log
+from readbench.corpus._long import BUGS_PER_SESSION, chain_bugs, longsession_record, pick_chains, validate_chain
 from readbench.corpus._questions import locate_questions, wholefile_questions
 from readbench.corpus._records import TaskRecord, write_jsonl
 from readbench.corpus._sources import FAMILIES, SourcesFile, load_sources

@@ -25,7 +25,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from readbench.corpus._sources import SourceSpec, SourcesFile, WheelPin, load_sources
+from readbench.corpus._sources import SourcesFile, SourceSpec, WheelPin, load_sources
 
 __all__ = [
     "Sha256MismatchError",

@@ -25,9 +25,9 @@ from readbench.dcp._sister_common import (
     pair_index,
     recency_boundary,
 )
+from readbench.dcp._strategy import family_strategies
 from readbench.dcp._types import DcpState, DecisionRecord, GateInfo, finite_or_none
 from readbench.dcp._view import PiView, blocks, calls_of, is_error, text_chars
-from readbench.dcp._strategy import family_strategies
 from readbench.dcp.strategies.sister_error_purge import pruned_arguments
 
 __all__ = ["GateCandidate", "SisterOutcome", "run_sister", "agent_state"]

@@ -16,9 +16,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from readbench.read.notices import NOTICES, Notice
 from readbench.read._params import params_from_dict
 from readbench.read._types import ReadVariant
+from readbench.read.notices import NOTICES, Notice
 from readbench.records import Registry, derivation_origin
 
 __all__ = ["FAMILIES", "PRESETS", "Preset", "ReadFamily", "blocked", "get_variant", "list_presets", "preset_names",

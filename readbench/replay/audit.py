@@ -43,11 +43,11 @@ from inspect_ai.model import ChatMessageTool
 
 from readbench.cache.adapter import RequestBuilder
 from readbench.cache.prices import canonical_model, get_model_spec, get_price
+from readbench.harness import shell_tool
 from readbench.replay.calibrate import billed, infer_tier
 from readbench.replay.simulate import price_date
 from readbench.sessions import Session
 from readbench.sessions.file_ops import FileVersion, track_versions
-from readbench.harness import shell_tool
 from readbench.sessions.reads import ReadCall, read_calls, tool_results
 
 __all__ = ["AUDIT_COLUMNS", "AUDIT_READ_COLUMNS", "LINE_CAP", "BYTE_CAP", "Audit", "audit_session", "session_family"]

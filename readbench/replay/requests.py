@@ -34,6 +34,7 @@ import functools
 import hashlib
 import itertools
 import operator
+
 from inspect_ai.model import ChatMessage
 
 from readbench.cache.adapter import CallRecord, RequestBuilder

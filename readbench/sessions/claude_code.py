@@ -31,7 +31,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool, ChatMessageUser, ContentImage, ContentReasoning, ContentText
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageTool,
+    ChatMessageUser,
+    ContentImage,
+    ContentReasoning,
+    ContentText,
+)
 from inspect_ai.tool import ToolCall, ToolCallError
 
 from readbench.sessions._build import SessionBuilder, iso_seconds, iter_jsonl

@@ -41,8 +41,16 @@ import json
 from pathlib import Path
 from typing import Any
 
-from inspect_ai.model import (ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageTool, ChatMessageUser, ContentImage,
-                              ContentReasoning, ContentText)
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageSystem,
+    ChatMessageTool,
+    ChatMessageUser,
+    ContentImage,
+    ContentReasoning,
+    ContentText,
+)
 from inspect_ai.tool import ToolCall
 
 from readbench.sessions._build import SessionBuilder, iso_seconds, iter_jsonl

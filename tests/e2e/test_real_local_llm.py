@@ -25,8 +25,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
 from corpus_fixture import write_corpus
+
 from readbench.analysis.table import STOP_REASONS, read_table
 
 pytestmark = pytest.mark.slow

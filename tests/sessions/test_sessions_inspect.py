@@ -10,7 +10,14 @@ import datetime as dt
 import pytest
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalConfig, EvalDataset, EvalLog, EvalSample, EvalSpec, write_eval_log
-from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser, GenerateConfig, ModelOutput, ModelUsage
+from inspect_ai.model import (
+    ChatMessageAssistant,
+    ChatMessageSystem,
+    ChatMessageUser,
+    GenerateConfig,
+    ModelOutput,
+    ModelUsage,
+)
 
 from readbench.replay.bill import replay_session
 from readbench.sessions import BilledUsage, load_file

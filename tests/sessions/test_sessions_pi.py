@@ -11,7 +11,12 @@ import pytest
 from inspect_ai.model import ChatMessageAssistant, ChatMessageTool, ChatMessageUser, ContentReasoning, ContentText
 
 from readbench.sessions import BilledUsage, load_file, load_messages
-from readbench.sessions.pi_messages import COMPACTION_SUMMARY_PREFIX, COMPACTION_SUMMARY_SUFFIX, export_session, to_pi_message
+from readbench.sessions.pi_messages import (
+    COMPACTION_SUMMARY_PREFIX,
+    COMPACTION_SUMMARY_SUFFIX,
+    export_session,
+    to_pi_message,
+)
 
 DATA = Path(__file__).parent / "data" / "pi_session_v3.jsonl"
 

@@ -9,10 +9,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from sim_sessions import TRUTH, sim_sessions
 
 from readbench.sim.fit import _comply, _latency, _uniform, fit_evidence, fit_profile, write_profile
 from readbench.sim.profiles import get_profile, profile_names
-from sim_sessions import TRUTH, sim_sessions
 
 N_SESSIONS = 24
 

@@ -44,9 +44,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from readbench.cache.blocks import Block, PreparedRequest, lookback_candidates
+from readbench.cache.policies.base import Usage
 from readbench.cache.prices import ModelSpec
 from readbench.cache.store import CacheStore
-from readbench.cache.policies.base import Usage
 
 __all__ = ["AnthropicCache", "automatic_breakpoint", "pi_breakpoints"]
 

@@ -10,8 +10,8 @@ rho = 1. Explicit `CachedContent` caching (storage per token-hour) is not modell
 
 from __future__ import annotations
 
-from readbench.cache.prices import ModelSpec
 from readbench.cache.policies.openai import PrefixAutomatic
+from readbench.cache.prices import ModelSpec
 
 __all__ = ["make_gemini"]
 

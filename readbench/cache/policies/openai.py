@@ -30,9 +30,9 @@ from __future__ import annotations
 import bisect
 
 from readbench.cache.blocks import PreparedRequest
+from readbench.cache.policies.base import Usage
 from readbench.cache.prices import ModelSpec
 from readbench.cache.store import CacheStore
-from readbench.cache.policies.base import Usage
 
 __all__ = ["OpenAIBreakpoints", "PrefixAutomatic", "eligible_endings", "make_openai"]
 
