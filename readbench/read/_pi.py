@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from readbench.base.js import format_size, js_slice_end, utf8_len
+from readbench.base.js import format_size, js_slice_end
 from readbench.base.truncate import Truncation
 from readbench.read.notices import beyond_eof_notice, cap_notice, long_line_notice, more_notice
 

@@ -158,7 +158,7 @@ def test_html_is_self_contained_and_figures_written(report):
     assert "<script" not in html and "http" not in html.split("<body>")[1]  # nothing fetched
     for name in ("pareto.png", "forest.png", "cache_ratio.png", "fragmentation.png"):
         assert (md.parent / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-        assert f"![" in text and f"]({name})" in text
+        assert "![" in text and f"]({name})" in text
 
 
 def test_exclusion_leaves_denominators(tmp_path):
