@@ -81,7 +81,7 @@ class SimAgentAPI(ModelAPI):
         """Offline o200k count (never tiktoken's download)."""
         return count_tokens(text)
 
-    async def generate(self, input: list[ChatMessage], tools: list[ToolInfo], tool_choice: ToolChoice,
+    async def generate(self, input: list[ChatMessage], tools: list[ToolInfo], tool_choice: ToolChoice,  # noqa: A002 - ModelAPI
                        config: GenerateConfig) -> ModelOutput:
         """Answer one call from the projected ``input`` (see the module docstring).
 
@@ -99,7 +99,7 @@ def _load_memory(st: Store, model_name: str, oracle: TaskOracle) -> SimMemory:
     return SimMemory(profile=profile, seed=sample_seed(oracle.task_id, oracle.epoch, profile))
 
 
-def generate_in_store(st: Store, model_name: str, overrides: dict[str, Any], input: list[ChatMessage],
+def generate_in_store(st: Store, model_name: str, overrides: dict[str, Any], input: list[ChatMessage],  # noqa: A002
                       tools: list[ToolInfo], tool_choice: ToolChoice = "auto") -> ModelOutput:
     """The provider's work on an explicit store (pure apart from ``st``; used by tests and tools).
 
