@@ -108,7 +108,7 @@ def intact_tool_results(history: list[ChatMessage], view: list[ChatMessage]) -> 
     ids = []
     for orig, seen in zip(history, view):
         if isinstance(orig, ChatMessageTool) and orig.tool_call_id and (
-            seen is orig or (seen.text == orig.text and seen.error == orig.error)
+            seen is orig or (isinstance(seen, ChatMessageTool) and seen.text == orig.text and seen.error == orig.error)
         ):
             ids.append(orig.tool_call_id)
     return ids
@@ -179,11 +179,12 @@ def pi_agent(
         tools = make_tools(read_variant)
         infos = tool_infos(tools)
         model = get_model()
-        oracle = store().get(rbstore.ORACLE, {})
+        oracle: dict[str, Any] = store().get(rbstore.ORACLE, {})
         prompts: list[str] = list(oracle.get("prompts", []))[1:]  # the first is already in state
         dcp_state = DcpState()
         dcp_cache = ProjectionCache(max_histories=1)  # this sample's incremental projection state
-        cwd = store().get(rbstore.WORKSPACE, {}).get("cwd")
+        workspace: dict[str, Any] = store().get(rbstore.WORKSPACE, {})
+        cwd = workspace.get("cwd")
         calls: list[CallLog] = []
         records: list[CallRecord] = []
         unpruned: list[CallRecord] = []

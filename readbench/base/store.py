@@ -162,7 +162,7 @@ def claim_call_id(function: str, arguments: dict[str, Any]) -> str | None:
     calls before executing them (sequentially: our tools are not parallel), and each tool
     claims the first matching one. Returns None outside the loop (e.g. the CLI).
     """
-    pending = store().get(PENDING, [])
+    pending: list[dict[str, Any]] = store().get(PENDING, [])
     key = _canonical(arguments)
     for call in pending:
         if not call["claimed"] and call["function"] == function and _canonical(call["arguments"]) == key:

@@ -23,7 +23,7 @@ import queue
 import random
 import shutil
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable
@@ -277,7 +277,7 @@ class TargetRunner:
         tries: dict[str, int] = {}
         stats: dict[str, int] = {}
         with ThreadPoolExecutor(self.jobs) as pool:
-            inflight: list[tuple[MutationSite, object]] = []
+            inflight: list[tuple[MutationSite, Future[Outcome]]] = []
             while len(kept) < want and (todo or inflight):
                 deferred = []
                 while todo and len(inflight) < self.jobs:

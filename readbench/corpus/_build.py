@@ -231,7 +231,7 @@ def _long_records(spec, target, tree: Path, data: bytes, runner: TargetRunner, p
             text = (tree / other.file).read_text(encoding="utf-8")
             questions[other.file] = text
     min_lines = {path: _min_line(text.count("\n")) for path, text in questions.items()}
-    out = []
+    out: list[TaskRecord] = []
     for group in pick_chains(pool, callers, n_long * 2):  # spare groups stand in for invalid chains
         if len(out) == n_long:
             break

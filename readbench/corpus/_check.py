@@ -125,6 +125,7 @@ def apply_oracle(task: TaskRecord, root: Path) -> None:
         n = text.count(step.old_text or "")
         if n != 1:
             raise ValueError(f"{task.id}: old_text occurs {n} times in {step.target_file}")
+        assert step.old_text is not None and step.new_text is not None  # a fix step has both
         path.write_text(text.replace(step.old_text, step.new_text, 1), encoding="utf-8", newline="")
 
 
@@ -194,7 +195,8 @@ def run_check(task: TaskRecord, root: Path, deps: Path, replies: list[str]) -> C
         ValueError: as `grade` (a check with neither tests nor an expected answer).
     """
     c = task.check
-    tests_ok, failed, detail = None, (), ""
+    tests_ok, detail = None, ""
+    failed: tuple[str, ...] = ()
     if c.test_cmd:
         r = run_tests(c.test_cmd, root, expand_env(c.env, deps), c.timeout_seconds or 600)
         tests_ok, failed = r.passed, r.failed + r.errors

@@ -98,11 +98,11 @@ class _Finder(ast.NodeVisitor):
         self.sites: list[MutationSite] = []
 
     # -- helpers -----------------------------------------------------------------------------
-    def _start(self, node: ast.AST) -> int:
+    def _start(self, node: ast.expr | ast.stmt) -> int:
         return self.offs[node.lineno] + node.col_offset
 
-    def _end(self, node: ast.AST) -> int:
-        return self.offs[node.end_lineno] + node.end_col_offset
+    def _end(self, node: ast.expr | ast.stmt) -> int:
+        return self.offs[node.end_lineno or node.lineno] + (node.end_col_offset or 0)  # None only for made-up nodes
 
     def _in_function(self) -> bool:
         return any(is_fn for _, _, is_fn in self.stack)

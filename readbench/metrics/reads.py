@@ -75,7 +75,7 @@ def read_metrics(messages: list[ChatMessage]) -> dict[str, float]:
     calls = _tool_calls(messages)
     seen: set[tuple[str, str, int]] = set()
     files: set[str] = set()
-    counts = Counter()
+    counts: Counter[str] = Counter()
     delivered = unique = 0
     read_tokens = reread_tokens = 0.0
     text_reads = 0

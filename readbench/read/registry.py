@@ -102,7 +102,7 @@ class Preset:
             ValueError: if a parameter is unknown or out of range (naming it).
         """
         family = self.family_class()
-        params = params_from_dict(family.Params, self.params, preset=self.name)  # type: ignore[attr-defined]
+        params = params_from_dict(family.Params, self.params, preset=self.name)
         return family(self.name, self.origin, params)
 
     def describe(self) -> dict[str, Any]:

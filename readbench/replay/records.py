@@ -119,7 +119,7 @@ CALL_KINDS: dict[str, str | None] = {
 }
 
 
-def kind_rate(rates: dict[str, float], kind: str) -> float:
+def kind_rate(rates: dict[str, float], kind: str | None) -> float:
     """The break rate of `kind`, or of its coarser kind when `kind` was not seen (0 when neither)."""
     while kind is not None:
         if kind in rates:

@@ -34,7 +34,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from readbench.analysis._document import Bullets, Heading, Image, Paragraph, Table
+from readbench.analysis._document import Block, Bullets, Heading, Image, Paragraph, Table
 from readbench.replay.bill import SessionReplay, auto_cache_model
 from readbench.replay.gate_sweep import CANDIDATE_COLUMNS
 
@@ -239,7 +239,7 @@ class ReplayWriter:
             pd.DataFrame(rows).to_parquet(self.tmp / f"{name}.parquet", index=False)
         from readbench.analysis._document import to_html, to_markdown
 
-        blocks = [Heading(1, "Recorded sessions replayed")]
+        blocks: list[Block] = [Heading(1, "Recorded sessions replayed")]
         for section in SECTIONS:
             blocks += section(self)
         (self.tmp / "report.md").write_text(to_markdown(blocks), encoding="utf-8")

@@ -24,8 +24,8 @@ _TARGET = os.environ.get("RB_LINECOV_FILE")
 _OUT = os.environ.get("RB_LINECOV_OUT")
 _FUNC_ONLY = os.environ.get("RB_LINECOV_MODE", "func") == "func"
 _current = ["<collect>"]
-_lines = {}
-_match = {}
+_lines: dict[str, set[int]] = {}  # test id -> lines of the target file it ran
+_match: dict[str, bool] = {}  # code file name -> is it the target
 
 
 def _local(frame, event, arg):
