@@ -204,8 +204,8 @@ def scan_logs(log_dir: str | Path) -> LogScan:
         if header.eval.task.split("/")[-1] != TASK_NAME:
             continue
         seen = newest.get(header.eval.task_id)
-        if seen is None or info.mtime > seen[0]:
-            newest[header.eval.task_id] = (info.mtime, info, header)
+        if seen is None or (info.mtime or 0.0) > seen[0]:
+            newest[header.eval.task_id] = (info.mtime or 0.0, info, header)
     arms: list[ArmRecord] = []
     definitions: dict[tuple[str, str], tuple[str, str]] = {}
     by_arm: dict[str, str] = {}
@@ -250,7 +250,8 @@ def _not_started(meta_path: Path, seen: set[str], any_unreadable: bool) -> tuple
     models = meta.get("models") if isinstance(meta, dict) else None
     if not (isinstance(arms, list) and isinstance(models, list)):
         return ()
-    expected = [arm_label(*arm.split(" × ", 1), model) for arm in arms for model in models
+    expected = [arm_label(*arm.split(" × ", 1), model)  # type: ignore[call-arg]  # (variant, dcp): " × " tested below
+                for arm in arms for model in models
                 if isinstance(arm, str) and " × " in arm and isinstance(model, str)]
     return tuple(a for a in expected if a not in seen)
 

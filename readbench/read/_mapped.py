@@ -205,7 +205,7 @@ class MappedRead(ReadVariant):
             out = f"{self._body(sel, trunc.output_lines)}\n\n{cut_notice(s, e, t, tail, by_size)}"
             if block:
                 out = f"{out}\n{block}"
-            ranges = ((s, e),)
+            ranges: tuple[tuple[int, int], ...] = ((s, e),)
             session.record_read(key, call_id, ranges, facts.content_sha256)
             return ReadResult(
                 out,

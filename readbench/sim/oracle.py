@@ -66,7 +66,7 @@ def _as_dict(step: Any) -> dict[str, Any]:
     """A step as a dict (the store holds dicts; a dataclass step is accepted too)."""
     if isinstance(step, dict):
         return step
-    if dataclasses.is_dataclass(step):
+    if dataclasses.is_dataclass(step) and not isinstance(step, type):
         return dataclasses.asdict(step)
     raise ValueError(f"readbench:oracle: a step must be a dict, got {type(step).__name__}")
 

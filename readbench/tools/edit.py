@@ -66,6 +66,7 @@ def edit_tool(variant: ReadVariant) -> Tool:
         if outcome.error_text is not None:
             rbstore.set_details(call_id, {"path": path, "applied": False})
             raise ToolError(outcome.error_text)
+        assert outcome.new_content is not None and outcome.success_text is not None  # set when no error_text
         await sandbox().write_file(pi_path(path), outcome.new_content)
         _note_changed(path)
         rbstore.set_details(call_id, {"path": path, "applied": True, "blocks": outcome.n_blocks})
