@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from inspect_ai.model import ChatMessageTool
+
 from readbench.dcp._view import PiView, blocks, calls_of
 
 __all__ = ["AgeModel", "Step", "build_age_model", "turn_ages", "segment_steps"]
@@ -87,7 +89,7 @@ def segment_steps(view: PiView) -> list[Step]:
                 ids = {c.id for c in calls}
                 end = pos
                 cur = pos + 1
-                while cur < n and view.role(cur) == "toolResult" and view.original(cur).tool_call_id in ids:
+                while cur < n and isinstance(m := view.original(cur), ChatMessageTool) and m.tool_call_id in ids:
                     end = cur
                     cur += 1
                 if _progress(view, cur):

@@ -10,6 +10,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from inspect_ai.model import ChatMessageTool
+
 from readbench.base.js import posix_normalize
 from readbench.dcp._ages import AgeModel
 from readbench.dcp._glob import glob_to_regex
@@ -181,7 +183,7 @@ class ProtectionPolicy:
                     if c.function in ("write", "edit") and info and info.primary:
                         last_mod[info.primary] = pos
                 continue
-            if role != "toolResult" or m.tool_call_id is None:
+            if not isinstance(m, ChatMessageTool) or m.tool_call_id is None:  # role != "toolResult"
                 continue
             cid = m.tool_call_id
             args = args_of.get(cid)
@@ -208,7 +210,7 @@ class ProtectionPolicy:
                 self.pins.setdefault(passing, []).append(PIN_PASS)
         for pos in range(len(view)):
             m = view.original(pos)
-            if view.role(pos) != "toolResult" or m.tool_call_id is None:
+            if not isinstance(m, ChatMessageTool) or m.tool_call_id is None:  # role != "toolResult"
                 continue
             cid = m.tool_call_id
             info = meta[cid] if cid in meta else _path_info(args_of.get(cid), p.cwd)
@@ -229,7 +231,7 @@ class ProtectionPolicy:
         via_step = self.step_active and current_exec and 0 <= step_age < p.steps and uses_steps
         m = view.original(pos)
         key: str | None = None
-        if view.role(pos) == "toolResult":
+        if isinstance(m, ChatMessageTool):  # role "toolResult"
             key = f"toolResult:{call_id or m.tool_call_id}"
         elif call_id is not None:
             key = f"toolCall:{call_id}"

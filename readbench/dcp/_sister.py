@@ -12,6 +12,9 @@ Sticky decisions bypass floor and gate but still pass the protection check.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
+
+from inspect_ai.model import ChatMessageTool
 
 from readbench.base.js import js_stringify, utf16_len
 from readbench.dcp._gate import accepts, cost_model
@@ -79,7 +82,7 @@ def _effect(view: PiView, d: Proposal | DecisionRecord, pairs: dict) -> tuple[in
     apos, cidx, rpos = pairs.get(d.tool_call_id, (None, 0, None))
     if rpos is None:
         return None
-    result = view.original(rpos)
+    result = cast(ChatMessageTool, view.original(rpos))
     if d.kind == "tool_result_content":
         text = d.placeholder if d.placeholder is not None else ""
         chars = max(0, text_chars(result.content) - utf16_len(text))
@@ -181,7 +184,8 @@ def run_sister(view: PiView, params: SisterParams, state: DcpState) -> SisterOut
     saved = 0
     applied_targets: set[str] = set()
     new_decisions = list(state.decisions)
-    for d in [*state.decisions, *accepted]:
+    todo: list[DecisionRecord | Proposal] = [*state.decisions, *accepted]
+    for d in todo:
         target = _target(d.kind, d.tool_call_id)
         if target in applied_targets or is_protected(view, d.tool_call_id, params, boundary, pairs):
             continue

@@ -151,8 +151,8 @@ def audit_session(session: Session, builder: RequestBuilder | None = None) -> Au
             acc.append(acc[-1] + n)
             is_tool = isinstance(m, ChatMessageTool)
             acc_t.append(acc_t[-1] + (n if is_tool else 0))
-            acc_r.append(acc_r[-1] + (n if is_tool and m.tool_call_id in read_ids else 0))
-            if is_tool and m.tool_call_id:
+            acc_r.append(acc_r[-1] + (n if isinstance(m, ChatMessageTool) and m.tool_call_id in read_ids else 0))
+            if isinstance(m, ChatMessageTool) and m.tool_call_id:
                 pos.setdefault(m.tool_call_id, k)
             if id(m) not in seen:
                 seen.add(id(m))

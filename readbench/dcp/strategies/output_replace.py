@@ -11,6 +11,8 @@ earlier placeholder on the first call of each user turn (dcp.md §2.5); `turn_co
 
 from __future__ import annotations
 
+from inspect_ai.model import ChatMessageTool
+
 from readbench.base.js import js_stringify, utf16_head
 from readbench.dcp._pidcp_run import PiDcpRun, estimate_tokens, is_dcp_placeholder
 from readbench.dcp._strategy import DcpStrategy
@@ -36,9 +38,9 @@ def apply(run: PiDcpRun) -> None:
     view = run.view
     min_chars = run.params.min_chars
     for pos in range(len(view)):
-        if view.role(pos) != "toolResult":
-            continue
         msg = view.current(pos)
+        if not isinstance(msg, ChatMessageTool):  # role "toolResult"
+            continue
         if is_error(msg):
             continue
         prot = run.protection(pos)

@@ -10,6 +10,8 @@ Unsafe by design: a later partial read (offset/limit) still supersedes.
 
 from __future__ import annotations
 
+from inspect_ai.model import ChatMessageTool
+
 from readbench.base.js import utf16_len
 from readbench.dcp._pidcp_run import PiDcpRun
 from readbench.dcp._strategy import DcpStrategy
@@ -30,6 +32,7 @@ def apply(run: PiDcpRun) -> None:
         role = view.role(pos)
         if role == "toolResult":
             msg = view.current(pos)
+            assert isinstance(msg, ChatMessageTool)
             args = run.args_of(msg.tool_call_id)
             if args is None:
                 run.skip(NAME, "other")
