@@ -169,7 +169,7 @@ def language_for_path(path: str) -> str | None:
 def _parser(language: str) -> Any:
     from tree_sitter_language_pack import get_parser  # lazy: heavy native import
 
-    return get_parser(language)
+    return get_parser(language)  # type: ignore[arg-type]  # a value of _EXTENSIONS: one of the pack's names
 
 
 def _parse(text: str, language: str) -> Any:

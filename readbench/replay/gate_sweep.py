@@ -123,7 +123,7 @@ def session_candidates(session: Session, config: Any = "dcp-gated") -> list[dict
     cfg = get_config(config)
     if cfg.family != "sister":
         raise ValueError(f"the gate sweep needs a sister-family DCP configuration, got {cfg.name!r} ({cfg.family})")
-    cfg = dataclasses.replace(cfg, params=dataclasses.replace(cfg.params, gate_mode="off", cwd=session.cwd))
+    cfg = dataclasses.replace(cfg, params=dataclasses.replace(cfg.params, gate_mode="off", cwd=session.cwd))  # type: ignore[type-var]  # sister: SisterParams
     cache = ProjectionCache(max_histories=4)
     carriers = _Carriers(session)
     state = DcpState()
