@@ -140,6 +140,7 @@ def _runs(lines: dict[int, str]) -> list[tuple[int, str]]:
     chunk: list[str] = []
     for n in sorted(lines):
         if prev is not None and n != prev + 1:
+            assert start is not None  # set with prev
             runs.append((start, "\n".join(chunk)))
             chunk = []
             start = None
@@ -148,6 +149,7 @@ def _runs(lines: dict[int, str]) -> list[tuple[int, str]]:
         chunk.append(lines[n])
         prev = n
     if chunk:
+        assert start is not None  # set with the first chunk line
         runs.append((start, "\n".join(chunk)))
     return runs
 
