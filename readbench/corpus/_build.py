@@ -165,6 +165,7 @@ def build(
                 if not (n_fix or n_session or n_long):
                     continue
                 test_cmd = spec.test_cmd(target)
+                assert target.test_args is not None  # test_cmd refused None
                 runner = TargetRunner(
                     tree, target.file, spec.pytest_cmd, target.test_args, expand_env(env, deps),
                     target.timeout_seconds, validation_dir() / spec.slug,
