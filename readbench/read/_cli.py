@@ -45,6 +45,10 @@ def _os_error_text(exc: OSError, absolute: str) -> str:
     return f"{errno.errorcode.get(exc.errno or 0, 'EIO')}: {exc.strerror}, read"
 
 
+NODE_MAX_FILE_BYTES = 2**31 - 1
+"""Node's `kIoMaxLength`: `fs.readFile` (which pi's read tool uses, pi-tools.md §1.2 step 2) refuses a
+larger file with `File size (N) is greater than 2 GiB` (ERR_FS_FILE_TOO_LARGE; checked with Node 20)."""
+
 _KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
           (stat.S_ISSOCK, "a socket"))
 
@@ -54,7 +58,9 @@ def read_regular_file(absolute: str) -> bytes | str:
 
     The file is opened non-blocking (opening a FIFO does not wait for a writer) and checked
     with fstat before reading, so a FIFO or a device is refused instead of blocking or
-    reading forever: `EINVAL: not a regular file (a FIFO), read '<absolute>'`.
+    reading forever: `EINVAL: not a regular file (a FIFO), read '<absolute>'`. A file above
+    `NODE_MAX_FILE_BYTES` gets Node's own refusal, as pi would, before a byte is read (a sparse
+    2 GiB file would otherwise take ~4 GB of memory to decode).
     """
     try:
         fd = os.open(absolute, os.O_RDONLY | os.O_NONBLOCK)
@@ -67,6 +73,9 @@ def read_regular_file(absolute: str) -> bytes | str:
         if not stat.S_ISREG(mode):
             kind = next((name for test, name in _KINDS if test(mode)), "not a file")
             return f"EINVAL: not a regular file ({kind}), read '{absolute}'"
+        size = os.fstat(fd).st_size
+        if size > NODE_MAX_FILE_BYTES:
+            return f"File size ({size}) is greater than 2 GiB"
         with os.fdopen(os.dup(fd), "rb") as fh:
             return fh.read()
     except OSError as exc:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
+import signal
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -88,6 +92,7 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
     model's reaction to a different result is not replayed). Files that are not sessions are
     reported and skipped; exit 2 when a named file could not be imported or nothing was.
     """
+    from readbench.base.lock import Locked, OutputLock
     from readbench.replay.report import ReplayWriter
     from readbench.replay.run import ReplayOptions, replay_paths
 
@@ -96,18 +101,26 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
                             dcp_cache=() if caches == "auto" else tuple(caches), context_window=context_window,
                             gate_sweep=gate_sweep, audit=audit, presets=_presets_option(presets))
     out = Path(out_dir) if out_dir else Path("results") / f"replay-{dt.datetime.now(dt.timezone.utc):%Y%m%d-%H%M%S}"
+    if not out.resolve().name:  # issue 27 probe: `--out /` was a traceback
+        raise click.BadParameter("the filesystem root cannot be a replay's output directory; name a directory of "
+                                 "its own", param_hint="--out")
     imported = failed_named = 0
     levels: list[tuple[str, str, list]] = []
     harnesses: set[str] = set()
     dates: list[dt.date] = []
+    stream = None
     try:
         from readbench.replay.run import session_files
 
         files = session_files(list(paths))
         stream = replay_paths(list(paths), options, jobs, files=files)
-        with ReplayWriter(out) as writer, _progress(len(files)) as bar:
+        lock = OutputLock(out.parent / f".{out.name}.lock", str(out), "readbench replay",
+                          "wait for it to finish or use another --out", remove=True)
+        with lock, ReplayWriter(out, total_files=len(files)) as writer, _progress(len(files)) as bar, \
+                _sigterm_interrupts():
             for path, explicit, results, failures in stream:
                 bar.update(1)
+                writer.files_done += 1
                 for f in failures:
                     writer.fail(f.path, f.reason)
                     click.echo(f"warning: {f.path}: {f.reason}", err=True)
@@ -125,6 +138,13 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
                         click.echo(json.dumps(res.json, ensure_ascii=False))
     except FileNotFoundError as exc:
         raise click.BadParameter(str(exc), param_hint="PATHS") from None
+    except Locked as exc:  # issue 27 probe: two replays into one --out mixed their files
+        raise click.ClickException(str(exc)) from None
+    except KeyboardInterrupt:  # the writer kept what was done, marked partial
+        if stream is not None:
+            stream.close()  # stops the worker pool, cancelling files not started
+        click.echo(f"interrupted: {imported} session(s) replayed before it -> {out}/report.md (partial)", err=True)
+        sys.exit(1)
     click.echo(f"{imported} session(s) replayed -> {out}/report.md", err=True)
     if save_calibration and levels:
         _save_calibration(levels, harnesses, dates)
@@ -132,6 +152,19 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
         click.echo("error: " + ("nothing was imported" if imported == 0 else f"{failed_named} named file(s) not imported"),
                    err=True)
         sys.exit(2)
+
+
+@contextlib.contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    """SIGTERM (a CI timeout, `kill`) interrupts like Ctrl-C, so the finished sessions are kept."""
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _progress(total: int):

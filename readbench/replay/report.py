@@ -4,8 +4,10 @@
 with figures, and one JSON object per session (the interface scripts read).
 
 Files are written into a temporary directory beside the output directory and moved into place
-when every session is done, so an interrupted or failed replay never leaves half-written
-files; the calls table streams to parquet one session at a time (bounded memory).
+when every session is done, so a failed replay never leaves half-written files; the calls table
+streams to parquet one session at a time (bounded memory). An interrupted replay (Ctrl-C,
+SIGTERM) keeps what it computed: the sessions finished before the interrupt are written, and
+the report opens with `Partial: interrupted after N of M files` (GitHub issue 27).
 
 The per-session JSON object (`session_json`) is a stable interface: `file`, `format`,
 `session_id`, `harness`, `cache_model`, `calls`, `priced_calls`, `billed_cost_usd`,
@@ -191,8 +193,14 @@ class ReplayWriter:
     (`SECTIONS`) read the tables back at the end.
     """
 
-    def __init__(self, out_dir: Path) -> None:
+    def __init__(self, out_dir: Path, total_files: int | None = None) -> None:
+        """`total_files`: how many files the replay was given (the partial banner's M).
+
+        Raises ValueError when `out_dir` is the filesystem root (a replay writes its own directory)."""
         self.out_dir = Path(out_dir)
+        if not self.out_dir.resolve().name:
+            raise ValueError(f"--out {out_dir}: the filesystem root cannot be a replay's output directory; "
+                             "name a directory of its own")
         self.tmp = self.out_dir.with_name(f".{self.out_dir.name}.partial-{os.getpid()}")
         self._writers: dict[str, Any] = {}
         self._schemas: dict[str, Any] = {}
@@ -200,6 +208,9 @@ class ReplayWriter:
         self.sessions: list[dict[str, Any]] = []
         self.failures: list[tuple[str, str]] = []
         self.curves: dict[str, list[dict[str, Any]]] = {}
+        self.total_files = total_files
+        self.files_done = 0
+        self.partial: str | None = None
 
     def __enter__(self) -> ReplayWriter:
         shutil.rmtree(self.tmp, ignore_errors=True)
@@ -230,9 +241,13 @@ class ReplayWriter:
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         for w in self._writers.values():
             w.close()
-        if exc_type is not None:
+        if exc_type is not None and not issubclass(exc_type, KeyboardInterrupt):
             shutil.rmtree(self.tmp, ignore_errors=True)
             return
+        if exc_type is not None:
+            of = f" of {self.total_files}" if self.total_files is not None else ""
+            self.partial = (f"Partial: interrupted after {self.files_done}{of} files; the tables and this report hold "
+                            f"the {len(self.sessions)} session(s) replayed before the interrupt.")
         import pandas as pd
 
         for name, rows in self._buffered.items():
@@ -240,6 +255,8 @@ class ReplayWriter:
         from readbench.analysis._document import to_html, to_markdown
 
         blocks: list[Block] = [Heading(1, "Recorded sessions replayed")]
+        if self.partial:
+            blocks.append(Paragraph(f"**{self.partial}**"))
         for section in SECTIONS:
             blocks += section(self)
         (self.tmp / "report.md").write_text(to_markdown(blocks), encoding="utf-8")

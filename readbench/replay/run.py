@@ -16,7 +16,8 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import gc
-from collections.abc import Iterator
+import os
+from collections.abc import Generator, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -215,20 +216,23 @@ def session_files(paths: list[str]) -> list[tuple[str, bool]]:
 
 def replay_paths(
     paths: list[str], options: ReplayOptions, jobs: int = 1, files: list[tuple[str, bool]] | None = None
-) -> Iterator[tuple[str, bool, list[SessionResult], list[ImportFailure]]]:
+) -> Generator[tuple[str, bool, list[SessionResult], list[ImportFailure]], None, None]:  # the CLI closes it on Ctrl-C
     """Replay every file under `paths` (or the `session_files` already listed in `files`);
     yields (file, named explicitly, results, failures) in file order. `jobs` > 1 runs files in
-    that many worker processes.
+    worker processes, at most one per file and per CPU (`os.cpu_count()`): more workers only add
+    start-up (`--jobs 1000` on 4 files took 155 s against 21 s with one; GitHub issue 27).
 
     Raises:
         FileNotFoundError: a named path does not exist (before any work).
     """
     files = session_files(paths) if files is None else files
+    jobs = min(jobs, len(files), os.cpu_count() or 1)
     if jobs <= 1:
         for f, explicit in files:
             yield (f, explicit, *replay_file(f, options, explicit))
         return
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    pool = ProcessPoolExecutor(max_workers=jobs)
+    try:
         pending: list[tuple[str, bool, Future]] = []
         it = iter(files)
         for f, explicit in it:
@@ -242,6 +246,8 @@ def replay_paths(
             if nxt is not None:
                 pending.append((nxt[0], nxt[1], pool.submit(_replay_file_arrow, nxt[0], options, nxt[1])))
             yield f, explicit, results, failures
+    finally:  # also when the consumer stops early (Ctrl-C): files not started are cancelled
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _replay_file_arrow(path: str, options: ReplayOptions, explicit: bool) -> tuple[list[SessionResult], list[ImportFailure]]:

@@ -43,6 +43,7 @@ from typing import Any
 import yaml
 
 from readbench.analysis.arms import spec_name
+from readbench.base.yamltext import load_bounded
 
 __all__ = ["MATRIX_KEYS", "MAX_EPOCHS", "MAX_PARALLEL", "RUN_ID_PATTERN", "Matrix", "check_run_id", "load_matrix"]
 
@@ -194,7 +195,7 @@ def load_matrix(path: str | Path) -> Matrix:
 
     path = Path(path)
     try:
-        raw = yaml.safe_load(path.read_text()) or {}
+        raw = load_bounded(path.read_text(), str(path)) or {}
     except yaml.YAMLError as ex:
         raise ValueError(f"{path}: not valid YAML: {ex}") from ex
     if not isinstance(raw, dict):

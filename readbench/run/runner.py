@@ -20,60 +20,30 @@ Stages, each one failing with one clear line before the next starts (GitHub issu
 
 from __future__ import annotations
 
-import fcntl
 import json
-import os
 import re
 import signal
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from readbench.analysis.arms import TASK_NAME, spec_name
+from readbench.base.lock import Locked, OutputLock
 from readbench.run.matrix import Matrix
 from readbench.run.settings import RunSettings, base_url_of, probe_server, resolve_settings
 from readbench.sim import is_simulated
 
 __all__ = ["RunLock", "RunLocked", "RunPlan", "check_models", "plan_run", "prepare_log_dir", "run_plan"]
 
-class RunLocked(RuntimeError):
-    """Another process holds the run directory's lock."""
+RunLocked = Locked
+"""Another process holds the run directory's lock (`readbench.base.lock.Locked`)."""
 
 
-class RunLock:
-    """An exclusive lock on a run directory for one ``readbench eval`` process.
-
-    ``fcntl.flock`` on ``<run_dir>/.lock``: the kernel drops it when the process ends, even on
-    SIGKILL, so a killed run never leaves the directory locked. The file holds the holder's pid
-    and start time for the message a second process gets.
-    """
-
-    def __init__(self, run_dir: Path) -> None:
-        self.path = run_dir / ".lock"
-        self._fh: Any = None
-
-    def __enter__(self) -> RunLock:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fh = open(self.path, "a+")
-        try:
-            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            fh.seek(0)
-            holder = fh.read().strip() or "unknown process"
-            fh.close()
-            raise RunLocked(f"{self.path.parent} is in use by another readbench eval ({holder}); wait for it "
-                            "to finish or use another --run-id") from None
-        fh.seek(0)
-        fh.truncate()
-        fh.write(f"pid {os.getpid()}, started {time.strftime('%Y-%m-%d %H:%M:%S')}\n")
-        fh.flush()
-        self._fh = fh
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        fcntl.flock(self._fh, fcntl.LOCK_UN)
-        self._fh.close()
+def RunLock(run_dir: Path) -> OutputLock:  # noqa: N802 - was a class; the name stays for callers
+    """An exclusive lock on a run directory for one ``readbench eval`` process: ``<run_dir>/.lock``
+    (`readbench.base.lock.OutputLock`: dropped by the kernel even on SIGKILL)."""
+    return OutputLock(Path(run_dir) / ".lock", str(run_dir), "readbench eval",
+                      "wait for it to finish or use another --run-id")
 
 
 def _plain(message: Any) -> str:

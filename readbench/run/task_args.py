@@ -13,6 +13,8 @@ from typing import Any
 
 import yaml
 
+from readbench.base.yamltext import load_bounded
+
 __all__ = [
     "BOUNDS",
     "PER_ARM",
@@ -101,7 +103,7 @@ def _key_values(items: tuple[str, ...] | list[str]) -> dict[str, Any]:
         if not sep or not key:
             raise ValueError(f"{item!r} is not KEY=VALUE")
         try:
-            out[key] = yaml.safe_load(text)
+            out[key] = load_bounded(text, f"-T {key}")
         except yaml.YAMLError as ex:
             problem = getattr(ex, "problem", None) or str(ex).splitlines()[0]
             raise ValueError(f"{item!r}: the value is not valid YAML ({problem})") from None

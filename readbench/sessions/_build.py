@@ -40,6 +40,9 @@ def iter_jsonl(path: Path, issues: ImportIssues, *, start: int = 1) -> Iterator[
                 continue
             try:
                 obj = json.loads(line)
+            except RecursionError:  # issue 27 probe: 100,000 nested brackets were a traceback
+                issues.warn(where, "invalid JSON (nested deeper than the JSON parser's recursion limit)")
+                continue
             except json.JSONDecodeError as exc:
                 joined = _split_joined(line) if exc.msg == "Extra data" else None
                 if joined is None:

@@ -71,7 +71,7 @@ def _head(path: Path) -> tuple[bytes, list[dict[str, Any]]]:
                 continue
             try:
                 obj = json.loads(raw)
-            except (json.JSONDecodeError, UnicodeDecodeError):
+            except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
                 if not objects:
                     break  # not JSONL from the start: leave it to the byte sniffers
                 continue

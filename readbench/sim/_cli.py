@@ -31,8 +31,11 @@ def _cell(value: object) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print the table as JSON (profiles, mixtures, knob docs).")
 def profiles_cmd(as_json: bool) -> None:
     """Print the behaviour profiles: one column per profile, one row per knob, with its evidence."""
-    profiles = [get_profile(name) for name in profile_names()]
-    mixtures = [get_mixture(name) for name in mixture_names()]
+    try:
+        profiles = [get_profile(name) for name in profile_names()]
+        mixtures = [get_mixture(name) for name in mixture_names()]
+    except ValueError as ex:  # a malformed user profile file: named, not a traceback (issue 27)
+        raise click.ClickException(str(ex)) from None
     if as_json:
         click.echo(json.dumps({
             "profiles": {p.name: asdict(p) for p in profiles},
@@ -82,9 +85,13 @@ def fit_cmd(sessions: tuple[str, ...], name: str, base: str, seed: int, bootstra
     directories) and add it to the user profile file, with a 95 % bootstrap interval per knob."""
     from readbench.sessions import ImportFailure, load_sessions
     from readbench.sim.fit import fit_profile, write_profile
-    from readbench.sim.profiles import profile_names, user_profiles_path
+    from readbench.sim.profiles import check_profile_name, profile_names, user_profiles_path
 
     name = name if name.startswith("sim-") else f"sim-{name}"
+    try:
+        check_profile_name(name, "--name")
+    except ValueError as ex:
+        raise click.BadParameter(str(ex).removeprefix("--name: "), param_hint="--name") from None
     if base not in profile_names():
         raise click.BadParameter(f"unknown profile {base!r}", param_hint="--base")
     loaded = []

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import tomllib
 from dataclasses import dataclass, fields, replace
 from importlib import resources
@@ -29,6 +30,17 @@ __all__ = [
 
 #: Environment variable naming the user profile file.
 PROFILES_ENV = "READBENCH_PROFILES"
+
+PROFILE_NAME_RE = re.compile(r"sim-[A-Za-z0-9][A-Za-z0-9._-]*")
+"""A user profile's name: `sim-` then letters, digits, `.`, `_`, `-` (it becomes the model name
+`readbench/<name>`, so no `/` or `..` path parts; GitHub issue 27)."""
+
+
+def check_profile_name(name: str, where: str) -> None:
+    """Raise `ValueError("{where}: profile name {name!r} ...")` unless `name` matches `PROFILE_NAME_RE`."""
+    if not PROFILE_NAME_RE.fullmatch(name) or ".." in name:
+        raise ValueError(f"{where}: profile name {name!r} must be 'sim-' then letters, digits, '.', '_' or '-' "
+                         "(no '/' or '..'): it becomes the model name readbench/<name>")
 
 
 @dataclass(frozen=True)
@@ -154,6 +166,7 @@ def _user(path: str, mtime_ns: int) -> dict[str, Any]:
     rows = table.get("profiles", {})
     builtin = _builtin()
     for name, row in rows.items():
+        check_profile_name(name, path)
         if name in builtin["profiles"] or name in builtin.get("mixtures", {}):
             raise ValueError(f"{path}: profile {name!r} reuses a built-in name; rename it")
         _build(name, row, where=path)

@@ -49,6 +49,10 @@ def _eval(*args):
     ("allow_local=maybe", "Invalid value for -T: allow_local must be true or false, got 'maybe'"),
     ("max_turns=100000000", "Invalid value for -T: max_turns must be an integer from 1 to 1000"),
     ("limit", "Invalid value for -T: 'limit' is not KEY=VALUE"),
+    # issue 27 probe: an alias bomb in one -T value (9**6 expanded names) is refused by its size
+    ("families=[&a [x,x,x,x,x,x,x,x,x], &b [" + ",".join(["*a"] * 9) + "], &c [" + ",".join(["*b"] * 9) + "], &d ["
+     + ",".join(["*c"] * 9) + "], &e [" + ",".join(["*d"] * 9) + "], [" + ",".join(["*e"] * 9) + "]]",
+     "Invalid value for -T: -T families: the YAML expands to more than 100000 values (nested aliases?)"),
 ])
 def test_bad_task_arguments_are_usage_errors(workdir, arg, message):
     r = _eval("-T", arg)

@@ -54,6 +54,11 @@ presets: {B-1500: {base: B, max_lines: 1500}}
     # issue 13, defect 4: only booleans for allow_local
     ("task_args: {allow_local: maybe}", "task_args: allow_local must be true or false, got 'maybe'"),
     # issue 13, defect 6: types are named errors, not TypeError tracebacks
+    # issue 27 probe: a 300-byte alias bomb printed a 225 MB error after 46 s
+    ("a: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\n"
+     "d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]\n"
+     "variants: *f",
+     "the YAML expands to more than 100000 values (nested aliases?)"),
     ("variants: [1, 2]", "variants[0]: must be a read variant name or a {base: ..., name: ...} mapping, got 1"),
     ("dcp: [[off]]", "dcp[0]: must be a DCP configuration name or a {base: ..., name: ...} mapping, got [False]"),
     ("task_args: {families: 5}", "task_args: families must be a comma string or a list of names, got 5"),

@@ -115,3 +115,22 @@ def test_read_refuses_a_fifo_and_a_device_instead_of_hanging(tmp_path):
     r = invoke(read_cmd, ["/dev/null", "--json"])
     assert json.loads(r.stdout) == {
         "text": "EINVAL: not a regular file (a character device), read '/dev/null'", "is_error": True, "details": {}}
+
+
+def test_read_refuses_a_file_above_2_gib_with_nodes_text_before_reading_it(tmp_path):
+    # issue 27 probe: a sparse 2 GiB file took 60+ s and 4.2 GB of memory; pi's readFile refuses it
+    big = tmp_path / "sparse.dat"
+    with open(big, "wb") as fh:
+        fh.truncate(2**31)
+    r = invoke(read_cmd, [str(big), "--json"])
+    assert json.loads(r.stdout) == {"text": "File size (2147483648) is greater than 2 GiB", "is_error": True, "details": {}}
+
+
+def test_the_2_gib_bound_is_inclusive_like_nodes(tmp_path, monkeypatch):
+    import readbench.read._cli as cli
+
+    monkeypatch.setattr(cli, "NODE_MAX_FILE_BYTES", 10)
+    (tmp_path / "ten").write_bytes(b"0123456789")
+    (tmp_path / "eleven").write_bytes(b"0123456789a")
+    assert cli.read_regular_file(str(tmp_path / "ten")) == b"0123456789"
+    assert cli.read_regular_file(str(tmp_path / "eleven")) == "File size (11) is greater than 2 GiB"

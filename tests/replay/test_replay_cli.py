@@ -147,3 +147,82 @@ def test_a_session_billed_at_1h_writes_is_reported_under_the_1h_model_when_both_
     assert (cc["cache_model"], cc["priced_calls"]) == ("anthropic-1h", 4)
     assert cc["billed_cost_usd"] == pytest.approx((203015 + 11740 + 11240 + 48140) / 1e6, abs=1e-9)
     assert next(o for o in objs if o["format"] == "codex")["cache_model"] == "openai"
+
+
+def test_out_at_the_filesystem_root_is_a_named_usage_error(tmp_path):
+    # issue 27 probe: `--out /` was a ValueError traceback from Path('/').with_name
+    res = CliRunner().invoke(replay_cmd, [str(DATA / "pi_session_v3.jsonl"), "--out", "/"])
+    assert res.exit_code == 2
+    assert ("Invalid value for --out: the filesystem root cannot be a replay's output directory; name a "
+            "directory of its own") in res.output
+
+
+def test_more_jobs_than_files_or_cpus_start_no_more_workers(monkeypatch):
+    # issue 27 probe: --jobs 1000 on 4 files took 155 s against 21 s with one worker
+    import readbench.replay.run as run
+
+    started = []
+
+    class Pool(run.ProcessPoolExecutor):
+        def __init__(self, max_workers):
+            started.append(max_workers)
+            super().__init__(max_workers=max_workers)
+
+    monkeypatch.setattr(run, "ProcessPoolExecutor", Pool)
+    monkeypatch.setattr(run.os, "cpu_count", lambda: 2)
+    files = [(str(DATA / "pi_session_v3.jsonl"), True)] * 3
+    options = run.ReplayOptions()
+    out = [(f, len(results)) for f, _, results, _ in run.replay_paths([], options, jobs=1000, files=files)]
+    assert started == [2] and out == [(files[0][0], 1)] * 3
+    assert list(run.replay_paths([], options, jobs=1000, files=files[:1]))[0][2][0].json == \
+        list(run.replay_paths([], options, jobs=1, files=files[:1]))[0][2][0].json
+    assert started == [2]  # one file: no pool at all
+
+
+def test_an_interrupted_replay_keeps_the_sessions_done_and_says_partial(tmp_path, monkeypatch, pi_session):
+    # issue 27 probe: Ctrl-C or SIGTERM mid-replay threw away every session already replayed
+    import readbench.replay.run as run
+
+    seen = []
+    real = run.replay_file
+
+    def interrupt_second(path, options, explicit=True):
+        seen.append(path)
+        if len(seen) == 2:
+            raise KeyboardInterrupt
+        return real(path, options, explicit)
+
+    monkeypatch.setattr(run, "replay_file", interrupt_second)
+    planted, _ = planted_session(tmp_path, pi_session)
+    src = tmp_path / "in"
+    src.mkdir()
+    for name in ("a.jsonl", "b.jsonl", "c.jsonl"):
+        shutil.copy(planted, src / name)
+    planted.unlink()
+    out = tmp_path / "out"
+    res = CliRunner().invoke(replay_cmd, [str(src), "--out", str(out)])
+    assert res.exit_code == 1
+    assert f"interrupted: 1 session(s) replayed before it -> {out}/report.md (partial)" in res.stderr
+    report = (out / "report.md").read_text()
+    assert ("**Partial: interrupted after 1 of 3 files; the tables and this report hold the 1 session(s) replayed "
+            "before the interrupt.**") in report
+    import pandas as pd
+
+    assert set(pd.read_parquet(out / "calls.parquet")["file"]) == {str(src / "a.jsonl")}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in", "out"]  # no temporary directory left
+
+
+def test_a_second_replay_into_an_out_in_use_is_refused_naming_the_first(tmp_path):
+    # issue 27 probe: two replays into one --out each moved their files in: a mix of both
+    from readbench.base.lock import OutputLock
+
+    out = tmp_path / "out"
+    with OutputLock(tmp_path / ".out.lock", str(out), "readbench replay", "wait for it to finish or use another --out"):
+        res = CliRunner().invoke(replay_cmd, [str(DATA / "pi_session_v3.jsonl"), "--out", str(out)])
+    assert res.exit_code == 1
+    assert res.output.startswith(f"Error: {out} is in use by another readbench replay (pid ")
+    assert res.output.rstrip().endswith("; wait for it to finish or use another --out")
+    assert not out.exists()
+    res = CliRunner().invoke(replay_cmd, [str(DATA / "pi_session_v3.jsonl"), "--out", str(out)])
+    assert res.exit_code == 0 and (out / "report.md").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # the lock file went with the replay

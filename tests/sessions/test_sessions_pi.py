@@ -258,3 +258,13 @@ def test_pi_026_to_030_sends_an_aborted_reply_that_streamed_content(tmp_path):
         ("ChatMessageTool", "No result provided"), ("ChatMessageUser", "go on")]
     assert last[3].tool_call_id == "c1" and last[3].error is not None
     assert s.issues.skipped == {"assistant:aborted": 1, "assistant:aborted:sent": 1}
+
+
+def test_a_line_nested_past_the_parsers_limit_is_a_named_malformed_line(tmp_path):
+    # issue 27 probe: a line of 100,000 nested brackets raised RecursionError out of `readbench replay`
+    deep = '{"type":"message","message":' + "[" * 100_000 + "]" * 100_000 + "}"
+    f = _write(tmp_path, [LEGACY_HEADER, _user("q"), deep, _asst("a", 1000)])
+    (s,) = load_file(f)
+    assert [c.n_messages for c in s.calls] == [1]
+    assert s.issues.malformed_lines == 1
+    assert s.issues.warnings == [f"{f}:3: invalid JSON (nested deeper than the JSON parser's recursion limit)"]

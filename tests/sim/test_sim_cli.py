@@ -41,3 +41,24 @@ def test_calibrate_rejects_an_unknown_profile_with_exit_2():
     result = CliRunner().invoke(main, ["sim", "calibrate", "--profile", "sim-lazy"])
     assert result.exit_code == 2
     assert "unknown sim profile 'sim-lazy'" in result.output
+
+
+def test_a_malformed_user_profile_file_is_a_named_error_not_a_traceback(tmp_path, monkeypatch):
+    # issue 27 probe: `sim profiles` printed a ValueError traceback for a file that is not TOML
+    bad = tmp_path / "bad.toml"
+    bad.write_text("this is [not toml\n")
+    monkeypatch.setenv("READBENCH_PROFILES", str(bad))
+    result = CliRunner().invoke(sim_group, ["profiles"])
+    assert result.exit_code == 1
+    assert result.output == (f"Error: {bad}: not a readable profile file (Expected '=' after a key in a key/value "
+                             "pair (at line 1, column 6))\n")
+
+
+def test_a_user_profile_named_with_a_path_is_refused(tmp_path, monkeypatch):
+    f = tmp_path / "p.toml"
+    f.write_text('[profiles."sim-../x"]\nbase = "sim-diligent"\n')
+    monkeypatch.setenv("READBENCH_PROFILES", str(f))
+    result = CliRunner().invoke(sim_group, ["profiles"])
+    assert result.exit_code == 1
+    assert result.output == (f"Error: {f}: profile name 'sim-../x' must be 'sim-' then letters, digits, '.', '_' "
+                             "or '-' (no '/' or '..'): it becomes the model name readbench/<name>\n")

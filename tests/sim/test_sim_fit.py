@@ -115,3 +115,13 @@ def test_latency_regression_is_exact_on_the_sims_model():
     ttft, per_1k, tps = _latency(rows)
     assert (ttft, per_1k, tps) == (pytest.approx(1.5), pytest.approx(0.02), pytest.approx(45.0))
     assert _latency(rows[:2]) is None
+
+
+def test_cli_refuses_a_profile_name_with_a_path_before_reading_sessions(tmp_path, monkeypatch):
+    from readbench.sim._cli import sim_group
+
+    monkeypatch.setenv("READBENCH_PROFILES", str(tmp_path / "p.toml"))
+    result = CliRunner().invoke(sim_group, ["fit", str(tmp_path), "--name", "../x"])
+    assert result.exit_code == 2
+    assert "Invalid value for --name: profile name 'sim-../x' must be 'sim-' then letters" in result.output
+    assert not (tmp_path / "p.toml").exists()
