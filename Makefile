@@ -42,7 +42,7 @@ test: setup
 	$(BIN)/pytest $(PYTEST_ARGS)
 
 # ruff (rules, exceptions and the reason for each: [tool.ruff] in pyproject.toml; formatting is not
-# checked) and mypy on readbench/ ([tool.mypy]: the modules with errors left, each group with its reason)
+# checked) and mypy on readbench/ ([tool.mypy]: the modules with errors left, each with its reason)
 lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/mypy
