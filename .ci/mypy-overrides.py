@@ -26,12 +26,6 @@ for line in run.stdout.splitlines():
         errs[m[1][:-3].replace('/', '.').removesuffix('.__init__')][m[2]] += 1
 OTHER = "edited by another helper on 2026-12-03, left for after the merge"
 REASONS = {  # module -> why its errors stay (one line each; a module not listed is "not yet examined")
-    'readbench.dcp.configs': "dataclasses.replace(params, **overrides) on the union of the three params "
-                             "classes (mypy intersects their fields); the keys are checked against this family's "
-                             "fields just above",
-    'readbench.dcp.strategies.sister_file_ops': "read ranges keep pi's JS numbers (a float offset stays a float) "
-                                                "where ReadRange says int; the covering ops are reads, whose "
-                                                "optional range is set",
     'readbench.analysis._figures': "a numpy integer where a float is expected (numpy's stubs) — " + OTHER,
     'readbench.analysis.regression': "pandas-stubs types a DataFrame.at cell as any scalar — " + OTHER,
     'readbench.analysis.report': "the no-arm branch's (), (...) fixes tuple types narrower than the other "
@@ -44,8 +38,6 @@ REASONS = {  # module -> why its errors stay (one line each; a module not listed
     'readbench.replay.simulate': "last_prepared is optional until the first step — " + OTHER,
     'readbench.tools.pi.grep': "rg's JSON event fields typed Any | dict | None; a float line number kept as "
                                "JS gives it — " + OTHER,
-    'readbench.cache.adapter': "a list whose None entries are filled in place just above (a hot path: no copy)",
-    'readbench.replay.dcp_cache': "reported_tokens() is optional; the call was tested to have billed usage",
 }
 out = [MARK.strip('\n') + ' (issue 23 item 4), each with why: only the error codes that module has',
        '# are disabled, so a new kind of error still fails `make lint`. Fix one, delete its entry. Rewritten by',

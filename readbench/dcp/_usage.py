@@ -71,7 +71,7 @@ def pi_recorded_tokens(msg: ChatMessage) -> int | None:
 
 
 def pi_context_usage(messages: list[ChatMessage], context_window: int | None,
-                     reported: Mapping[int, int] | None = None) -> ContextUsage:
+                     reported: Mapping[int, int | None] | None = None) -> ContextUsage:
     """pi's `getContextUsage` before a call on `messages` (module docstring).
 
     Args:

@@ -84,7 +84,7 @@ def _derive(base: DcpConfig, name: str, overrides: dict[str, Any]) -> DcpConfig:
                 f"unknown parameter {key!r} for DCP family {base.family!r}; valid: {', '.join(sorted(valid))}"
             )
     fixed = {k: tuple(v) if isinstance(v, list) else v for k, v in overrides.items()}
-    params = dataclasses.replace(base.params, **fixed)
+    params = dataclasses.replace(base.params, **fixed)  # type: ignore[arg-type]  # keys checked above
     origin = f"{base.origin}; overrides {sorted(overrides)}" if overrides else base.origin
     return DcpConfig(name, base.family, base.name, origin, params)
 
