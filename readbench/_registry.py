@@ -14,8 +14,8 @@ __all__ = ["read_strategies", "readbench_sim"]
 
 
 @modelapi(name="readbench")
-def readbench_sim():  # noqa: D401 - inspect registry factory
-    """The embedded behaviour-model provider (see shared/specs/sim-agent.md)."""
+def readbench_sim():
+    """The embedded behaviour-model provider (see docs/specs/sim-agent.md)."""
     from readbench.sim.provider import SimAgentAPI
 
     return SimAgentAPI

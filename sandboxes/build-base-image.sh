@@ -2,7 +2,7 @@
 # Build the offline base image readbench-base:bookworm with debootstrap + `docker import`:
 # a minimal Debian bookworm with python3, git and ripgrep, and NOTHING else Python-wise
 # (no pip, no setuptools: both vendor packages that are benchmark sources, e.g. more_itertools
-# and pyparsing -- shared/specs/corpus.md §4 "Leaks and pitfalls").
+# and pyparsing -- docs/specs/corpus.md §4 "Leaks and pitfalls").
 #
 # It needs no image registry: the packages come from the Debian archive already configured in
 # /etc/apt/sources.list* (the address is read from there, not written down here).

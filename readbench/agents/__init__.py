@@ -1,4 +1,4 @@
-"""Real agent harnesses under an arm (GitHub issue 24; shared/specs/agents.md).
+"""Real agent harnesses under an arm (GitHub issue 24; docs/specs/agents.md).
 
 - `install`: Node.js and each pinned harness in a cached prefix (the local sandbox, the images);
 - `pi_extension`: a read preset as the pi extension readbench writes from it;

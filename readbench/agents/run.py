@@ -1,5 +1,5 @@
 """`harness_agent`: a real harness inside the sample's sandbox, through inspect's sandbox agent
-bridge, under one arm (GitHub issue 24; shared/specs/agents.md §1, §4).
+bridge, under one arm (GitHub issue 24; docs/specs/agents.md §1, §4).
 
 Per sample:
 1. the arm's read preset becomes the harness's own extension (pi: `readbench.agents.pi_extension`)
@@ -158,7 +158,6 @@ def harness_agent(
         ValueError: an unknown agent, one readbench cannot run yet, or a preset it cannot express.
     """
     from readbench.agents.pi_extension import pi_extension
-
     from readbench.harness.agents import RUNNABLE
 
     spec = get_agent(agent)

@@ -1,6 +1,6 @@
 """readbench.analysis: inspect logs -> tidy table -> paired statistics -> report.
 
-Stages (each re-runnable from the previous stage's files, shared/STYLE.md item 7):
+Stages (each re-runnable from the previous stage's files, docs/specs/STYLE.md item 7):
 
 - `table.tidy_table(log_dir)` -> one row per (arm, sample, epoch); `table.write_table` -> table.parquet
 - `partition.partition_samples(table)` -> every sample in a named id list (completed, limit_hit,

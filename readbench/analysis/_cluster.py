@@ -24,7 +24,7 @@ cluster residual sums S_g):
   ``(I - H_gg)^(-1/2)`` with ``H_gg = J / n`` multiplies S_g by ``(1 - n_g/n)^(-1/2)``.) With
   equal cluster sizes V equals the CR1 variance ``G/(G-1) sum_g S_g^2 / n^2`` that
   statsmodels' cluster-robust OLS reports; with singleton clusters it is the classical
-  ``s^2 / n``. It is Miller's clustered variance (2024, §5.1 item 2 of shared/specs/anchors.md)
+  ``s^2 / n``. It is Miller's clustered variance (2024, §5.1 item 2 of docs/specs/anchors.md)
   with a small-sample correction.
 - Degrees of freedom (Bell & McCaffrey 2002, Imbens & Kolesár 2016): Satterthwaite's
   ``tr(C)^2 / tr(C^2)`` for ``C = W^(1/2) (diag(n_g) - n n' / n) W^(1/2)``,

@@ -1,7 +1,7 @@
 """Paired statistics: treatment arm vs the baseline arm on the same (task, epoch) pairs.
 
 Re-exported by `readbench.analysis.stats`; see its module docstring for the spec sources
-(shared/specs/metrics.md "Aggregation", anchors.md §5.1 item 4, §5.2, §9). Intervals and
+(docs/specs/metrics.md "Aggregation", anchors.md §5.1 item 4, §5.2, §9). Intervals and
 tests of means use the small-cluster CR2 t method of `_cluster` (its docstring gives the
 choice, the formulas and the references).
 """
@@ -90,7 +90,7 @@ def paired_difference(
     References
     ----------
     .. [1] E. Miller, "Adding Error Bars to Evals", arXiv 2411.00640 (2024), paired
-       differences; shared/specs/anchors.md §5.1 item 4.
+       differences; docs/specs/anchors.md §5.1 item 4.
     .. [2] R. M. Bell, D. F. McCaffrey, Survey Methodology 28 (2002); G. W. Imbens,
        M. Kolesár, Rev. Econ. Stat. 98 (2016): CR2 with Bell-McCaffrey degrees of freedom.
 

@@ -1,7 +1,7 @@
 """Frozen result records returned by `readbench.analysis.stats`.
 
 One small record per statistic, so a caller never receives "a float or an array"
-(shared/STYLE.md §4, "Small shared records"; §"What readbench should take" item 5).
+(docs/specs/STYLE.md §4, "Small shared records"; §"What readbench should take" item 5).
 Fractions are in [0, 1] (not percent); p-values are probabilities in [0, 1].
 """
 

@@ -1,7 +1,7 @@
 """Location summaries and multiplicity adjustment (re-exported by `readbench.analysis.stats`).
 
 Heavy-tailed tokens and cost are summarised by medians and geometric means
-(shared/specs/metrics.md "Aggregation"; anchors.md §5.2); several arms compared with one
+(docs/specs/metrics.md "Aggregation"; anchors.md §5.2); several arms compared with one
 baseline get Holm-adjusted p-values (anchors.md §5.2).
 """
 

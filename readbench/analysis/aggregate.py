@@ -1,6 +1,6 @@
 """From the tidy table to per-arm summaries (paired comparisons: `compare`).
 
-Rules (shared/specs/metrics.md "Aggregation"): success rate with CI; paired differences
+Rules (docs/specs/metrics.md "Aggregation"): success rate with CI; paired differences
 against the baseline arm (``stock`` x ``off``, same model) per (task, epoch); medians and
 geometric means for tokens and cost; every table states n (tasks, epochs) and the number of
 clusters. The cluster unit is the source repository; when the group has a single repository

@@ -8,7 +8,7 @@ table or from two (a run against a committed baseline). `paired_comparisons(tabl
 for every arm against the baseline arm of its model and applies Holm's adjustment across the
 report's confirmatory family.
 
-Rules (shared/specs/metrics.md "Aggregation"; anchors.md §5.2, §9):
+Rules (docs/specs/metrics.md "Aggregation"; anchors.md §5.2, §9):
 
 - success: mean paired difference of 0/1 outcomes (errored = failure), CR2 t interval and
   test (`stats.paired_difference`); McNemar's exact test beside it as a secondary test (it

@@ -204,8 +204,8 @@ def scan_logs(log_dir: str | Path) -> LogScan:
         if header.eval.task.split("/")[-1] != TASK_NAME:
             continue
         seen = newest.get(header.eval.task_id)
-        if seen is None or info.mtime > seen[0]:
-            newest[header.eval.task_id] = (info.mtime, info, header)
+        if seen is None or (info.mtime or 0.0) > seen[0]:
+            newest[header.eval.task_id] = (info.mtime or 0.0, info, header)
     arms: list[ArmRecord] = []
     definitions: dict[tuple[str, str], tuple[str, str]] = {}
     by_arm: dict[str, str] = {}

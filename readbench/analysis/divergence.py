@@ -19,10 +19,11 @@ from typing import Any
 
 import pandas as pd
 
+from readbench.base.store import CACHE_METRICS, CALLS, FORK
+
 from . import _format as F
 from ._document import Block, Heading, Table
 from .arms import arm_label, spec_name
-from readbench.base.store import CACHE_METRICS, CALLS, FORK
 
 __all__ = ["design_costs", "divergence_rows", "divergence_section", "divergence_summary", "format_design_costs"]
 

@@ -1,6 +1,6 @@
 """Account for every sample: named id lists per arm (SWE-bench style).
 
-shared/STYLE.md "What readbench should take" item 8: partition samples into named id lists
+docs/specs/STYLE.md "What readbench should take" item 8: partition samples into named id lists
 so every denominator can be audited. Buckets are disjoint and cover every row of the table:
 
 - ``excluded``  — ids the caller excludes (e.g. a task found broken); removed from every

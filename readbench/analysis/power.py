@@ -1,6 +1,6 @@
 """How many tasks x epochs a decision needs: power analysis from a run's own pairs.
 
-Miller (2024, §5.1 item 5 of shared/specs/anchors.md): to detect a paired difference delta
+Miller (2024, §5.1 item 5 of docs/specs/anchors.md): to detect a paired difference delta
 with power 1 - beta at two-sided level alpha, ``n = (z_{alpha/2} + z_beta)^2 (omega^2 +
 sigma^2 / K) / delta^2`` tasks, where omega^2 is the variance of the per-task true difference
 and sigma^2 / K the sampling variance of a task's mean over K epochs (sigma^2 here is the

@@ -1,6 +1,6 @@
 """The report's section on real models: what each model was, how it was reached and bounded,
 the provider's own (native) usage beside the simulator's, and which token counts the list
-prices were applied to (GitHub issue 18, items 2 and 8; shared/specs/metrics.md "Prompt cache
+prices were applied to (GitHub issue 18, items 2 and 8; docs/specs/metrics.md "Prompt cache
 and cost": "the report compares native against simulated for the same provider").
 
 Also, for every model: a warning when a paired comparison has too few pairs for an interval.
@@ -87,7 +87,7 @@ def _mean(rows: pd.DataFrame, column: str) -> float:
 
 
 def _usage_table(table: pd.DataFrame, cache_models: list[str]) -> Table:
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for arm, g in table.groupby("arm", sort=True):
         have = g[g["native_calls"].fillna(0) > 0] if "native_calls" in g else g.iloc[0:0]
         native_in, native_read = _sum(have, "native_input_tokens"), _sum(have, "native_cache_read_tokens")
@@ -95,7 +95,7 @@ def _usage_table(table: pd.DataFrame, cache_models: list[str]) -> Table:
             sim = [f"{k}_{m}" for k in ("cache_read_tokens", "cache_write_tokens", "uncached_input_tokens")]
             sim_in = sum(_sum(have, c) for c in sim) if all(c in have for c in sim) else math.nan
             sim_read = _sum(have, f"cache_read_tokens_{m}")
-            rows.append((arm.split(" @ ")[0] if table["model"].nunique() == 1 else arm, m, str(len(have)),
+            rows.append((str(arm).split(" @ ")[0] if table["model"].nunique() == 1 else str(arm), m, str(len(have)),
                          F.num(_mean(have, "native_input_tokens"), 0),
                          F.num(sim_in / len(have) if len(have) else math.nan, 0),
                          F.num(_mean(have, "native_cache_read_tokens"), 0), F.num(_mean(have, f"cache_read_tokens_{m}"), 0),

@@ -4,7 +4,7 @@
 x model label) of the baseline run on shared (task, epoch), with the paired statistics the
 report uses (`compare.pair_rows` / `compare.compare_metric`: CR2 t intervals clustered by source
 repository, geometric-mean ratios for tokens and cost), for each headline metric
-(`HEADLINE_METRICS` and cost per cache model). GitHub issue 17; statistics: shared/specs/
+(`HEADLINE_METRICS` and cost per cache model). GitHub issue 17; statistics: docs/specs/
 metrics.md "Aggregation", anchors.md §5.2.
 
 What "worse" means. A check tests H0 "the arm is not worse than the baseline by more than the

@@ -6,7 +6,7 @@ evidence), then the figures, then the tables.
 `render_report` is the single entry point (the ``readbench report`` command calls it). Every
 number in the report comes from the table through `aggregate` and `stats`; the report states
 n (tasks, epochs) and the number of clusters (source repositories) in every table
-(shared/specs/metrics.md "Aggregation"; shared/STYLE.md items 6-8).
+(docs/specs/metrics.md "Aggregation"; docs/specs/STYLE.md items 6-8).
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from . import _figures, _sections
 from ._decision import ALPHA, decision_section, family_sizes, pareto_points
 from ._document import Block, Bullets, Heading, Image, Paragraph, to_html, to_markdown
 from .aggregate import arm_summaries, prepare
-from .divergence import divergence_section
 from .compare import paired_comparisons
 from .completeness import LogScan, incomplete_section, mark_partial
+from .divergence import divergence_section
 from .partition import partition_samples
 from .plan import plan_comparisons
 from .real_models import few_pairs_warnings, real_model_section
@@ -32,7 +32,7 @@ from .table import cache_models_in
 __all__ = ["DEFAULT_COST_RATIO", "DEFAULT_EFFECT", "SIM_MODEL_PREFIX", "render_report"]
 
 SIM_MODEL_PREFIX = "readbench/sim-"
-"""Models whose name starts with this are the simulated agent (shared/specs/sim-agent.md)."""
+"""Models whose name starts with this are the simulated agent (docs/specs/sim-agent.md)."""
 
 DEFAULT_EFFECT = 0.05
 """Success difference (5 pp) whose required design the report states for non-significant comparisons."""

@@ -1,7 +1,7 @@
 """Statistics for comparing readbench arms: pure functions returning frozen records.
 
-Aggregation rules come from shared/specs/metrics.md "Aggregation" and the statistics
-anchors in shared/specs/anchors.md §5 and §9:
+Aggregation rules come from docs/specs/metrics.md "Aggregation" and the statistics
+anchors in docs/specs/anchors.md §5 and §9:
 
 - success rate with a confidence interval, clustered by source repository (Miller 2024,
   "Adding Error Bars to Evals", arXiv 2411.00640, §5.1 items 1-2), with the small-cluster
@@ -187,7 +187,7 @@ def success_rate(successes: Any, clusters: Any = None, confidence: float = 0.95)
     References
     ----------
     .. [1] E. Miller, "Adding Error Bars to Evals", arXiv 2411.00640 (2024), §5.1 items 1-2
-       in shared/specs/anchors.md.
+       in docs/specs/anchors.md.
     .. [2] L. Kish, "Survey Sampling", Wiley (1965): the design effect.
     .. [3] R. M. Bell, D. F. McCaffrey, Survey Methodology 28 (2002); G. W. Imbens,
        M. Kolesár, Rev. Econ. Stat. 98 (2016): CR2 and its degrees of freedom.

@@ -2,7 +2,7 @@
 
 Columns come from inspect's own dataframe reader (`inspect_ai.analysis.samples_df`) with
 custom `EvalColumn`s (arm identity from ``log.eval.task_args``) and `SampleColumn`s (the
-flat ``Score.metadata`` of the ``readbench`` scorer; shared/specs/metrics.md, and
+flat ``Score.metadata`` of the ``readbench`` scorer; docs/specs/metrics.md, and
 inspect-notes.md §7: summaries keep scalar metadata < 1 KB, so no full sample read is
 needed). Identity columns: see `IDENTITY_COLUMNS`; metric columns: `BASE_METRICS` and, for
 every cache model m in the run, ``f"{name}_{m}"`` for name in `CACHE_METRICS`.

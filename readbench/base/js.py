@@ -5,8 +5,8 @@ they apply is stated in Node's terms: `Buffer.toString("utf-8")` decoding, `Buff
 UTF-16 `String.length` and `slice`, `String.prototype.trimEnd`, `Number.prototype.toString` and
 `toFixed`, `JSON.stringify`, `path.posix.normalize`. The read variants (readbench.read), pi's other
 tools (readbench.tools.pi) and the DCP strategies (readbench.dcp) all use these functions, so a
-length or a slice means the same thing everywhere (shared/specs/pi-tools.md §0, §1.2-§1.3, §3-§4;
-shared/specs/dcp.md Parts A and B).
+length or a slice means the same thing everywhere (docs/specs/pi-tools.md §0, §1.2-§1.3, §3-§4;
+docs/specs/dcp.md Parts A and B).
 
 Pure functions, no readbench imports (the bottom layer, see docs/architecture.md).
 """

@@ -178,8 +178,14 @@ class ProgressReporter:
         self._started = True
         if self.mode == "rich":
             from rich.console import Console
-            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
-                                       TimeRemainingColumn)
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
 
             console = Console(file=self.stream)
             self._rich = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),

@@ -4,10 +4,10 @@ with the sample and never global). One module owns every key and the per-call re
 
 The loop is the only writer of what the model *saw* and which call is executing; tools read it.
 This is the "clean way to tell the tool" what the model received on its last call that
-B+dedup needs (shared/specs/variants.md, "B+dedup and B+dedup-naive").
+B+dedup needs (docs/specs/variants.md, "B+dedup and B+dedup-naive").
 
 Store keys (all JSON values; writer -> readers):
-- ``readbench:oracle``   dict   the task's oracle for the simulated agent (shared/specs/sim-agent.md);
+- ``readbench:oracle``   dict   the task's oracle for the simulated agent (docs/specs/sim-agent.md);
                                 setup solver (readbench.run.task) -> agent loop, sim provider
 - ``readbench:workspace`` dict  {"cwd": str, "env": dict[str, str], "rg": str, "sandbox": str};
                                 setup solver -> tools, scorer, agent loop
@@ -83,7 +83,7 @@ WALL_SECONDS = "readbench:wall_seconds"
 FORK = "readbench:fork"
 _DETAILS = "readbench:details:"
 SAMPLE_RESULT_KEYS = (CALLS, STOP_REASON, NATIVE_METRICS, CACHE_METRICS, WALL_SECONDS)
-"""The keys the loop leaves for the scorer (per-sample metrics, shared/specs/metrics.md)."""
+"""The keys the loop leaves for the scorer (per-sample metrics, docs/specs/metrics.md)."""
 
 
 @dataclass(frozen=True)
@@ -169,7 +169,7 @@ def claim_call_id(function: str, arguments: dict[str, Any]) -> str | None:
     calls before executing them (sequentially: our tools are not parallel), and each tool
     claims the first matching one. Returns None outside the loop (e.g. the CLI).
     """
-    pending = store().get(PENDING, [])
+    pending: list[dict[str, Any]] = store().get(PENDING, [])
     key = _canonical(arguments)
     for call in pending:
         if not call["claimed"] and call["function"] == function and _canonical(call["arguments"]) == key:

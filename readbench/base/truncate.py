@@ -3,7 +3,7 @@
 `truncate_head` serves the read tool (and every read variant that behaves as stock where it says
 nothing: variant A measures characters instead of bytes, the B family refuses instead of cutting)
 and grep; `truncate_tail` serves bash; `truncate_line` cuts grep's long lines. Two independent
-limits, whichever is hit first: 2000 lines and 50KB = 51,200 UTF-8 bytes (shared/specs/pi-tools.md
+limits, whichever is hit first: 2000 lines and 50KB = 51,200 UTF-8 bytes (docs/specs/pi-tools.md
 §1.2 step 6, §3.1, §3.2).
 
 Pure functions, no readbench imports but `readbench.base.js` (the bottom layer, see

@@ -1,6 +1,6 @@
 """readbench.cache: offline tokenizer, provider prompt-cache simulator, dated prices.
 
-shared/specs/caching.md (rules, prices, simulator design), metrics.md (the per-sample scalars).
+docs/specs/caching.md (rules, prices, simulator design), metrics.md (the per-sample scalars).
 
 - `count_tokens(text, family)`: offline token counts (tokenizer.py).
 - `CallRecord` -> `Request` (adapter.py, blocks.py) -> `simulate(requests, cache_model, model)`

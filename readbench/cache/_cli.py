@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from typing import Any
 
 import click
 
@@ -12,7 +13,7 @@ __all__ = ["cache_group", "commands"]
 
 @click.group("cache")
 def cache_group() -> None:
-    """Provider prompt-cache simulator and dated prices (shared/specs/caching.md)."""
+    """Provider prompt-cache simulator and dated prices (docs/specs/caching.md)."""
 
 
 @cache_group.command("simulate")
@@ -45,7 +46,7 @@ def simulate_cmd(requests_path: str, model: str, cache_model: str | None, placem
     if cm not in CACHE_MODELS:
         raise click.BadParameter(f"unknown cache model {cm!r}; known: {', '.join(CACHE_MODELS.names())}",
                                  param_hint="--cache-model")
-    params = {}
+    params: dict[str, Any] = {}  # simulate's cache-model parameters
     if placement is not None:
         if CACHE_MODELS.get(cm).family != "anthropic":
             anthropic = "/".join(m.name for m in CACHE_MODELS if m.family == "anthropic")

@@ -1,6 +1,6 @@
 """From what the agent sent (inspect messages + tools) to provider-shaped blocks.
 
-shared/specs/caching.md §8.1 (blocks), §1.1 (order tools -> system -> messages), §9 (pi).
+docs/specs/caching.md §8.1 (blocks), §1.1 (order tools -> system -> messages), §9 (pi).
 
 Rendering, per request:
 1. one `tool_def` block per ToolInfo, in the order given: name, description and the JSON of
@@ -31,7 +31,7 @@ import json
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from inspect_ai.model import (
     ChatMessage,
@@ -259,9 +259,10 @@ class RequestBuilder:
         found = list(map(self._by_id.get, map(id, suffix)))
         for j in itertools.compress(itertools.count(), map(operator.is_, found, itertools.repeat(None))):
             found[j] = self._blocks_of(suffix[j], _message_raw)
-        conv_list.extend(itertools.chain.from_iterable(found))
+        done = cast("list[tuple[Block, ...]]", found)  # every None filled just above
+        conv_list.extend(itertools.chain.from_iterable(done))
         base = conv_ends[-1] if conv_ends else 0
-        conv_ends.extend(itertools.islice(itertools.accumulate(map(len, found), initial=base), 1, None))
+        conv_ends.extend(itertools.islice(itertools.accumulate(map(len, done), initial=base), 1, None))
         conv = tuple(conv_list)
         blocks = head + conv
         self._prev = _Previous(messages, system_indices, head, tools, call.params, conv, conv_ends)

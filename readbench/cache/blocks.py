@@ -1,6 +1,6 @@
 """The provider-neutral request model: blocks, requests, chained prefix hashes, positions.
 
-shared/specs/caching.md §8.1. A request is the ordered list of blocks the provider renders
+docs/specs/caching.md §8.1. A request is the ordered list of blocks the provider renders
 (tools -> system -> messages, §1.1). Every block carries the tokens it adds and a hash of
 the exact bytes sent; the prefix ending at block i is identified by the chained hash
 h_i = H(h_{i-1} || content_hash_i), so any change at block p changes every h_i with i >= p

@@ -1,6 +1,6 @@
 """Token-count calibration from billed usage: billed ~ a x counted + b per block, as dated data.
 
-shared/specs/sessions.md §5 cause 2 ("token counts run low": readbench's offline count differs
+docs/specs/sessions.md §5 cause 2 ("token counts run low": readbench's offline count differs
 from what the provider bills, by a factor and a per-block amount), caching.md §8.3 (Anthropic
 publishes no tokenizer: "calibrate them against logged usage when it exists").
 

@@ -76,7 +76,7 @@ def _block(obj: Any, where: str, family: str) -> Block:
     ident = obj.get("id")
     if ident is None and text is None:
         raise ValueError(f"{where}: give an 'id' or a 'text' to identify the content")
-    h = content_hash(kind, role, "id" if ident is not None else "text", str(ident) if ident is not None else text)
+    h = content_hash(kind, role, "id" if ident is not None else "text", str(ident) if ident is not None else str(text))
     try:
         return Block(kind, role, tokens, h, bool(obj.get("ends_message", True)))
     except ValueError as exc:

@@ -1,4 +1,4 @@
-"""Per-sample cache and cost scalars (shared/specs/metrics.md "Prompt cache and cost",
+"""Per-sample cache and cost scalars (docs/specs/metrics.md "Prompt cache and cost",
 "DCP economics").
 
 For every cache model m in the run:
@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from readbench.cache.adapter import CallRecord, RequestBuilder
-from readbench.cache.calibration import token_fit
 from readbench.cache.blocks import Request
+from readbench.cache.calibration import token_fit
 from readbench.cache.prices import get_model_spec
 from readbench.cache.registry import CACHE_MODELS
 from readbench.cache.simulate import simulate

@@ -1,6 +1,6 @@
 """Dated price table and per-model cache parameters, read from the CSV files next to this module.
 
-shared/specs/caching.md §6 (prices), §1.2 / §2 / §3 / §4 (minimums, multipliers, TTLs).
+docs/specs/caching.md §6 (prices), §1.2 / §2 / §3 / §4 (minimums, multipliers, TTLs).
 Prices move monthly: they are data (`prices.csv`, `models.csv`), never constants in code.
 
 `prices.csv` (USD per million tokens; an empty cell = no such charge):

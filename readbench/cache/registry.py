@@ -1,6 +1,6 @@
 """The cache-model registry: name -> factory, plus each cache model's default priced model.
 
-shared/specs/caching.md §8. Cache models:
+docs/specs/caching.md §8. Cache models:
 
 | name              | rules | module |
 |-------------------|-------|--------|

@@ -1,4 +1,4 @@
-"""Run a cache model over a request sequence and price it (shared/specs/caching.md §8.2 step 5).
+"""Run a cache model over a request sequence and price it (docs/specs/caching.md §8.2 step 5).
 
 Conservation holds per request: cache_read + cache_write + uncached == input tokens.
 """
@@ -106,7 +106,7 @@ def billed_usage_cost(u: Any, model: str, tier: str | None, when: dt.date) -> fl
     """Billed usage priced (USD) at `model`'s list prices on `when` (`readbench.cache.prices.
     price_date`): the write split by TTL tier when recorded, else every write at `tier` (5m when
     None). Shared by the replay's bill (readbench.replay.bill) and the live agent loop's
-    ``native_cost_usd`` (readbench.metrics.native; shared/specs/metrics.md "Prompt cache and cost").
+    ``native_cost_usd`` (readbench.metrics.native; docs/specs/metrics.md "Prompt cache and cost").
 
     Args:
         u: a `readbench.sessions.BilledUsage` (tokens: ``cache_read_tokens``, ``cache_write_tokens``,

@@ -1,4 +1,4 @@
-"""CacheStore: live prefix entries of one cache scope (shared/specs/caching.md §8.1, §8.2).
+"""CacheStore: live prefix entries of one cache scope (docs/specs/caching.md §8.1, §8.2).
 
 One store holds one scope (workspace/org/key) x one model. Entries are keyed by the chained
 prefix hash of the block they end at (`PreparedRequest.hashes`).

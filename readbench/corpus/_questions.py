@@ -1,6 +1,6 @@
 """Question generators over one Python file, answers computed with `ast` (pure, seeded).
 
-- Locate-and-answer (shared/specs/corpus.md §3.2): the default value of a parameter, the single
+- Locate-and-answer (docs/specs/corpus.md §3.2): the default value of a parameter, the single
   literal message of the only ``raise`` in a function, a function's ``def`` line, the number of
   ``return`` statements in a function. Only definitions past ``min_line`` whose qualified name
   occurs once in the file are asked about.
@@ -136,7 +136,7 @@ def _candidates(kind: str, f: FunctionInfo, text: str, file: str):
                 seg = ast.get_source_segment(text, msg) or ""
                 # the answer must be verbatim on one line (no escapes, no implicit concatenation):
                 # target_line is the message's line, where a reader sees it
-                if msg.lineno == msg.end_lineno and msg.value in seg:
+                if msg.lineno == msg.end_lineno and isinstance(msg.value, str) and msg.value in seg:
                     yield (f"In `{file}`, the {what} `{q}` raises exactly one exception, with a "
                            f"literal message. What is the message? Give the text without quotes.",
                            msg.value, msg.lineno, key)
@@ -249,7 +249,7 @@ def _wholefile_pool(kind: str, tree: ast.Module, file: str, text: str) -> list[t
                  f"parameter named `{p}` (of any kind: positional, keyword-only, *args or "
                  f"**kwargs)?", str(k), None) for p, k in sorted(c.items()) if 3 <= k <= 60]
     if kind == "count_methods":
-        out = []
+        out: list[tuple[str, str, str | None]] = []
         for cls in (x for x in ast.walk(tree) if isinstance(x, ast.ClassDef)):
             k = sum(isinstance(b, (ast.FunctionDef, ast.AsyncFunctionDef)) for b in cls.body)
             same = [x for x in ast.walk(tree) if isinstance(x, ast.ClassDef) and x.name == cls.name]

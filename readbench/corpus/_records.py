@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
-    "FEATURES",
+    "FEATURES",  # noqa: F822 - built lazily by the module's __getattr__
     "Check",
     "Mutation",
     "Oracle",

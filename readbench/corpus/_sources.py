@@ -1,4 +1,4 @@
-"""Pinned corpus sources read from `tasks/sources.toml` (shared/specs/corpus.md §4 "Pin").
+"""Pinned corpus sources read from `tasks/sources.toml` (docs/specs/corpus.md §4 "Pin").
 
 A source is one PyPI sdist pinned by version and sha256, plus the pure wheels its tests need
 (pinned in the `[[lock.wheel]]` table) and the target files tasks are generated from. The file is

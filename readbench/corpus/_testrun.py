@@ -1,6 +1,6 @@
 """Run a task's test command and parse which tests failed.
 
-shared/specs/corpus.md §3.1 "Findings": pytest 9 reports unittest subtests separately, a failing
+docs/specs/corpus.md §3.1 "Findings": pytest 9 reports unittest subtests separately, a failing
 subtest prints ``SUBFAILED(i=2) path::Class::test`` while its parent counts as passed, so failures
 are parsed with ``^(SUB)?FAILED(\\(.*?\\))? (\\S+)`` from the short summary (``-rfE``), plus
 ``ERROR`` lines for setup/collection errors.

@@ -1,7 +1,7 @@
 """Context pruning (DCP) as a pure projection of an inspect message list.
 
 `project(messages, config, state=, usage=) -> Projection(messages, stats, state)` runs one of the
-configurations in `configs.py` before a model call: PSU3D0/pi-dcp (shared/specs/dcp.md Part A),
+configurations in `configs.py` before a model call: PSU3D0/pi-dcp (docs/specs/dcp.md Part A),
 diegopetrucci's cache-aware sister extension (Part B) or SWE-agent observation masking
 (anchors.md §1). The input is never mutated.
 

@@ -1,4 +1,4 @@
-"""pi-dcp's age model: turn ages and execution-step segmentation (shared/specs/dcp.md §1).
+"""pi-dcp's age model: turn ages and execution-step segmentation (docs/specs/dcp.md §1).
 
 Positions are `PiView` positions (system messages excluded, as in pi's hook).
 """
@@ -6,6 +6,8 @@ Positions are `PiView` positions (system messages excluded, as in pi's hook).
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from inspect_ai.model import ChatMessageTool
 
 from readbench.dcp._view import PiView, blocks, calls_of
 
@@ -87,7 +89,7 @@ def segment_steps(view: PiView) -> list[Step]:
                 ids = {c.id for c in calls}
                 end = pos
                 cur = pos + 1
-                while cur < n and view.role(cur) == "toolResult" and view.original(cur).tool_call_id in ids:
+                while cur < n and isinstance(m := view.original(cur), ChatMessageTool) and m.tool_call_id in ids:
                     end = cur
                     cur += 1
                 if _progress(view, cur):

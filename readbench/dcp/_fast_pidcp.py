@@ -1,6 +1,6 @@
 """Incremental pi-dcp for a growing history (same results as `readbench.dcp._pidcp.run_pi_dcp`).
 
-pi-dcp is stateless (shared/specs/dcp.md §1): each call's decisions follow from the whole
+pi-dcp is stateless (docs/specs/dcp.md §1): each call's decisions follow from the whole
 history. Most of what they depend on is a fact of one message, or of one message and those
 before it, and is computed once per history position (`PiSeq.add`):
 - step segmentation (dcp.md §1) except its tail: a decision that looked past the end of the
@@ -31,7 +31,7 @@ import functools
 from bisect import bisect_left, bisect_right, insort
 from typing import Any
 
-from inspect_ai.model import ChatMessage
+from inspect_ai.model import ChatMessage, ChatMessageTool
 
 from readbench.dcp._fast_steps import StepSeq
 from readbench.dcp._fast_supersede import SupersedeColumns
@@ -152,6 +152,7 @@ class PiSeq(StepSeq):
                 if c.function in ("write", "edit") and info and info.primary:
                     self.modified.add(info.primary)
             return
+        assert isinstance(msg, ChatMessageTool)  # role "toolResult"
         cid = msg.tool_call_id
         self.rcid.append(cid)
         if cid is None or cid not in self.calls or cid in self.answered:
@@ -269,7 +270,7 @@ class PiSeq(StepSeq):
             outcomes[k] = new
             i = index[results[k]]
             was, now = old is not None and old[2] is not None, new[2] is not None
-            out[i] = new[2] if now else msgs[i]
+            out[i] = new[2] if new[2] is not None else msgs[i]  # now
             if now and not was:
                 insort(changed, i)
             elif was and not now:

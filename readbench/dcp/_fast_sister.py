@@ -1,6 +1,6 @@
 """Incremental sister pipeline for a growing history (same results as `_sister.run_sister`).
 
-The sister extension (shared/specs/dcp.md Part B) proposes, per call, replacements derived
+The sister extension (docs/specs/dcp.md Part B) proposes, per call, replacements derived
 from the completed tool calls; its proposals change only when calls complete or user prompts
 arrive, so `SisterSeq` keeps them up to date as messages are appended:
 - `dedupe` (§7.2): per key the completed calls in order; a new member re-targets the older
@@ -26,7 +26,7 @@ import functools
 from bisect import bisect_right
 from typing import Any
 
-from inspect_ai.model import ChatMessage
+from inspect_ai.model import ChatMessage, ChatMessageTool
 
 from readbench.base.js import js_stringify, utf16_len
 from readbench.dcp._gate import accepts, cost_model
@@ -121,6 +121,7 @@ class SisterSeq(SeqBase):
 
     def add(self, pos: int, msg: ChatMessage, role: str) -> None:
         """Record the message at view position `pos` and update the proposals."""
+        call: _Call | None  # a call of an assistant message, or the one a tool result answers
         if role == "user":
             self.tok_prefix.append(self.tok_prefix[-1] + estimate_content_tokens(msg.content))
             self._users_changed()
@@ -139,6 +140,7 @@ class SisterSeq(SeqBase):
             return
         ctokens = estimate_content_tokens(msg.content)
         self.tok_prefix.append(self.tok_prefix[-1] + ctokens)
+        assert isinstance(msg, ChatMessageTool)  # role "toolResult"
         call = self.calls.get(msg.tool_call_id or "")
         if call is None or call.rpos is not None or call.ordinal <= self.last_completed:
             self.ok = False
@@ -376,7 +378,8 @@ class SisterSeq(SeqBase):
         new_decisions = list(state.decisions)
         results: dict[int, ChatMessage] = {}
         inputs: dict[int, dict[str, str]] = {}
-        for d in [*state.decisions, *accepted]:
+        todo: list[DecisionRecord | Proposal] = [*state.decisions, *accepted]
+        for d in todo:
             target = f"{d.kind}:toolCallId:{d.tool_call_id}"
             call = calls.get(d.tool_call_id)
             if target in applied or self._protected(call, boundary):
@@ -384,7 +387,7 @@ class SisterSeq(SeqBase):
             if self._effect(call, d) is None:
                 continue
             if d.kind == RESULT:
-                results[call.rpos] = self._result_copy(call, d.placeholder or "")  # type: ignore[union-attr,index]
+                results[call.rpos] = self._result_copy(call, d.placeholder or "")  # type: ignore[union-attr,index,arg-type]
                 saved += call.chars // 4  # type: ignore[union-attr]
             else:
                 inputs.setdefault(call.apos, {})[call.cid] = d.reason  # type: ignore[union-attr]

@@ -1,4 +1,4 @@
-"""Incremental step segmentation of a growing history (pi-dcp's steps, shared/specs/dcp.md §1).
+"""Incremental step segmentation of a growing history (pi-dcp's steps, docs/specs/dcp.md §1).
 
 The same steps as `readbench.dcp._ages.segment_steps`, kept up to date as messages are appended:
 a decision that looked past the end of the list ("does execution follow?") is redone on the next

@@ -1,6 +1,6 @@
 """Incremental pi-dcp `supersedeWrites` for a growing history (used by `_fast_pidcp.PiSeq`).
 
-Same decisions as `readbench.dcp.strategies.supersede_writes.apply` (shared/specs/dcp.md §2.3):
+Same decisions as `readbench.dcp.strategies.supersede_writes.apply` (docs/specs/dcp.md §2.3):
 walking newest -> oldest, a `write`/`edit` call whose `path || file` equals the raw `path` of a
 `read` result at a later view position, and that is not protected (static tool/file protection
 of `toolCall:<id>` or the turn/step window of its assistant message), gets every string field
@@ -19,7 +19,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from inspect_ai.model import ChatMessage
+from inspect_ai.model import ChatMessage, ChatMessageAssistant
 from inspect_ai.tool import ToolCall
 
 from readbench.base.js import utf16_len
@@ -122,6 +122,7 @@ class SupersedeColumns:
         """The assistant message `msg` (view position `pos`) with the arguments of its calls in
         `args` replaced, as `PiView.set_call_arguments` builds it (the same copy while the
         replaced calls stay the same)."""
+        assert isinstance(msg, ChatMessageAssistant)
         ids = frozenset(c.id for c in msg.tool_calls or () if c.id in args)
         hit = self._copies.get(pos)
         if hit is not None and hit[0] == ids:

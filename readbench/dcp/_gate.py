@@ -1,4 +1,4 @@
-"""The sister's cache-aware net-benefit gate (shared/specs/dcp.md §7.4).
+"""The sister's cache-aware net-benefit gate (docs/specs/dcp.md §7.4).
 
 Prompt caches are prefix caches: changing message p re-sends p..end uncached once.
 `penalty = (1 - r) * tail`, `recurring_saving = r * removed`, `break_even = penalty / saving`

@@ -1,4 +1,4 @@
-"""Path globs as both DCP extensions compile them (shared/specs/dcp.md §4 and §7.3).
+"""Path globs as both DCP extensions compile them (docs/specs/dcp.md §4 and §7.3).
 
 JavaScript string, JSON and path semantics are readbench.base.js.
 """
@@ -13,7 +13,7 @@ __all__ = ["glob_to_regex"]
 
 @functools.lru_cache(maxsize=256)
 def glob_to_regex(pattern: str) -> re.Pattern[str]:
-    """Compile a path glob the way both extensions do (shared/specs/dcp.md §4 and §7.3).
+    """Compile a path glob the way both extensions do (docs/specs/dcp.md §4 and §7.3).
 
     `**/` -> `(?:.*/)?`, `**` -> `.*`, `*` -> `[^/]*`, `?` -> `[^/]`, everything else literal.
     The whole string must match (use `.fullmatch`; JS `^...$` without the `m` flag).

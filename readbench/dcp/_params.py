@@ -1,6 +1,6 @@
 """Typed parameters of the three pruning families (defaults = the extensions' defaults).
 
-shared/specs/dcp.md §5 (pi-dcp `types.ts`/`config.ts`), §7.3 (sister defaults), anchors.md §1
+docs/specs/dcp.md §5 (pi-dcp `types.ts`/`config.ts`), §7.3 (sister defaults), anchors.md §1
 (SWE-agent "last-5 observations collapsed"). Every field name is the override key accepted by
 `get_config({"base": ..., "name": ..., <field>: value})`.
 """

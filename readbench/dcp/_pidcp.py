@@ -1,4 +1,4 @@
-"""The pi-dcp transform for one model call (shared/specs/dcp.md §1 "Order").
+"""The pi-dcp transform for one model call (docs/specs/dcp.md §1 "Order").
 
 Stateless: every placeholder is recomputed from the unpruned history on each call. Order:
 age model + tool-call index + protection policy -> pressure band -> the registered pi-dcp

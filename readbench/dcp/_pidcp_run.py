@@ -1,4 +1,4 @@
-"""Per-call working context shared by the pi-dcp strategies (shared/specs/dcp.md §1-§2, §6)."""
+"""Per-call working context shared by the pi-dcp strategies (docs/specs/dcp.md §1-§2, §6)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""pi-dcp pressure bands and footer text (shared/specs/dcp.md §3, §6; `observability.ts`,
+"""pi-dcp pressure bands and footer text (docs/specs/dcp.md §3, §6; `observability.ts`,
 `pressure-policy.ts`)."""
 
 from __future__ import annotations

@@ -13,11 +13,11 @@ from inspect_ai.model import ChatMessage
 from readbench.dcp._cache import DEFAULT_CACHE, ProjectionCache
 from readbench.dcp._fast_obs import ObsSeq
 from readbench.dcp._fast_pidcp import PiSeq
-from readbench.dcp._fast_sister import SisterSeq
+from readbench.dcp._fast_sister import SisterFastOutcome, SisterSeq
 from readbench.dcp._params import ObsMaskParams, PiDcpParams, SisterParams
 from readbench.dcp._pidcp import run_pi_dcp, running_strategies
 from readbench.dcp._pressure import compute_band, effective_band, footer_text
-from readbench.dcp._sister import GateCandidate, run_sister
+from readbench.dcp._sister import GateCandidate, SisterOutcome, run_sister
 from readbench.dcp._strategy import DcpStrategy, family_strategies
 from readbench.dcp._types import ContextUsage, DcpState, GateInfo, Projection, ProjectionStats
 from readbench.dcp._view import PiView, text_chars
@@ -144,7 +144,7 @@ def gate_candidates(
     cwd: str | None = None,
     cache: ProjectionCache | None = None,
 ) -> GateStep:
-    """The candidates the sister's gate weighs before this call (shared/specs/dcp.md §7.1, §7.4),
+    """The candidates the sister's gate weighs before this call (docs/specs/dcp.md §7.1, §7.4),
     for the sister's gate benchmark (§7.5): run it with `gate_mode="off"`, threading `state`,
     and each candidate is reported once, at the first call where it is proposable.
 
@@ -157,7 +157,7 @@ def gate_candidates(
         raise ValueError(f"gate candidates need a sister-family DCP configuration, got {cfg.name!r} ({cfg.family})")
     state = state if state is not None else DcpState()
     cache = cache if cache is not None else DEFAULT_CACHE
-    out = None
+    out: SisterFastOutcome | SisterOutcome | None = None
     if messages and _fast(_sister_running(params), _SISTER_FAST):
         seq = cache.sequence("sister", params, messages, lambda: SisterSeq(params))
         if seq.ok:
@@ -173,7 +173,7 @@ def _resolve(config: DcpConfig | str | dict[str, Any], cwd: str | None) -> DcpCo
         try:
             return _with_cwd(cfg, cwd)
         except TypeError:  # unhashable user parameters
-            return dataclasses.replace(cfg, params=dataclasses.replace(cfg.params, cwd=cwd))
+            return dataclasses.replace(cfg, params=dataclasses.replace(cfg.params, cwd=cwd))  # type: ignore[arg-type]  # has cwd
     return cfg
 
 
@@ -181,7 +181,7 @@ def _resolve(config: DcpConfig | str | dict[str, Any], cwd: str | None) -> DcpCo
 def _with_cwd(cfg: DcpConfig, cwd: str) -> DcpConfig:
     """`cfg` with `params.cwd = cwd` (memoised: both are frozen values; the loop passes the same
     configuration and cwd on every call)."""
-    return dataclasses.replace(cfg, params=dataclasses.replace(cfg.params, cwd=cwd))
+    return dataclasses.replace(cfg, params=dataclasses.replace(cfg.params, cwd=cwd))  # type: ignore[type-var]  # the caller checked hasattr(params, 'cwd')
 
 
 def _projection(

@@ -1,6 +1,6 @@
 """pi-dcp protection policy: turn/step windows, protected tools and files, frontier pins.
 
-shared/specs/dcp.md §4 (`protection.ts`, `frontier.ts`). Subjects are keyed
+docs/specs/dcp.md §4 (`protection.ts`, `frontier.ts`). Subjects are keyed
 `toolResult:<id>` / `toolCall:<id>`; positions are `PiView` positions.
 """
 
@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Any
+
+from inspect_ai.model import ChatMessageTool
 
 from readbench.base.js import posix_normalize
 from readbench.dcp._ages import AgeModel
@@ -181,7 +183,7 @@ class ProtectionPolicy:
                     if c.function in ("write", "edit") and info and info.primary:
                         last_mod[info.primary] = pos
                 continue
-            if role != "toolResult" or m.tool_call_id is None:
+            if not isinstance(m, ChatMessageTool) or m.tool_call_id is None:  # role != "toolResult"
                 continue
             cid = m.tool_call_id
             args = args_of.get(cid)
@@ -208,7 +210,7 @@ class ProtectionPolicy:
                 self.pins.setdefault(passing, []).append(PIN_PASS)
         for pos in range(len(view)):
             m = view.original(pos)
-            if view.role(pos) != "toolResult" or m.tool_call_id is None:
+            if not isinstance(m, ChatMessageTool) or m.tool_call_id is None:  # role != "toolResult"
                 continue
             cid = m.tool_call_id
             info = meta[cid] if cid in meta else _path_info(args_of.get(cid), p.cwd)
@@ -229,7 +231,7 @@ class ProtectionPolicy:
         via_step = self.step_active and current_exec and 0 <= step_age < p.steps and uses_steps
         m = view.original(pos)
         key: str | None = None
-        if view.role(pos) == "toolResult":
+        if isinstance(m, ChatMessageTool):  # role "toolResult"
             key = f"toolResult:{call_id or m.tool_call_id}"
         elif call_id is not None:
             key = f"toolCall:{call_id}"

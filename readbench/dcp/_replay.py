@@ -1,7 +1,7 @@
 """Replay a recorded history through a DCP configuration, one model call at a time.
 
 A call boundary is just before each assistant message (the method of the sister extension's
-benchmark, shared/specs/dcp.md §7.5): at each boundary the prefix is projected, the sticky state
+benchmark, docs/specs/dcp.md §7.5): at each boundary the prefix is projected, the sticky state
 is carried to the next call, and the projection is compared with the previous call's projection
 to find rewrites of history already sent (metrics.md `dcp_prefix_breaks`).
 """

@@ -1,4 +1,4 @@
-"""The sister extension's pipeline for one call (shared/specs/dcp.md §7.1 "Order").
+"""The sister extension's pipeline for one call (docs/specs/dcp.md §7.1 "Order").
 
 proposals of the registered sister strategies in order (`readbench.dcp._strategy`: dedupe,
 error-purge, superseded-file-ops) on the unpruned view -> drop keys already
@@ -12,6 +12,9 @@ Sticky decisions bypass floor and gate but still pass the protection check.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
+
+from inspect_ai.model import ChatMessageTool
 
 from readbench.base.js import js_stringify, utf16_len
 from readbench.dcp._gate import accepts, cost_model
@@ -25,9 +28,9 @@ from readbench.dcp._sister_common import (
     pair_index,
     recency_boundary,
 )
+from readbench.dcp._strategy import family_strategies
 from readbench.dcp._types import DcpState, DecisionRecord, GateInfo, finite_or_none
 from readbench.dcp._view import PiView, blocks, calls_of, is_error, text_chars
-from readbench.dcp._strategy import family_strategies
 from readbench.dcp.strategies.sister_error_purge import pruned_arguments
 
 __all__ = ["GateCandidate", "SisterOutcome", "run_sister", "agent_state"]
@@ -79,7 +82,7 @@ def _effect(view: PiView, d: Proposal | DecisionRecord, pairs: dict) -> tuple[in
     apos, cidx, rpos = pairs.get(d.tool_call_id, (None, 0, None))
     if rpos is None:
         return None
-    result = view.original(rpos)
+    result = cast(ChatMessageTool, view.original(rpos))
     if d.kind == "tool_result_content":
         text = d.placeholder if d.placeholder is not None else ""
         chars = max(0, text_chars(result.content) - utf16_len(text))
@@ -181,7 +184,8 @@ def run_sister(view: PiView, params: SisterParams, state: DcpState) -> SisterOut
     saved = 0
     applied_targets: set[str] = set()
     new_decisions = list(state.decisions)
-    for d in [*state.decisions, *accepted]:
+    todo: list[DecisionRecord | Proposal] = [*state.decisions, *accepted]
+    for d in todo:
         target = _target(d.kind, d.tool_call_id)
         if target in applied_targets or is_protected(view, d.tool_call_id, params, boundary, pairs):
             continue

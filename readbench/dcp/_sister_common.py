@@ -1,4 +1,4 @@
-"""Shared pieces of the sister extension (shared/specs/dcp.md §7.1-§7.3): token estimator,
+"""Shared pieces of the sister extension (docs/specs/dcp.md §7.1-§7.3): token estimator,
 completed tool-call occurrences, recency boundary, protections, proposals.
 
 Positions are `PiView` positions (the hook's message list: no system messages).
@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
+
+from inspect_ai.model import ChatMessageTool
 
 from readbench.base.js import js_stringify, utf16_len
 from readbench.dcp._glob import glob_to_regex
@@ -99,14 +101,14 @@ def completed_occurrences(view: PiView) -> list[Occurrence]:
     result_pos: dict[str, int] = {}
     for pos in range(len(view)):
         m = view.original(pos)
-        if view.role(pos) == "toolResult" and m.tool_call_id is not None:
+        if isinstance(m, ChatMessageTool) and m.tool_call_id is not None:  # role "toolResult"
             result_pos[m.tool_call_id] = pos
     out: list[Occurrence] = []
     for pos in range(len(view)):
         for k, c in enumerate(calls_of(view.original(pos))):
             if c.id in result_pos:
                 rp = result_pos[c.id]
-                out.append(Occurrence(c.id, c.function, c.arguments or {}, pos, k, rp, is_error(view.original(rp))))
+                out.append(Occurrence(c.id, c.function, c.arguments or {}, pos, k, rp, is_error(cast(ChatMessageTool, view.original(rp)))))
     return out
 
 
@@ -143,7 +145,7 @@ def pair_index(view: PiView) -> dict[str, tuple[int | None, int, int | None]]:
     out: dict[str, list] = {}
     for pos in range(len(view)):
         m = view.original(pos)
-        if view.role(pos) == "toolResult" and m.tool_call_id is not None:
+        if isinstance(m, ChatMessageTool) and m.tool_call_id is not None:  # role "toolResult"
             out.setdefault(m.tool_call_id, [None, 0, None])[2] = pos
             continue
         seen: set[str] = set()
@@ -168,7 +170,7 @@ def is_protected(
         return True
     name = None
     if rpos is not None:
-        name = tool_name(view.original(rpos), view.call_names)
+        name = tool_name(cast(ChatMessageTool, view.original(rpos)), view.call_names)
     elif apos is not None:
         name = calls_of(view.original(apos))[cidx].function
     names = {n.strip().lower() for n in params.protected_tools}

@@ -1,4 +1,4 @@
-"""The DCP strategy record and its registry (issue 23; shared/specs/dcp.md §1-§3, §7.2).
+"""The DCP strategy record and its registry (issue 23; docs/specs/dcp.md §1-§3, §7.2).
 
 A strategy is one pruning rule of a family (`pi-dcp`, `sister`, `obs-mask`). Its record carries
 what the projection, the fast path and the readers of a projected history need:

@@ -1,6 +1,6 @@
 """Records shared by the DCP projection: usage input, sticky state, per-call statistics.
 
-See shared/specs/dcp.md (Part A for pi-dcp, Part B for the cache-aware sister extension).
+See docs/specs/dcp.md (Part A for pi-dcp, Part B for the cache-aware sister extension).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ _DECISION_KINDS = ("tool_result_content", "tool_call_input")
 class ContextUsage:
     """Context usage before this call's pruning, as pi's `ctx.getContextUsage()` reports it.
 
-    shared/specs/dcp.md §3: `usageRatio = tokens / context_window` only when `tokens` is a number
+    docs/specs/dcp.md §3: `usageRatio = tokens / context_window` only when `tokens` is a number
     and `context_window > 0`; otherwise the pressure band is `unknown` (effective `low`).
     """
 

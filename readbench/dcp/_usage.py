@@ -1,6 +1,6 @@
 """pi's context usage before a model call (`getContextUsage`): the pressure DCP's bands read.
 
-shared/specs/dcp.md §3, pi-mono `compaction.ts` (`estimateContextTokens`, `calculateContextTokens`,
+docs/specs/dcp.md §3, pi-mono `compaction.ts` (`estimateContextTokens`, `calculateContextTokens`,
 `estimateTokens`) and `AgentSession.getContextUsage`: the context tokens the provider reported
 for the last assistant message that has a usage (prompt + output: pi's `totalTokens`, else
 `input + output + cacheRead + cacheWrite`), plus the chars/4 estimate of every message after it;
@@ -71,7 +71,7 @@ def pi_recorded_tokens(msg: ChatMessage) -> int | None:
 
 
 def pi_context_usage(messages: list[ChatMessage], context_window: int | None,
-                     reported: Mapping[int, int] | None = None) -> ContextUsage:
+                     reported: Mapping[int, int | None] | None = None) -> ContextUsage:
     """pi's `getContextUsage` before a call on `messages` (module docstring).
 
     Args:

@@ -1,4 +1,4 @@
-"""Named DCP configurations: data in one registry (shared/specs/dcp.md §9, brief §2).
+"""Named DCP configurations: data in one registry (docs/specs/dcp.md §9, brief §2).
 
 A configuration is a pruning family plus its typed parameters:
 
@@ -84,12 +84,12 @@ def _derive(base: DcpConfig, name: str, overrides: dict[str, Any]) -> DcpConfig:
                 f"unknown parameter {key!r} for DCP family {base.family!r}; valid: {', '.join(sorted(valid))}"
             )
     fixed = {k: tuple(v) if isinstance(v, list) else v for k, v in overrides.items()}
-    params = dataclasses.replace(base.params, **fixed)
+    params = dataclasses.replace(base.params, **fixed)  # type: ignore[arg-type]  # keys checked above
     origin = f"{base.origin}; overrides {sorted(overrides)}" if overrides else base.origin
     return DcpConfig(name, base.family, base.name, origin, params)
 
 
-_PI = "PSU3D0/pi-dcp 8d15a33 (shared/specs/dcp.md Part A)"
+_PI = "PSU3D0/pi-dcp 8d15a33 (docs/specs/dcp.md Part A)"
 _BUILTIN = (
     DcpConfig("off", "off", "off", "no pruning: the model sees the full history", None),
     DcpConfig("pi-dcp", "pi-dcp", "pi-dcp", f"{_PI}, default config", PiDcpParams()),

@@ -10,5 +10,5 @@ first divergent result, with the sandbox restored.
 
 The agent loop (readbench.agent.loop, readbench.agent._forking) plays either role; the run
 stage (readbench.run.forked) runs the trunk eval, then one fork eval per arm.
-Prior art and the coupling argument: shared/specs/agents.md §6.
+Prior art and the coupling argument: docs/specs/agents.md §6.
 """

@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from readbench.base import store as rbstore
 from readbench.fork.shadow import ForkPoint
 
 __all__ = ["FORK", "CallRecord", "Prefix", "load_prefix", "prefix_path", "snapshot_path"]

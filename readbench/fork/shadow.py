@@ -11,7 +11,7 @@ arm executes that reply's tool calls itself) differ from the trunk's; ``kind="ne
 whole trajectory is the trunk's. An arm whose system prompt or tool schemas differ forks at call
 0 (its first request already differs).
 
-Coupling (shared/specs/agents.md §6): up to the fork point the arm's inputs are the trunk's, so
+Coupling (docs/specs/agents.md §6): up to the fork point the arm's inputs are the trunk's, so
 its trajectory up to there is distributed as the trunk's. Forking EARLIER than needed is always
 sound, so where the shadow cannot tell cheaply it forks conservatively (``reason`` says so): a
 read after a mutating call (bash, edit, write) in the same reply.

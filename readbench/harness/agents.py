@@ -1,4 +1,4 @@
-"""The agent-harness arm dimension (GitHub issue 24; shared/specs/agents.md): which agent runs a
+"""The agent-harness arm dimension (GitHub issue 24; docs/specs/agents.md): which agent runs a
 sample, and which read presets it can express.
 
 An agent is `readbench` (readbench's own loop, `readbench.agent.loop`, every preset) or a real

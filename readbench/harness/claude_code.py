@@ -1,5 +1,5 @@
 """Claude Code (`@anthropic-ai/claude-code`): its tools as its project JSONL records them
-(shared/specs/sessions.md §2, variants.md "claude-code", anchors.md §7). `Read {file_path, offset?,
+(docs/specs/sessions.md §2, variants.md "claude-code", anchors.md §7). `Read {file_path, offset?,
 limit?}` returns 2000 numbered lines when no limit is given (readbench's `claude-code` preset);
 `Bash {command}`; `Edit`, `MultiEdit`, `Write`, `NotebookEdit {notebook_path}` change files;
 `Grep` searches contents."""

@@ -1,4 +1,4 @@
-"""Codex CLI (`@openai/codex`): its tools as its rollouts record them (shared/specs/sessions.md §3).
+"""Codex CLI (`@openai/codex`): its tools as its rollouts record them (docs/specs/sessions.md §3).
 Codex has no read tool: it reads through its shell (`shell {command: argv}`, `exec_command {cmd}`,
 `local_shell`, whose calls the rollout writes as `local_shell_call` items with the argv under
 `action.command` (imported under that item type's name), and `shell_command {command}`,

@@ -1,4 +1,4 @@
-"""pi (`@earendil-works/pi-coding-agent`): its tools as its sessions record them (shared/specs/
+"""pi (`@earendil-works/pi-coding-agent`): its tools as its sessions record them (docs/specs/
 pi-tools.md §1-3, sessions.md §1). `read {path, offset?, limit?}` caps at 2000 lines / 50 KB and
 appends a continuation notice (readbench's `stock` preset); `bash {command}`; `edit`/`write`
 change files; `grep` searches contents."""

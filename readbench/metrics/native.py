@@ -1,5 +1,5 @@
 """Native usage: what the provider reported for each call, summed per sample beside the cache
-simulator's figures (shared/specs/metrics.md "Prompt cache and cost": "For a real provider that
+simulator's figures (docs/specs/metrics.md "Prompt cache and cost": "For a real provider that
 reports usage, also `native_cache_read_tokens` etc. as reported"; GitHub issue 18).
 
 The per-call numbers come from the agent loop's `CallLog` (``native_*`` fields, normalised from

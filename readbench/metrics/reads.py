@@ -1,4 +1,4 @@
-"""Per-sample effort and read-fragmentation metrics (shared/specs/metrics.md, "Effort" and
+"""Per-sample effort and read-fragmentation metrics (docs/specs/metrics.md, "Effort" and
 "Reads and fragmentation").
 
 Pure functions over the full message history and the loop's per-call logs. Read facts come
@@ -75,7 +75,7 @@ def read_metrics(messages: list[ChatMessage]) -> dict[str, float]:
     calls = _tool_calls(messages)
     seen: set[tuple[str, str, int]] = set()
     files: set[str] = set()
-    counts = Counter()
+    counts: Counter[str] = Counter()
     delivered = unique = 0
     read_tokens = reread_tokens = 0.0
     text_reads = 0

@@ -1,5 +1,5 @@
 """The `readbench` scorer: runs the task's checker in the sandbox and attaches every
-per-sample metric of shared/specs/metrics.md as flat scalars in ``Score.metadata``.
+per-sample metric of docs/specs/metrics.md as flat scalars in ``Score.metadata``.
 
 Checker kinds (the task record's ``check``, readbench.corpus.Check):
 - ``tests``: the task's own test command, run by bash in the sandbox's repository root with
@@ -132,7 +132,7 @@ def sample_metrics(messages: list[Any], values: dict[str, Any], success: float, 
 def errored_sample_metrics(sample: Any) -> dict[str, Any]:
     """`sample_metrics` of an inspect ``EvalSample`` that errored (no scorer ran): what it used
     until the error, from its history and store, with ``stop_reason = error`` and success 0
-    (an errored sample is a failure: shared/specs/metrics.md "Outcome")."""
+    (an errored sample is a failure: docs/specs/metrics.md "Outcome")."""
     values = dict(sample.store or {})
     values[rbstore.STOP_REASON] = "error"
     out = sample.output

@@ -3,7 +3,7 @@
 `get_variant("B")` (or a user preset dict) returns a `ReadVariant`; its `read(data, path,
 offset, limit, call_id=…, session=…, visible_call_ids=…)` returns the `ReadResult` the model
 receives, with structured `ReadDetails` for the metrics. Presets and their parameters:
-`readbench variants` / `list_presets()`. Spec: shared/specs/variants.md, pi-tools.md §1-2.
+`readbench variants` / `list_presets()`. Spec: docs/specs/variants.md, pi-tools.md §1-2.
 Importing this package loads no tree-sitter and no tokenizer.
 """
 

@@ -14,7 +14,7 @@
 - `requires_read_before_edit`: the paired edit tool refuses a file not read in the sample
   (`File has not been read yet. Read it first before writing to it.`).
 Tokens are counted with `readbench.cache.tokenizer.count_tokens` (caching.md §8), family
-"anthropic" by default. Spec: shared/specs/variants.md "claude-code".
+"anthropic" by default. Spec: docs/specs/variants.md "claude-code".
 """
 
 from __future__ import annotations

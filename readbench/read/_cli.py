@@ -15,6 +15,7 @@ import errno
 import json
 import os
 import stat
+import sys
 from typing import Any
 
 import click
@@ -97,7 +98,7 @@ def _parse_variant(value: str) -> ReadVariant:
 
 
 def _emit(text: str) -> None:
-    out = click.get_binary_stream("stdout")
+    out = sys.stdout.buffer  # click.get_binary_stream is deprecated (removed in Click 9.0)
     out.write(text.encode("utf-8", errors="surrogatepass"))
     out.flush()
 

@@ -6,7 +6,7 @@ same content SHA-256). `dedup="context"` serves the stub only if that earlier re
 id is in `visible_call_ids` (intact in what the model last received, after DCP);
 `dedup="naive"` serves it whenever the repeat condition holds (Claude Code's behaviour,
 whose failure is a stub pointing at a copy that was pruned or compacted away).
-Spec: shared/specs/variants.md "B+dedup and B+dedup-naive"; metrics.md `dedup_stubs`,
+Spec: docs/specs/variants.md "B+dedup and B+dedup-naive"; metrics.md `dedup_stubs`,
 `dedup_stub_misses`.
 """
 

@@ -10,7 +10,7 @@ do files over `map_max_file_bytes` (4 MiB), whose notice says why: tree-sitter's
 100 MB module took 113 s and 7.2 GB to build for a map of which 300 entries are shown.
 Where C says nothing it is stock: pi's byte cap (51,200) and first-line message, the
 beyond-EOF error and the "[R more lines in file…]" notice. No model calls.
-Spec: shared/specs/variants.md "C".
+Spec: docs/specs/variants.md "C".
 """
 
 from __future__ import annotations
@@ -205,7 +205,7 @@ class MappedRead(ReadVariant):
             out = f"{self._body(sel, trunc.output_lines)}\n\n{cut_notice(s, e, t, tail, by_size)}"
             if block:
                 out = f"{out}\n{block}"
-            ranges = ((s, e),)
+            ranges: tuple[tuple[int, int], ...] = ((s, e),)
             session.record_read(key, call_id, ranges, facts.content_sha256)
             return ReadResult(
                 out,

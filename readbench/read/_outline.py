@@ -1,6 +1,6 @@
 """Structural outlines from tree-sitter: definitions (and Markdown headings) with line ranges.
 
-Used by variant C's file map and the swe-agent file map (shared/specs/variants.md "C",
+Used by variant C's file map and the swe-agent file map (docs/specs/variants.md "C",
 "swe-agent"). Grammars come from `tree-sitter-language-pack` 0.13, which ships them in the
 wheel; 1.x downloads grammars at run time and fails offline, hence the pin in
 pyproject.toml. Imports are lazy so `readbench.read` imports without tree-sitter loaded.
@@ -169,7 +169,7 @@ def language_for_path(path: str) -> str | None:
 def _parser(language: str) -> Any:
     from tree_sitter_language_pack import get_parser  # lazy: heavy native import
 
-    return get_parser(language)
+    return get_parser(language)  # type: ignore[arg-type]  # a value of _EXTENSIONS: one of the pack's names
 
 
 def _parse(text: str, language: str) -> Any:

@@ -1,6 +1,6 @@
 """The paged family: stock pi, A, nocap, B and B-soft — one implementation, parameters only.
 
-- `stock`: pi 0.84.1 exactly (shared/specs/pi-tools.md §1-2): 2000 lines / 51,200 UTF-8
+- `stock`: pi 0.84.1 exactly (docs/specs/pi-tools.md §1-2): 2000 lines / 51,200 UTF-8
   bytes on the requested portion, continuation notices.
 - `A`: the same with 1000 lines / 10,000 characters (JS `.length`, UTF-16 code units).
 - `nocap`: no caps and no notice (early Cline).

@@ -1,7 +1,7 @@
 """The mechanics of stock pi's read tool as pure functions: selection, the paged rendering,
 notices. Every variant that "behaves as stock where it says nothing" builds on these.
 
-Source: shared/specs/pi-tools.md §1.2 (algorithm) and §1.3 (notices), pi 0.84.1
+Source: docs/specs/pi-tools.md §1.2 (algorithm) and §1.3 (notices), pi 0.84.1
 `dist/core/tools/read.js`; its head truncation (`truncate.js`) is readbench.base.truncate. The caps
 are parameters so that variant A (characters instead of bytes) and the B family (refuse instead
 of cut) share this code.
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from readbench.base.js import format_size, js_slice_end, utf8_len
+from readbench.base.js import format_size, js_slice_end
 from readbench.base.truncate import Truncation
 from readbench.read.notices import beyond_eof_notice, cap_notice, long_line_notice, more_notice
 

@@ -4,7 +4,7 @@ claude-code's read-before-edit rule.
 It lives in inspect's per-sample store, so it round-trips through JSON (`to_dict` /
 `from_dict`). Files are identified by a key: the adapter's resolved path when it passes
 one, else the `path` argument normalised with `posixpath.normpath`.
-Spec: shared/specs/variants.md "B+dedup and B+dedup-naive", "C", "claude-code".
+Spec: docs/specs/variants.md "B+dedup and B+dedup-naive", "C", "claude-code".
 """
 
 from __future__ import annotations

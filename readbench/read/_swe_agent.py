@@ -1,7 +1,7 @@
 """The swe-agent family: SWE-agent's `str_replace_editor view` behind pi's read schema.
 
 Mirrors `tools/edit_anthropic/bin/str_replace_editor` (SWE-agent, default config with
-`USE_FILEMAP=true`; shared/specs/anchors.md §1, variants.md "swe-agent"):
+`USE_FILEMAP=true`; docs/specs/anchors.md §1, variants.md "swe-agent"):
 - text: decoded as UTF-8, falling back to Latin-1 (its encoding ladder), with universal
   newlines (`Path.read_text`), tabs expanded;
 - a whole-file read of a `.py` file longer than 16,000 characters shows the file map: every

@@ -1,8 +1,8 @@
 """Records every read variant returns, and the variant base class.
 
 Shapes are the shared interface of brief §1 (`ReadVariant`, `ReadResult`, `ReadDetails`);
-the details carry what shared/specs/metrics.md "Reads and fragmentation" needs, so metrics
-never parse notice text (shared/specs/variants.md "Shared by all variants").
+the details carry what docs/specs/metrics.md "Reads and fragmentation" needs, so metrics
+never parse notice text (docs/specs/variants.md "Shared by all variants").
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The registries of read-tool variants: families and presets (`readbench.records.Registry`).
 
 A family (`ReadFamily`) is one implementation class with the notices it writes
-(`readbench.read.notices`); every variant of shared/specs/variants.md is a preset (`Preset`) of a
+(`readbench.read.notices`); every variant of docs/specs/variants.md is a preset (`Preset`) of a
 family with parameter overrides; a matrix file defines a new one without code as
 `{"base": "B", "name": "B-1500", "max_lines": 1500}`. Family classes load lazily (C and
 swe-agent pull in tree-sitter only when built). A new family is a module plus one `FAMILIES`
@@ -16,9 +16,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from readbench.read.notices import NOTICES, Notice
 from readbench.read._params import params_from_dict
 from readbench.read._types import ReadVariant
+from readbench.read.notices import NOTICES, Notice
 from readbench.records import Registry, derivation_origin
 
 __all__ = ["FAMILIES", "PRESETS", "Preset", "ReadFamily", "blocked", "get_variant", "list_presets", "preset_names",
@@ -102,7 +102,7 @@ class Preset:
             ValueError: if a parameter is unknown or out of range (naming it).
         """
         family = self.family_class()
-        params = params_from_dict(family.Params, self.params, preset=self.name)  # type: ignore[attr-defined]
+        params = params_from_dict(family.Params, self.params, preset=self.name)
         return family(self.name, self.origin, params)
 
     def describe(self) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""`readbench replay`: recorded sessions against their bill (issue 12; shared/specs/sessions.md)."""
+"""`readbench replay`: recorded sessions against their bill (issue 12; docs/specs/sessions.md)."""
 
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ def _dcp_option(value: str | None) -> tuple[str, ...]:
               help="Append the token fit pooled over these sessions (per model) to the calibration file "
                    "($READBENCH_CALIBRATION or readbench/cache/calibration.csv); the simulator then uses it everywhere.")
 @click.option("--gate-sweep", is_flag=True,
-              help="Also run the cache-aware gate's benchmark (shared/specs/dcp.md §7.5): every candidate of the "
+              help="Also run the cache-aware gate's benchmark (docs/specs/dcp.md §7.5): every candidate of the "
                    "sister DCP extension, the realized benefit of each break-even threshold T, and the best T per "
                    "cached-price ratio r (gate_candidates.parquet, gate_sweep.parquet, gate_sweep.png, a report section).")
 @click.option("--audit", is_flag=True,

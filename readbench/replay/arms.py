@@ -1,7 +1,7 @@
 """One session's requests, or any alternative to them, simulated with the bill's calibration
 (the path every what-if replay shares: DCP configurations, read variants; issue 14 items 2, 3).
 
-shared/specs/sessions.md §5 (the calibration the bill gives), dcp.md §7.5 (a replay re-builds
+docs/specs/sessions.md §5 (the calibration the bill gives), dcp.md §7.5 (a replay re-builds
 each recorded request and prices it under the provider's cache rules). An *arm* is a request
 per call (`list[list[ChatMessage]]`, the same length as `session.calls`); `None` is the recorded
 requests (`off`). For one session, `ArmSimulator`:

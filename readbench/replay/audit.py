@@ -43,11 +43,11 @@ from inspect_ai.model import ChatMessageTool
 
 from readbench.cache.adapter import RequestBuilder
 from readbench.cache.prices import canonical_model, get_model_spec, get_price
+from readbench.harness import shell_tool
 from readbench.replay.calibrate import billed, infer_tier
 from readbench.replay.simulate import price_date
 from readbench.sessions import Session
 from readbench.sessions.file_ops import FileVersion, track_versions
-from readbench.harness import shell_tool
 from readbench.sessions.reads import ReadCall, read_calls, tool_results
 
 __all__ = ["AUDIT_COLUMNS", "AUDIT_READ_COLUMNS", "LINE_CAP", "BYTE_CAP", "Audit", "audit_session", "session_family"]
@@ -151,8 +151,8 @@ def audit_session(session: Session, builder: RequestBuilder | None = None) -> Au
             acc.append(acc[-1] + n)
             is_tool = isinstance(m, ChatMessageTool)
             acc_t.append(acc_t[-1] + (n if is_tool else 0))
-            acc_r.append(acc_r[-1] + (n if is_tool and m.tool_call_id in read_ids else 0))
-            if is_tool and m.tool_call_id:
+            acc_r.append(acc_r[-1] + (n if isinstance(m, ChatMessageTool) and m.tool_call_id in read_ids else 0))
+            if isinstance(m, ChatMessageTool) and m.tool_call_id:
                 pos.setdefault(m.tool_call_id, k)
             if id(m) not in seen:
                 seen.add(id(m))

@@ -41,7 +41,7 @@ def audit_section(w: Any) -> list[Any]:
     sums = df.select_dtypes("number").sum()
     cost = df["billed_cost_usd"].sum(min_count=1)
     carried_cost = df["redelivered_cost_usd"].sum(min_count=1)
-    rows = []
+    rows: list[tuple[str, ...]] = []
     shown = df
     if len(df) > MAX_ROWS:  # the sessions with the most waste; every session is in audit.parquet
         shown = df.assign(_w=df["capped_read_tokens"] + df["redelivered_tokens"]).nlargest(MAX_ROWS, "_w")

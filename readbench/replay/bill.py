@@ -1,5 +1,5 @@
 """Billed vs simulated, call by call: the check of readbench's cache simulator against what the
-provider charged (issue 12, shared/specs/sessions.md §5).
+provider charged (issue 12, docs/specs/sessions.md §5).
 
 For one session and each cache model, three replays:
 - `raw`: the recorded requests as they are (readbench's token counts, no head, no breaks, the
@@ -26,7 +26,7 @@ from readbench.cache.prices import canonical_model, get_model_spec, get_price
 from readbench.cache.registry import CACHE_MODELS, cache_model_for, tier_ttl_seconds
 from readbench.cache.simulate import billed_usage_cost
 from readbench.replay.calibrate import billed, cached_after, calibrate, infer_tier, levels, run
-from readbench.replay.pooled import _break_loss, _by_kind, break_interval  # noqa: F401 (break_interval: re-exported)
+from readbench.replay.pooled import _break_loss, _by_kind, break_interval
 from readbench.replay.requests import Calibration, RequestSets, kind_rate
 from readbench.replay.simulate import is_miss, price_date
 from readbench.sessions import Session

@@ -79,7 +79,7 @@ def cached_after(usage: BilledUsage, model: str) -> int:
     return prompt // g * g
 
 
-def levels(session: Session, rs: RequestSet, window: range,
+def levels(session: Session, rs: RequestSet, window: range | list[int],
            offsets: dict[int, int] | None = None) -> dict[str, list[tuple[int, int, int, int]]]:
     """model -> [(context, counted tokens, blocks, billed prompt)] of the priced calls in `window`;
     `offsets`: call -> billed tokens already explained otherwise (unrecorded insertions),

@@ -1,6 +1,6 @@
 """Recorded sessions replayed under DCP configurations and cache models (issue 14 item 3).
 
-shared/specs/dcp.md §7.5 (the sister's replay method: project the prefix at every call boundary,
+docs/specs/dcp.md §7.5 (the sister's replay method: project the prefix at every call boundary,
 carrying the sticky state), sessions.md §5 (the calibration the bill gives). For one session:
 
 1. the session is calibrated on its own bill once and every arm simulated with it, per cache

@@ -28,7 +28,7 @@ def gate_section(w: Any) -> list[Any]:
         return []
     blocks: list[Any] = [
         Heading(2, "Cache-aware gate: best break-even threshold T per cached-price ratio r"),
-        Paragraph("The sister extension's gate benchmark (shared/specs/dcp.md §7.5): every candidate its pipeline "
+        Paragraph("The sister extension's gate benchmark (docs/specs/dcp.md §7.5): every candidate its pipeline "
                   "proposes (gate off, decisions sticky) is recorded at the first call where it is proposable, with "
                   "realized benefit remaining_calls·r·removed − (1−r)·tail in token-units (full-price input-token "
                   "equivalents); threshold T accepts the candidates whose break-even (1−r)·tail/(r·removed) is at most "

@@ -1,7 +1,7 @@
 """`readbench replay --gate-sweep`: the sister extension's gate benchmark on recorded sessions
 (the report section is `readbench.replay.gate_report`).
 
-The method of diegopetrucci's `scripts/benchmark.mjs` (shared/specs/dcp.md §7.5), which chose
+The method of diegopetrucci's `scripts/benchmark.mjs` (docs/specs/dcp.md §7.5), which chose
 the shipped break-even threshold T = 22 of the cache-aware gate (§7.4):
 
 - **Call boundaries.** The sister walks one branch and puts a boundary before each assistant
@@ -123,7 +123,7 @@ def session_candidates(session: Session, config: Any = "dcp-gated") -> list[dict
     cfg = get_config(config)
     if cfg.family != "sister":
         raise ValueError(f"the gate sweep needs a sister-family DCP configuration, got {cfg.name!r} ({cfg.family})")
-    cfg = dataclasses.replace(cfg, params=dataclasses.replace(cfg.params, gate_mode="off", cwd=session.cwd))
+    cfg = dataclasses.replace(cfg, params=dataclasses.replace(cfg.params, gate_mode="off", cwd=session.cwd))  # type: ignore[type-var]  # sister: SisterParams
     cache = ProjectionCache(max_histories=4)
     carriers = _Carriers(session)
     state = DcpState()

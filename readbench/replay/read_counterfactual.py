@@ -60,9 +60,9 @@ from typing import Any
 from inspect_ai.model import ChatMessage, ChatMessageTool
 from inspect_ai.tool import ToolCallError
 
+from readbench.base.js import utf16_len
 from readbench.harness import read_preset, read_tool
 from readbench.read._session import ReadSession
-from readbench.base.js import utf16_len
 from readbench.read.notices import NUMBERED_LINE, NumberedFrame, numbered_frame
 from readbench.read.registry import Preset, list_presets
 from readbench.sessions import Session

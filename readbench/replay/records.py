@@ -1,4 +1,4 @@
-"""The calibration records of a recorded session's replay (shared/specs/sessions.md §5).
+"""The calibration records of a recorded session's replay (docs/specs/sessions.md §5).
 
 `Calibration` says how to turn a recorded session into what the provider most likely received
 (readbench.replay.requests renders it; readbench.replay.calibrate fits it from the bill):
@@ -119,7 +119,7 @@ CALL_KINDS: dict[str, str | None] = {
 }
 
 
-def kind_rate(rates: dict[str, float], kind: str) -> float:
+def kind_rate(rates: dict[str, float], kind: str | None) -> float:
     """The break rate of `kind`, or of its coarser kind when `kind` was not seen (0 when neither)."""
     while kind is not None:
         if kind in rates:

@@ -41,7 +41,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from readbench.analysis._document import Bullets, Heading, Image, Paragraph, Table
+from readbench.analysis._document import Block, Bullets, Heading, Image, Paragraph, Table
 from readbench.replay.bill import SessionReplay, auto_cache_model
 from readbench.replay.gate_sweep import CANDIDATE_COLUMNS
 
@@ -268,7 +268,7 @@ class ReplayWriter:
             pd.DataFrame(rows).to_parquet(self.tmp / f"{name}.parquet", index=False)
         from readbench.analysis._document import to_html, to_markdown
 
-        blocks = [Heading(1, "Recorded sessions replayed")]
+        blocks: list[Block] = [Heading(1, "Recorded sessions replayed")]
         if self.partial:
             blocks.append(Paragraph(f"**{self.partial}**"))
         for section in SECTIONS:

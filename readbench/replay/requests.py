@@ -1,6 +1,6 @@
 """A recorded session's calls as cache-simulator requests, under a calibration.
 
-shared/specs/sessions.md §5 (what the recorded files leave out and how the bill reveals it),
+docs/specs/sessions.md §5 (what the recorded files leave out and how the bill reveals it),
 caching.md §8.1 (blocks and prefix hashes). Each call's recorded request is rendered once by the
 live benchmark's own `RequestBuilder` (so replays and live evals count and hash the same way);
 a `Calibration` then maps it to what the provider most likely received:
@@ -34,6 +34,7 @@ import functools
 import hashlib
 import itertools
 import operator
+
 from inspect_ai.model import ChatMessage
 
 from readbench.cache.adapter import CallRecord, RequestBuilder

@@ -19,7 +19,7 @@ import contextlib
 import datetime as dt
 import gc
 import os
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -235,7 +235,7 @@ def session_groups(files: list[tuple[str, bool]]) -> list[list[tuple[str, bool]]
 
 def replay_paths(
     paths: list[str], options: ReplayOptions, jobs: int = 1, files: list[tuple[str, bool]] | None = None
-) -> Iterator[tuple[list[tuple[str, bool]], list[SessionResult], list[ImportFailure]]]:
+) -> Generator[tuple[list[tuple[str, bool]], list[SessionResult], list[ImportFailure]], None, None]:  # the CLI closes it on Ctrl-C
     """Replay every file under `paths` (or the `session_files` already listed in `files`), one
     session's files at a time (`session_groups`); yields (the group's (file, named explicitly)
     pairs, results, failures) in file order. `jobs` > 1 runs groups in worker processes, at most

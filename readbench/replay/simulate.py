@@ -1,6 +1,6 @@
 """Simulate a recorded session's requests and say why each cache miss happened.
 
-shared/specs/caching.md §8.2 (the per-request algorithm), sessions.md §5 (the causes a bill
+docs/specs/caching.md §8.2 (the per-request algorithm), sessions.md §5 (the causes a bill
 shows). One `CacheSimulator` per priced model (a model switch starts a new cache scope,
 caching.md §1.4). Before each request the simulator's store is inspected for the prefix the
 previous request of the same scope left cached (the longest of its prefixes that has an entry),

@@ -173,15 +173,15 @@ def calibrate_cmd(profiles: tuple[str, ...], against: tuple[str, ...], variant: 
             click.echo(f"{r.metric:<18} {r.recorded:>9.3f} {r.simulated:>9.3f} {r.relative_difference:>+7.0%}  "
                        + ("yes" if r.within else f"no: {r.why}"))
         return
-    rows = run_calibration(names, variant=variant or "stock", limit=limit, per_family=per_family,
-                           sandbox_kind=sandbox_kind, log_dir=log_dir, families=fams)
+    calibration = run_calibration(names, variant=variant or "stock", limit=limit, per_family=per_family,
+                                  sandbox_kind=sandbox_kind, log_dir=log_dir, families=fams)
     if as_json:
-        click.echo(json.dumps([asdict(r) for r in rows], indent=2))
+        click.echo(json.dumps([asdict(r) for r in calibration], indent=2))
         return
     click.echo(f"{'profile':<14} {'samples':>7} {'blind share':>11} {'reads/file':>10} {'re-read':>8} {'success':>8}")
-    for r in rows:
-        click.echo(f"{r.profile:<14} {r.samples:>7} {r.blind_read_share:>11.3f} {r.reads_per_file:>10.2f} "
-                   f"{r.reread_ratio:>8.3f} {r.success_rate:>8.3f}")
+    for c in calibration:
+        click.echo(f"{c.profile:<14} {c.samples:>7} {c.blind_read_share:>11.3f} {c.reads_per_file:>10.2f} "
+                   f"{c.reread_ratio:>8.3f} {c.success_rate:>8.3f}")
 
 
 commands = [eval_cmd]

@@ -1,6 +1,6 @@
 """The calibration runs of the simulated agent (`readbench sim calibrate`): the benchmark task
 (readbench.run.task, ``read_strategies``) run once per sim profile through inspect's Python API,
-tabulated by readbench.sim.calibrate (shared/specs/sim-agent.md, "Calibration table").
+tabulated by readbench.sim.calibrate (docs/specs/sim-agent.md, "Calibration table").
 """
 
 from __future__ import annotations
@@ -88,6 +88,7 @@ def calibrate_against(profile: str, session_paths: list[str], *, variant: str | 
                              "pass --variant (" + ", ".join(f"{h.name} -> {h.read_preset}" for h in HARNESSES
                                                             if h.read_preset) + ")")
         variant = presets.pop()
+        assert variant is not None  # refused above
     recorded = shape_of(recorded_sessions)
     task = read_strategies_task(variant=variant, dcp="off", sandbox_kind=sandbox_kind,
                                 families=families if families is not None else ["longsession"], limit=limit,

@@ -14,7 +14,7 @@ to the fork point, then runs live. So eval_set's resume and retries, the k8s san
 and the report work unchanged; an arm that never diverges replays the whole trunk trajectory and
 makes no model call.
 
-Soundness (shared/specs/agents.md §6, coupling): below its fork point an arm's inputs are the
+Soundness (docs/specs/agents.md §6, coupling): below its fork point an arm's inputs are the
 trunk's, so each arm's marginal distribution is that of an independent run; with the seeded
 simulated agent the per-arm tables are equal (tests/fork).
 

@@ -1,6 +1,6 @@
 """The `read_strategies` inspect Task: corpus samples x one arm (read variant x DCP config).
 
-Stages (shared/ARCHITECTURE.md): corpus JSONL -> Samples with stable ids -> per-sample sandbox
+Stages (docs/specs/ARCHITECTURE.md): corpus JSONL -> Samples with stable ids -> per-sample sandbox
 (docker image per source when an engine >= 24.0.6 answers, else the local sandbox) -> setup
 solver (workspace, store, system prompt) -> pi agent loop -> readbench scorer.
 """

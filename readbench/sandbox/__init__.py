@@ -3,7 +3,7 @@
 Modules (imported on demand; importing this package runs nothing and needs no Docker):
 
 - :mod:`readbench.sandbox.engine`  -- is a usable engine there? (Engine >= 24.0.6, Compose >= 2.21;
-  shared/specs/inspect-notes.md §4)
+  docs/specs/inspect-notes.md §4)
 - :mod:`readbench.sandbox.images`  -- content-addressed per-source images (repository tree at
   ``/repo``, unzipped pure wheels at ``/opt/readbench/deps``) and the compose file inspect runs.
 - :mod:`readbench.sandbox.k8s`     -- Helm values for inspect's Kubernetes sandbox (chart agent-env).

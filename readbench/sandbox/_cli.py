@@ -76,7 +76,7 @@ def images_cmd(sources: tuple[str, ...], base: str | None, name: str | None, tre
     if not ok:
         click.echo(f"readbench images: {why}", err=True)
         sys.exit(1)
-    if all(explicit):
+    if name is not None and tree is not None and deps is not None:  # all(explicit)
         jobs = [(name, tree, deps)]
     else:
         names = [n for s in sources for n in s.split(",") if n] or _source_names()

@@ -1,7 +1,7 @@
 """Is a Docker engine usable for inspect's docker sandbox on this machine?
 
 inspect-ai 0.3.285 refuses Docker Engine < 24.0.6 and Compose < 2.21.0 (its
-``util/_sandbox/docker/prereqs.py``; shared/specs/inspect-notes.md §4 and §9.3). This module
+``util/_sandbox/docker/prereqs.py``; docs/specs/inspect-notes.md §4 and §9.3). This module
 asks the same two commands inspect asks (``docker version --format json`` and
 ``docker compose version --format json``) so that readbench can choose docker vs local *before*
 inspect fails a whole run, and so tests can skip with the exact reason.
@@ -27,9 +27,9 @@ __all__ = [
     "parse_version",
 ]
 
-#: inspect-ai's DOCKER_ENGINE_REQUIRED_VERSION (shared/specs/inspect-notes.md §4)
+#: inspect-ai's DOCKER_ENGINE_REQUIRED_VERSION (docs/specs/inspect-notes.md §4)
 MIN_ENGINE_VERSION = (24, 0, 6)
-#: inspect-ai's DOCKER_COMPOSE_REQUIRED_VERSION (shared/specs/inspect-notes.md §4)
+#: inspect-ai's DOCKER_COMPOSE_REQUIRED_VERSION (docs/specs/inspect-notes.md §4)
 MIN_COMPOSE_VERSION = (2, 21, 0)
 
 _PROVISION_HINT = "run `sudo sandboxes/provision-docker.sh`"
@@ -147,7 +147,7 @@ def docker_available() -> tuple[bool, str]:
     """``(ok, reason)``: can inspect's docker sandbox run here? See :func:`engine_status`.
 
     Used by ``readbench.run.task.resolve_sandbox`` (auto -> docker or local) and by the Docker tests
-    to skip with the reason (shared/specs/inspect-notes.md §4).
+    to skip with the reason (docs/specs/inspect-notes.md §4).
     """
     status = engine_status()
     return status.ok, status.reason

@@ -1,12 +1,12 @@
 """Per-source task images and the compose file inspect's docker sandbox runs them with.
 
-One image per source (shared/specs/inspect-notes.md §5 "Recommendation": bake the repository
+One image per source (docs/specs/inspect-notes.md §5 "Recommendation": bake the repository
 into an image, never copy it per sample -- ``Sample(files=dir)`` costs ~0.26 s per file on docker):
 
 - ``/repo``                 the source's pristine tree (host: ``readbench.corpus.source_tree(name)``)
 - ``/opt/readbench/deps``   unzipped pure wheels, e.g. pytest (host: ``readbench.corpus.deps_dir(name)``);
   ``ENV PYTHONPATH=/opt/readbench/deps``
-- no pip / setuptools (they vendor benchmark sources: shared/specs/corpus.md §4 "Leaks and pitfalls")
+- no pip / setuptools (they vendor benchmark sources: docs/specs/corpus.md §4 "Leaks and pitfalls")
 
 Images are built from ``sandboxes/Dockerfile`` through the Docker SDK (no BuildKit/buildx needed)
 and tagged ``readbench-src-<name>:<hash12>``, where the hash covers the Dockerfile, the base
@@ -14,7 +14,7 @@ image id and every file of the tree and deps dir (path, mode, bytes). An unchang
 therefore never rebuilt, and a changed one never reuses a stale image.
 
 The compose file (:func:`render_compose` / :func:`compose_for`) follows the one verified end to
-end in shared/specs/inspect-notes.md §4: service ``default``, ``x-local: true`` (never pull),
+end in docs/specs/inspect-notes.md §4: service ``default``, ``x-local: true`` (never pull),
 ``init: true``, ``command: tail -f /dev/null``, ``network_mode: none``, ``working_dir: /repo``,
 cpu and memory limits, no host mounts.
 """
@@ -266,7 +266,7 @@ def image_for_source(name: str, base: str | None = None) -> str:
 
 
 def render_compose(image: str, *, cpus: float = 1.0, mem_limit: str = "2g") -> str:
-    """The compose.yaml text for one sandbox running ``image`` (shared/specs/inspect-notes.md §4).
+    """The compose.yaml text for one sandbox running ``image`` (docs/specs/inspect-notes.md §4).
 
     Args:
         image: an image present on the engine (``x-local: true``: inspect never pulls it).

@@ -1,6 +1,6 @@
 """Helm values for inspect's Kubernetes sandbox (package ``inspect-k8s-sandbox``, chart ``agent-env``).
 
-Scale-out path of shared/specs/inspect-notes.md §6: the eval process stays local, each sample's
+Scale-out path of docs/specs/inspect-notes.md §6: the eval process stays local, each sample's
 sandbox is a pod. One values file per source image, used as ``sandbox=("k8s", "values.yaml")``.
 The keys follow ``k8s_sandbox/resources/helm/agent-env/values.schema.json`` of
 inspect-k8s-sandbox 0.14.0 (services.<name>: image, imagePullPolicy, command, workingDir,

@@ -1,4 +1,4 @@
-"""Recorded sessions in: one form for every harness's session files (shared/specs/sessions.md).
+"""Recorded sessions in: one form for every harness's session files (docs/specs/sessions.md).
 
 `load_sessions(paths)` walks files and directories, detects each file's format from its content
 (`registry.FORMATS`: pi legacy and v3, Claude Code, Codex CLI, inspect eval logs) and yields

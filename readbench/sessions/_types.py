@@ -1,4 +1,4 @@
-"""The recorded-session form every importer produces (shared/specs/sessions.md §1-4).
+"""The recorded-session form every importer produces (docs/specs/sessions.md §1-4).
 
 A `Session` is one request sequence of one harness: the ordered model calls, what each call
 sent (inspect `ChatMessage`s), what the provider billed for it, and the events around them

@@ -45,8 +45,16 @@ import json
 from pathlib import Path
 from typing import Any
 
-from inspect_ai.model import (ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageTool, ChatMessageUser, ContentImage,
-                              ContentReasoning, ContentText)
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageSystem,
+    ChatMessageTool,
+    ChatMessageUser,
+    ContentImage,
+    ContentReasoning,
+    ContentText,
+)
 from inspect_ai.tool import ToolCall
 
 from readbench.sessions._build import SessionBuilder, iso_seconds, iter_jsonl
@@ -351,7 +359,7 @@ def _items_first(path: Path) -> bool:
     order (usage first, its outputs after), where a `token_count` opens the call that follows."""
     seen_output = False
     for _, obj in iter_jsonl(path, ImportIssues()):
-        payload = obj.get("payload") if isinstance(obj.get("payload"), dict) else {}
+        payload = p if isinstance(p := obj.get("payload"), dict) else {}
         if obj.get("type") == "response_item" and _is_output(payload):
             seen_output = True
         elif obj.get("type") == "event_msg" and payload.get("type") == "token_count" and isinstance(payload.get("info"), dict):

@@ -1,5 +1,5 @@
 """What a recorded session shows of its files: the lines each read delivered, the changes between
-reads, and the file versions they imply (issue 14; shared/specs/sessions.md §1-3, variants.md
+reads, and the file versions they imply (issue 14; docs/specs/sessions.md §1-3, variants.md
 "B+dedup": "a read after the file changed (edit/write/bash) is never a repeat").
 
 - `delivered_lines(read, message)`: the text of file lines `read.first_line..read.last_line` as

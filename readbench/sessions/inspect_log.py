@@ -38,7 +38,7 @@ def native_usage(usage: Any) -> BilledUsage | None:
     `input_tokens` is the uncached part when `total_tokens` counts the cache read and write
     beside it (inspect >= 0.3.285, every provider), and includes them otherwise (module
     docstring). Shared by the session importer and the agent loop's native usage
-    (shared/specs/metrics.md "Prompt cache and cost": `native_*`).
+    (docs/specs/metrics.md "Prompt cache and cost": `native_*`).
 
     Returns:
         The usage (tokens), or None when `usage` is None or holds negative counts.

@@ -217,6 +217,7 @@ class _Walk:
         if not isinstance(msg, ChatMessageAssistant):
             self._append(eid, msg)
             return
+        assert isinstance(raw, dict)  # from_pi_message made an assistant message of it
         model = str(raw.get("model") or self.model)
         if model != self.model and self.b.session.calls:
             self.b.event("model_change", ts, **{"from": self.model, "to": model, "provider": raw.get("provider")})

@@ -1,4 +1,4 @@
-"""pi message objects <-> inspect chat messages (shared/specs/pi-tools.md §6, sessions.md §1).
+"""pi message objects <-> inspect chat messages (docs/specs/pi-tools.md §6, sessions.md §1).
 
 `from_pi_message` turns what pi keeps in a session entry into what the model saw:
 - `user`, `assistant` (+ one ToolCall per `toolCall` block), `toolResult` (`isError` -> `error`

@@ -107,6 +107,7 @@ def _tool_read(text: str, offset: int | None, limit: int | None, meta: dict[str,
     f = f.get("file") if isinstance(f, dict) else None
     if isinstance(f, dict) and _int(f.get("startLine")) is not None and _int(f.get("numLines")) is not None:
         first, n, total = _int(f["startLine"]), _int(f["numLines"]), _int(f.get("totalLines"))
+        assert first is not None and n is not None  # tested above
         last = first + n - 1 if n else first - 1
         capped = None if total is None else (limit is None and last < total) or (limit is not None and n < limit and last < total)
         return first, last, total, capped
@@ -114,9 +115,9 @@ def _tool_read(text: str, offset: int | None, limit: int | None, meta: dict[str,
     if _CC_NUMBERED.match(text):  # Claude Code's `cat -n` text without its toolUseResult: the numbers say
         nums = []
         for row in text.split("\n"):
-            if not (n := _CC_NUMBERED.match(row)):
+            if not (numbered := _CC_NUMBERED.match(row)):
                 break
-            nums.append(int(n.group(1)))
+            nums.append(int(numbered.group(1)))
         # Claude Code reads 2,000 lines unless told: fewer than that (or than the limit) is the end
         shown, asked = len(nums), default_limit if limit is None else limit
         return nums[0], nums[-1], nums[-1] if asked is not None and shown < asked else None, None

@@ -139,7 +139,7 @@ def session_script(
             words = " ".join(rng.choice(("the", "test", "value", "fails", "because", "offset", "is", "wrong", "so", "I"))
                              for _ in range(rng.randint(60, 500)))
             reply = f"Let me check: {words}." if tool else f"Done: {words}."
-            result = _result(tool, args, sizes, paging, rng) if tool else ""
+            result = _result(tool, args, sizes, paging, rng) if tool and args is not None else ""
             steps.append(Step("call", t, reply, tool, args, result, (UNCACHED, read, prompt - read - UNCACHED, out)))
             prev_prompt, prev_start, compacted = prompt, t, False
             sent.append(_tokens(reply) + out // 4)

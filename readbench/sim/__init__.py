@@ -1,6 +1,6 @@
 """readbench.sim: the embedded simulated agent, an inspect-ai model provider (``readbench/<profile>``).
 
-A deterministic behaviour model of a coding agent (shared/specs/sim-agent.md): it knows the
+A deterministic behaviour model of a coding agent (docs/specs/sim-agent.md): it knows the
 task's intent from the oracle in the sample store, sees only the message list it is sent, and
 acts only on text visible there (the perception rule). Modules:
 

@@ -1,6 +1,6 @@
 """Calibration of the sim profiles: what reading behaviour each profile produces on the corpus.
 
-shared/specs/sim-agent.md ("Calibration table in the docs: per profile, the share of blind
+docs/specs/sim-agent.md ("Calibration table in the docs: per profile, the share of blind
 reads, reads per file and re-read ratio it produces on the starter corpus"). The runs are the
 ordinary benchmark task (readbench.run.calibrate: ``read_strategies`` under one read variant,
 once per profile); this module turns their per-sample metrics into the table (the readbench

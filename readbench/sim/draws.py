@@ -1,6 +1,6 @@
 """Seeded, order-independent random draws for the simulated agent.
 
-shared/specs/sim-agent.md: "each decision drawn from a seeded RNG: task, epoch, arm-independent
+docs/specs/sim-agent.md: "each decision drawn from a seeded RNG: task, epoch, arm-independent
 seed". Each draw hashes ``(seed, key...)`` with SHA-256, so a decision depends only on the
 sample seed and the decision's own key (e.g. ``("follow", step, notice_count)``), never on how
 many draws happened before. Two arms of the same task and epoch therefore draw the same value

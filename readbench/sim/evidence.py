@@ -215,7 +215,7 @@ def _reads_evidence(ev: Evidence, prompt: PromptTools) -> None:
         if a.kind == "read" and a.read is not None and a.read.blind and blocked(a.text):
             repeats = 0
             j = i - 1
-            while j >= 0 and acts[j].kind == "read" and acts[j].read is not None and acts[j].read.blind \
+            while j >= 0 and acts[j].kind == "read" and (rj := acts[j].read) is not None and rj.blind \
                     and acts[j].paths == a.paths and blocked(acts[j].text):
                 repeats += 1
                 j -= 1
@@ -276,7 +276,7 @@ def _timing_evidence(ev: Evidence, session: Session, prompts: list[PromptTools])
         elif kinds.get(prev.index) == {"test"}:
             ev.test_gaps.append(gap)
         elif kinds.get(prev.index) and "test" not in kinds[prev.index]:
-            ev.tool_gaps.append(gap / max(1, sum(1 for _ in (prev.output.tool_calls or []))))
+            ev.tool_gaps.append(gap / max(1, len((prev.output.tool_calls if prev.output else None) or [])))
 
 
 def session_evidence(session: Session) -> Evidence:

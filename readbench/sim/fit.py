@@ -152,7 +152,7 @@ def _estimates(evs: Sequence[Evidence]) -> dict[str, tuple[Any, int]]:
         "p_comply_block": (comply, draws),
         "max_block_retries": (retries, len(pool("comply"))),
         "p_verify_reread": (_share(pool("verify")), len(pool("verify"))),
-        "range_chunk_lines": ((int(round(_median(pool("chunk")))) if pool("chunk") else None), len(pool("chunk"))),
+        "range_chunk_lines": ((int(round(_median(pool("chunk")) or 0)) if pool("chunk") else None), len(pool("chunk"))),
         "think_tokens": (_uniform(pool("think")), len(pool("think"))),
         "ttft_seconds": (lat[0] if lat else None, n_lat),
         "ttft_seconds_per_1k_input_tokens": (lat[1] if lat else None, n_lat),

@@ -1,4 +1,4 @@
-"""The simulated clock (shared/specs/sim-agent.md, "latency model"; drives cache TTL expiry).
+"""The simulated clock (docs/specs/sim-agent.md, "latency model"; drives cache TTL expiry).
 
 Between two model calls the tools of the first call run (``tool_seconds`` each, the task's
 test command ``test_seconds``) and, before a new prompt of a multi-prompt session, the user is

@@ -1,6 +1,6 @@
 """What the simulated agent can see: tool results in the message list of the current call.
 
-shared/specs/sim-agent.md ("The perception rule"): the sim may act only on text verbatim in a
+docs/specs/sim-agent.md ("The perception rule"): the sim may act only on text verbatim in a
 tool result present in the input of the current call. This module parses that input (never the
 full history) into exchanges (a tool call and its visible result) and parses each read result
 as a model would: raw text with pi's notices (pi-tools.md §1.3), ``{n:>6}\\t`` numbered lines

@@ -1,4 +1,4 @@
-"""The task's intent as the simulated agent may know it (shared/specs/sim-agent.md, "What it may know").
+"""The task's intent as the simulated agent may know it (docs/specs/sim-agent.md, "What it may know").
 
 The corpus writes an oracle dict into the sample store (key ``readbench:oracle``). ALL field
 access to it lives in :func:`parse_oracle`, so a field rename is a one-line fix here.
@@ -66,7 +66,7 @@ def _as_dict(step: Any) -> dict[str, Any]:
     """A step as a dict (the store holds dicts; a dataclass step is accepted too)."""
     if isinstance(step, dict):
         return step
-    if dataclasses.is_dataclass(step):
+    if dataclasses.is_dataclass(step) and not isinstance(step, type):
         return dataclasses.asdict(step)
     raise ValueError(f"readbench:oracle: a step must be a dict, got {type(step).__name__}")
 

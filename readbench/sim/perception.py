@@ -1,4 +1,4 @@
-"""The perception rule (shared/specs/sim-agent.md): what of a file is visible in the CURRENT input.
+"""The perception rule (docs/specs/sim-agent.md): what of a file is visible in the CURRENT input.
 
 A result counts only if it is present in the message list of the current call AND shows the
 file's current state: after a successful edit/write of a file, results of that file from
@@ -140,6 +140,7 @@ def _runs(lines: dict[int, str]) -> list[tuple[int, str]]:
     chunk: list[str] = []
     for n in sorted(lines):
         if prev is not None and n != prev + 1:
+            assert start is not None  # set with prev
             runs.append((start, "\n".join(chunk)))
             chunk = []
             start = None
@@ -148,6 +149,7 @@ def _runs(lines: dict[int, str]) -> list[tuple[int, str]]:
         chunk.append(lines[n])
         prev = n
     if chunk:
+        assert start is not None  # set with the first chunk line
         runs.append((start, "\n".join(chunk)))
     return runs
 

@@ -1,4 +1,4 @@
-"""The simulated agent's decision for one model call (shared/specs/sim-agent.md, "Loop shape").
+"""The simulated agent's decision for one model call (docs/specs/sim-agent.md, "Loop shape").
 
 locate (grep or blind read, per knobs) -> read until the perception rule is met -> act (edit or
 answer) -> for fixes, run the task's test command; on failure re-inspect (bounded) -> finish.

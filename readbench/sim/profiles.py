@@ -1,6 +1,6 @@
 """Behaviour profiles of the simulated agent, loaded from the data table ``profiles.toml``.
 
-shared/specs/sim-agent.md ("Behaviour knobs", "Profiles are data (a table), not code
+docs/specs/sim-agent.md ("Behaviour knobs", "Profiles are data (a table), not code
 branches"): every profile is one ``[profiles.<name>]`` row of ``profiles.toml`` that sets every
 knob; a mixture (``sim-mixed``) is a ``[mixtures.<name>]`` row of weights and draws one
 profile per sample. ``-M knob=value`` model arguments override knobs (:func:`get_profile`).
@@ -45,7 +45,7 @@ def check_profile_name(name: str, where: str) -> None:
 
 @dataclass(frozen=True)
 class Profile:
-    """One behaviour profile: the knobs of shared/specs/sim-agent.md (units in ``profiles.toml``).
+    """One behaviour profile: the knobs of docs/specs/sim-agent.md (units in ``profiles.toml``).
 
     Probabilities are fractions in [0, 1], drawn per decision from the sample's seeded
     stream (readbench.sim.draws). Ranges are inclusive ``(low, high)`` pairs drawn uniformly.

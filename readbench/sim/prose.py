@@ -1,5 +1,5 @@
 """The prose of a simulated turn: the action's intent plus filler reasoning up to the drawn
-``think_tokens`` (shared/specs/sim-agent.md, knob ``think_tokens``). The filler only carries
+``think_tokens`` (docs/specs/sim-agent.md, knob ``think_tokens``). The filler only carries
 token volume (output tokens, latency, cache blocks); it claims nothing about file contents.
 """
 

@@ -1,6 +1,6 @@
 """``SimAgentAPI``: the simulated agent as an inspect-ai model provider (``readbench/<profile>``).
 
-shared/specs/sim-agent.md; registered by readbench/_registry.py (``@modelapi(name="readbench")``),
+docs/specs/sim-agent.md; registered by readbench/_registry.py (``@modelapi(name="readbench")``),
 so ``--model readbench/sim-mixed`` works wherever ``anthropic/...`` would. Per call it:
 1. reads the task oracle (store ``readbench:oracle``) and its own memory (store ``readbench:sim``);
 2. counts the request's prompt tokens and, above the profile's context window, returns a
@@ -10,7 +10,7 @@ so ``--model readbench/sim-mixed`` works wherever ``anthropic/...`` would. Per c
    (``sim_ts_start_seconds``, ``sim_ts_first_token_seconds``, ``sim_ts_end_seconds``).
 Determinism: the seed is (task_id, epoch, profile), never the arm; tool-call ids derive from
 the seed and the call count. Inspect never reaches tiktoken: ``count_text_tokens`` is local
-(shared/specs/inspect-notes.md §9.1) and ``usage`` is always set.
+(docs/specs/inspect-notes.md §9, item 1) and ``usage`` is always set.
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ class SimAgentAPI(ModelAPI):
         """Offline o200k count (never tiktoken's download)."""
         return count_tokens(text)
 
-    async def generate(self, input: list[ChatMessage], tools: list[ToolInfo], tool_choice: ToolChoice,
+    async def generate(self, input: list[ChatMessage], tools: list[ToolInfo], tool_choice: ToolChoice,  # noqa: A002 - ModelAPI
                        config: GenerateConfig) -> ModelOutput:
         """Answer one call from the projected ``input`` (see the module docstring).
 
@@ -99,7 +99,7 @@ def _load_memory(st: Store, model_name: str, oracle: TaskOracle) -> SimMemory:
     return SimMemory(profile=profile, seed=sample_seed(oracle.task_id, oracle.epoch, profile))
 
 
-def generate_in_store(st: Store, model_name: str, overrides: dict[str, Any], input: list[ChatMessage],
+def generate_in_store(st: Store, model_name: str, overrides: dict[str, Any], input: list[ChatMessage],  # noqa: A002
                       tools: list[ToolInfo], tool_choice: ToolChoice = "auto") -> ModelOutput:
     """The provider's work on an explicit store (pure apart from ``st``; used by tests and tools).
 

@@ -1,7 +1,7 @@
 """Token accounting of the simulated agent's requests and replies (for ``ModelOutput.usage``).
 
 Counts use the project's offline tokenizer (readbench.cache.tokenizer.count_tokens, o200k_base;
-shared/specs/caching.md §8.3). A request is rendered as a provider would serialise it: every
+docs/specs/caching.md §8.3). A request is rendered as a provider would serialise it: every
 tool schema as JSON, then every message as its role, text, tool calls (JSON) or tool result,
 each message with a fixed framing overhead. Counts of repeated texts are memoised by the
 tokenizer, so a long session costs one tokenisation per new message.

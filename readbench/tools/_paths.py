@@ -1,4 +1,4 @@
-"""Path handling shared by the tool adapters (pi's `path-utils.js`, shared/specs/pi-tools.md §1.2)."""
+"""Path handling shared by the tool adapters (pi's `path-utils.js`, docs/specs/pi-tools.md §1.2)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The inspect `bash` tool with pi 0.84.1 semantics (shared/specs/pi-tools.md §3.1).
+"""The inspect `bash` tool with pi 0.84.1 semantics (docs/specs/pi-tools.md §3.1).
 
 stdout and stderr are merged in arrival order (``exec 2>&1`` before the command), the output
 is tail-truncated to 2000 lines / 50 KB by readbench.tools.pi.bash, and a truncated run's

@@ -1,8 +1,8 @@
-"""The inspect `edit` and `write` tools with pi 0.84.1 semantics (shared/specs/pi-tools.md §3.4, §4).
+"""The inspect `edit` and `write` tools with pi 0.84.1 semantics (docs/specs/pi-tools.md §3.4, §4).
 
 Matching rules and every message come from readbench.tools.pi.edit; this adapter does the
 sandbox I/O, tells the ReadSession that the file changed, and enforces claude-code's
-read-before-edit rule when the read variant asks for it (shared/specs/variants.md).
+read-before-edit rule when the read variant asks for it (docs/specs/variants.md).
 """
 
 from __future__ import annotations
@@ -66,6 +66,7 @@ def edit_tool(variant: ReadVariant) -> Tool:
         if outcome.error_text is not None:
             rbstore.set_details(call_id, {"path": path, "applied": False})
             raise ToolError(outcome.error_text)
+        assert outcome.new_content is not None and outcome.success_text is not None  # set when no error_text
         await sandbox().write_file(pi_path(path), outcome.new_content)
         _note_changed(path)
         rbstore.set_details(call_id, {"path": path, "applied": True, "blocks": outcome.n_blocks})

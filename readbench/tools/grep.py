@@ -1,5 +1,5 @@
 """The inspect `grep` tool: ripgrep in the sandbox, formatted as pi 0.84.1 does
-(shared/specs/pi-tools.md §3.2; formatting in readbench.tools.pi.grep)."""
+(docs/specs/pi-tools.md §3.2; formatting in readbench.tools.pi.grep)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """The inspect `read` tool: sandbox I/O around a pure read variant (readbench.read).
 
-The variant decides every byte the model sees (shared/specs/variants.md); this adapter only
+The variant decides every byte the model sees (docs/specs/variants.md); this adapter only
 fetches the file from the sandbox, turns missing files and directories into pi's error texts
-(shared/specs/pi-tools.md §1.4), keeps the per-sample ReadSession in the store, and files the
+(docs/specs/pi-tools.md §1.4), keeps the per-sample ReadSession in the store, and files the
 result's structured details for the metrics.
 """
 

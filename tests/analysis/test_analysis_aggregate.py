@@ -11,7 +11,7 @@ from readbench.analysis.aggregate import arm_summaries
 from readbench.analysis.compare import paired_comparison, paired_comparisons
 from readbench.analysis.stats import geometric_mean_ratio, holm_adjust, mcnemar_exact, paired_difference
 
-from conftest import synthetic_table  # noqa: E402
+from conftest import synthetic_table
 
 
 def _row(variant, dcp, sid, success, model="readbench/sim-mixed", epoch=1, tokens=100.0):

@@ -16,7 +16,7 @@ from readbench.analysis.baseline import IncompleteRun, compare_run, decision_tex
 from readbench.analysis.baseline_cli import baseline as baseline_cmd
 from readbench.analysis.baseline_cli import compare as compare_cmd
 
-from conftest import contract_metrics  # noqa: E402
+from conftest import contract_metrics
 
 ARMS = [{"variant": "stock", "dcp": "off"}, {"variant": "B", "dcp": "off"}]
 

@@ -18,7 +18,7 @@ from readbench.analysis.completeness import scan_logs
 from readbench.analysis.report_cli import build_report, report
 from readbench.analysis.table import read_table
 
-from conftest import contract_metrics  # noqa: E402
+from conftest import contract_metrics
 
 CANCELLED = 'CancelledError("Cancelled via cancel scope 7f0 by <Task cancelling>")'
 

@@ -19,7 +19,7 @@ from readbench.analysis.power import VarianceComponents, detectable_effect, requ
 from readbench.analysis.report_cli import plan
 from readbench.analysis.stats import cr2_df, cr2_mean_se, t_quantile
 
-from conftest import contract_metrics  # noqa: E402
+from conftest import contract_metrics
 
 
 def _vc(c=0.0, w=1.0, e=0.0, m=1.0, binary=False, psi=float("nan"), n_pairs=100):

@@ -18,7 +18,7 @@ from statsmodels.stats.multitest import multipletests
 from readbench.analysis.regression import Tolerance, compare_to_baseline
 from readbench.analysis.smallest import SmallestDifference
 
-from conftest import synthetic_table  # noqa: E402
+from conftest import synthetic_table
 
 SOURCES = "abcdef"
 TASKS = 5

@@ -17,7 +17,7 @@ import pytest
 from readbench.analysis.partition import partition_samples
 from readbench.analysis.report import render_report
 
-from conftest import synthetic_table  # noqa: E402
+from conftest import synthetic_table
 
 TASKS = [("repoA/locate/1", "repoA", "locate"), ("repoA/locate/2", "repoA", "locate"),
          ("repoB/edit/1", "repoB", "edit"), ("repoB/edit/2", "repoB", "edit")]
@@ -181,7 +181,7 @@ def test_html_is_self_contained_and_figures_written(report):
     assert "<script" not in html and "http" not in html.split("<body>")[1]  # nothing fetched
     for name in ("pareto.png", "forest.png", "cache_ratio.png", "fragmentation.png"):
         assert (md.parent / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-        assert f"![" in text and f"]({name})" in text
+        assert "![" in text and f"]({name})" in text
 
 
 def test_exclusion_leaves_denominators(tmp_path):

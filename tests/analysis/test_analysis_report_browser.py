@@ -17,7 +17,7 @@ import pytest
 
 from readbench.analysis.report import render_report
 
-from conftest import synthetic_table  # noqa: E402
+from conftest import synthetic_table
 
 pytestmark = pytest.mark.browser
 

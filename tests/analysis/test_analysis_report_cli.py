@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from readbench.analysis.report_cli import report
 from readbench.analysis.table import read_table
 
-from conftest import contract_metrics  # noqa: E402
+from conftest import contract_metrics
 
 
 def _metrics(variant, dcp, sid, epoch):

@@ -16,7 +16,7 @@ from readbench.analysis.table import (
     write_table,
 )
 
-from conftest import contract_metrics  # noqa: E402  (tests/analysis/conftest.py)
+from conftest import contract_metrics
 
 
 def _metrics(variant, dcp, sid, epoch):

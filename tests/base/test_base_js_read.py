@@ -1,4 +1,4 @@
-"""Node/JS text semantics used by stock (shared/specs/pi-tools.md §1.2-1.3): readbench.base.js and
+"""Node/JS text semantics used by stock (docs/specs/pi-tools.md §1.2-1.3): readbench.base.js and
 readbench.base.truncate.count_lines."""
 
 from __future__ import annotations

@@ -5,8 +5,8 @@ import json
 from click.testing import CliRunner
 
 from readbench.corpus._cli import tasks_group
-from readbench.corpus.sizes import size_bucket
 from readbench.corpus._records import Check, Oracle, Step, TaskRecord, write_jsonl
+from readbench.corpus.sizes import size_bucket
 
 
 def _rec(tid, family, lines, line):

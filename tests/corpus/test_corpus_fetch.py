@@ -1,8 +1,6 @@
 """sha256 pinning: corrupted downloads are refused with a message naming file and digests."""
 
 import hashlib
-import io
-import tarfile
 
 import pytest
 

@@ -3,7 +3,13 @@
 import hashlib
 
 from readbench.corpus._records import (
-    Check, Mutation, Oracle, Step, TaskRecord, read_jsonl, write_jsonl,
+    Check,
+    Mutation,
+    Oracle,
+    Step,
+    TaskRecord,
+    read_jsonl,
+    write_jsonl,
 )
 
 

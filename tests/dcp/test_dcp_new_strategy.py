@@ -18,13 +18,13 @@ import json
 
 import pytest
 from click.testing import CliRunner
+from dcp_msgs import step, user
 
 from readbench.dcp import CONFIGS, ProjectionCache, get_config, project
+from readbench.dcp._cli import dcp_group
 from readbench.dcp._pidcp_run import PiDcpRun, estimate_tokens, is_dcp_placeholder
 from readbench.dcp._project import project_reference
 from readbench.dcp._strategy import STRATEGIES, DcpStrategy
-from readbench.dcp._cli import dcp_group
-from dcp_msgs import step, user
 
 PLACEHOLDER = "[DCP: Long output truncated.]"
 

@@ -1,4 +1,4 @@
-"""pi-dcp (PSU3D0) rules, placeholders, protections and footer (shared/specs/dcp.md Part A)."""
+"""pi-dcp (PSU3D0) rules, placeholders, protections and footer (docs/specs/dcp.md Part A)."""
 
 from __future__ import annotations
 

@@ -39,7 +39,7 @@ def pi_driver(tmp_path_factory: pytest.TempPathFactory):
     driver.close()
 
 
-def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # noqa: ARG001
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
     if AGREED:
         parts = ", ".join(f"{tool} {count}" for tool, count in sorted(AGREED.items()))
         terminalreporter.write_line(

@@ -1,6 +1,6 @@
 """Differential: a legacy pi session (no `version`: pi <= 0.30, late 2025) written by pi 0.30.2's
 own SessionManager (legacy_driver/legacy_session.mjs) and imported by readbench.sessions
-(issue 12, shared/specs/sessions.md §1).
+(issue 12, docs/specs/sessions.md §1).
 
 For every assistant message, the request readbench rebuilds must be what pi 0.30.2 itself rebuilds
 from the same entries (`buildSessionContext` + `messageTransformer`), as pi's Anthropic provider

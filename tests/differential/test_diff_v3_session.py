@@ -1,6 +1,6 @@
 """Differential: a version-3 pi session (ids, parentId branches) written by pi 0.84.1's own
 SessionManager (driver/v3_session.mjs) and imported by readbench.sessions (issue 12,
-shared/specs/pi-tools.md §6, sessions.md §1).
+docs/specs/pi-tools.md §6, sessions.md §1).
 
 For every assistant message on the active branch, the request readbench rebuilds must be what pi
 itself rebuilds (`buildSessionContext` + `convertToLlm`), as its Anthropic provider sends it (an

@@ -5,11 +5,11 @@ stock and B, DCP off and pi-dcp. Every sample is scored from pi's own session fi
 from __future__ import annotations
 
 import pytest
+from corpus_fixture import write_corpus
 from inspect_ai import eval as inspect_eval
 
 from readbench.corpus import task_index
 from readbench.run import task as rb_task
-from corpus_fixture import write_corpus
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 

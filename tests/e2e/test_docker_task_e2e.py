@@ -4,11 +4,11 @@ container with no network, and the checker (the task's own test) runs in that co
 from __future__ import annotations
 
 import pytest
+from corpus_fixture import write_corpus
 from inspect_ai import eval as inspect_eval
 
 from readbench.corpus import task_index
 from readbench.run import task as rb_task
-from corpus_fixture import write_corpus
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 

@@ -8,10 +8,10 @@ import re
 
 import pytest
 from click.testing import CliRunner
+from corpus_fixture import write_corpus
 
 from readbench.corpus import task_index
 from readbench.run._cli import eval_cmd
-from corpus_fixture import write_corpus
 
 MATRIX = """
 name: t

@@ -12,9 +12,9 @@ import time
 from pathlib import Path
 
 import pytest
+from test_resume import MATRIX, _corpus, _finished
 
 from readbench.analysis.table import read_table
-from test_resume import MATRIX, _corpus, _finished
 
 pytestmark = pytest.mark.slow
 

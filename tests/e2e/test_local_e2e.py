@@ -4,12 +4,12 @@ checker -> metrics in the log. A small generated corpus keeps it offline and fas
 from __future__ import annotations
 
 import pytest
+from corpus_fixture import write_corpus
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log
 
 from readbench.corpus import task_index
 from readbench.run import task as rb_task
-from corpus_fixture import write_corpus
 
 
 @pytest.fixture()

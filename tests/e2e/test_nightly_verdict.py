@@ -20,9 +20,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from corpus_fixture import records
 from inspect_ai.log import list_eval_logs, read_eval_log, write_eval_log
 
-from corpus_fixture import records
 from readbench.corpus._records import write_jsonl
 
 pytestmark = pytest.mark.slow

@@ -25,8 +25,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
 from corpus_fixture import write_corpus
+
 from readbench.analysis.table import STOP_REASONS, read_table
 
 pytestmark = pytest.mark.slow
@@ -70,7 +70,7 @@ def llm_server():
         if proc.poll() is not None:
             pytest.fail(f"the llama-cpp-python server exited with {proc.returncode}; see {log.name}")
         try:
-            urllib.request.urlopen(base_url + "/models", timeout=2).read()
+            urllib.request.urlopen(base_url + "/models", timeout=2).read()  # noqa: S310 - our local http:// server
             break
         except OSError:
             time.sleep(0.5)

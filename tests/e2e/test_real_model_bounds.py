@@ -12,9 +12,9 @@ import sys
 import time
 
 import pytest
-
 from corpus_fixture import write_corpus
 from fake_openai import FakeOpenAI, completion, dead_port, tool_call
+
 from readbench.analysis.table import read_table
 
 pytest.importorskip("openai", reason="the openai package is not installed (pip install -e '.[openai]')")

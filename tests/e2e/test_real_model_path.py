@@ -5,12 +5,12 @@ refuses real models unless the user opts in."""
 from __future__ import annotations
 
 import pytest
+from corpus_fixture import write_corpus
 from inspect_ai import eval as inspect_eval
 from inspect_ai.model import ChatMessageTool, ModelOutput, ModelUsage, get_model
 
 from readbench.corpus import task_index
 from readbench.run import task as rb_task
-from corpus_fixture import write_corpus
 
 
 @pytest.fixture()

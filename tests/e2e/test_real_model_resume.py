@@ -12,11 +12,11 @@ import sys
 import time
 
 import pytest
-
 from corpus_fixture import write_corpus
 from fake_openai import FakeOpenAI, completion
-from readbench.analysis.table import read_table
 from test_resume import _finished
+
+from readbench.analysis.table import read_table
 
 pytest.importorskip("openai", reason="the openai package is not installed (pip install -e '.[openai]')")
 

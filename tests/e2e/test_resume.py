@@ -3,6 +3,7 @@ kept (same sample uuid), not redone (inspect eval_set semantics, inspect-notes.m
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import subprocess
@@ -11,11 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
-from inspect_ai.log import list_eval_logs, read_eval_log, read_eval_log_sample_summaries
-
-import dataclasses
-
 from corpus_fixture import records
+from inspect_ai.log import list_eval_logs, read_eval_log, read_eval_log_sample_summaries
 
 from readbench.corpus._records import write_jsonl
 

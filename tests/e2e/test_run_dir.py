@@ -12,11 +12,11 @@ import sys
 
 import pytest
 from click.testing import CliRunner
+from corpus_fixture import write_corpus
 
 from readbench.corpus import task_index
 from readbench.run._cli import eval_cmd
 from readbench.run.runner import RunLock, RunLocked
-from corpus_fixture import write_corpus
 
 MATRIX = """
 name: t

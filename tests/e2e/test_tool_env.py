@@ -7,12 +7,12 @@ from __future__ import annotations
 import zipfile
 
 import pytest
+from corpus_fixture import write_corpus
 from inspect_ai import eval as inspect_eval
 from inspect_ai.model import ChatMessageTool, ModelOutput, ModelUsage, get_model
 
 from readbench.corpus import task_index
 from readbench.run import task as rb_task
-from corpus_fixture import write_corpus
 
 SECRET = "sk-ant-FAKE-0123456789-do-not-log"
 #: names bash itself sets in any environment

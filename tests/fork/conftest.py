@@ -18,9 +18,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "e2e"))
 
-from corpus_fixture import write_corpus  # noqa: E402
+from corpus_fixture import write_corpus
 
-from readbench.corpus import task_index  # noqa: E402
+from readbench.corpus import task_index
 
 
 class _FixedDirectory:

@@ -120,7 +120,7 @@ def test_yaml_false_is_the_off_configuration():
 
 def test_first_per_family_keeps_corpus_order():
     class R:
-        def __init__(self, id, family):
+        def __init__(self, id, family):  # noqa: A002 - a task record's field name
             self.id, self.family = id, family
 
     recs = [R("a", "x"), R("b", "y"), R("c", "x"), R("d", "x"), R("e", "y")]

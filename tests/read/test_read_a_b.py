@@ -1,4 +1,4 @@
-"""Variants A (character caps) and B / B-soft (refuse over-cap reads): shared/specs/variants.md."""
+"""Variants A (character caps) and B / B-soft (refuse over-cap reads): docs/specs/variants.md."""
 
 from __future__ import annotations
 

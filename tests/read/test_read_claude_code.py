@@ -1,4 +1,4 @@
-"""claude-code: Claude Code's Read (shared/specs/variants.md "claude-code")."""
+"""claude-code: Claude Code's Read (docs/specs/variants.md "claude-code")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""B+dedup (context-aware) and B+dedup-naive: shared/specs/variants.md "B+dedup and
+"""B+dedup (context-aware) and B+dedup-naive: docs/specs/variants.md "B+dedup and
 B+dedup-naive"; metrics.md `dedup_stubs` / `dedup_stub_misses`."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Variant C: cut to N numbered lines plus a tree-sitter structural map whose line ranges
-are checked against Python's own `ast` (shared/specs/variants.md "C")."""
+are checked against Python's own `ast` (docs/specs/variants.md "C")."""
 
 from __future__ import annotations
 

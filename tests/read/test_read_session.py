@@ -1,4 +1,4 @@
-"""ReadSession: JSON round trip, change tracking, coverage (shared/specs/variants.md)."""
+"""ReadSession: JSON round trip, change tracking, coverage (docs/specs/variants.md)."""
 
 from __future__ import annotations
 

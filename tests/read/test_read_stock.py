@@ -1,4 +1,4 @@
-"""Stock pi read, byte for byte: every example of shared/specs/pi-tools.md §1.3 and the
+"""Stock pi read, byte for byte: every example of docs/specs/pi-tools.md §1.3 and the
 text-handling rules of §1.2, plus the description and prompt lines of §2."""
 
 from __future__ import annotations

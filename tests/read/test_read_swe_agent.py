@@ -1,4 +1,4 @@
-"""swe-agent: SWE-agent's str_replace_editor view (shared/specs/variants.md "swe-agent",
+"""swe-agent: SWE-agent's str_replace_editor view (docs/specs/variants.md "swe-agent",
 anchors.md §1) behind pi's read schema."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A builder of small synthetic Claude Code transcripts (shared/specs/sessions.md §2) for the bill
+"""A builder of small synthetic Claude Code transcripts (docs/specs/sessions.md §2) for the bill
 tests of issue 22: every line's `uuid`, `parentUuid`, `message.id`, `requestId` and usage is chosen
 by the test, so sub-agent copies, hook `progress` lines and parallel tool results can be laid out
 exactly as the real files lay them out. Nothing here is copied from a real session."""

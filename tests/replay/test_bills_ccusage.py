@@ -24,7 +24,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from cc_sessions import CCFile, usage
 
 from readbench.cache.simulate import billed_usage_cost
 from readbench.replay.bill import session_date

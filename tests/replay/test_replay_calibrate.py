@@ -9,13 +9,14 @@ recover a, b, the head and the break, and predict the second half's bill.
 from __future__ import annotations
 
 import pytest
-from replay_sessions import A, B, HEAD, INSERT_AT, INSERTED, RESTART, planted_session, session_day
+from replay_sessions import HEAD, INSERT_AT, INSERTED, RESTART, A, B, planted_session, session_day
 
 from readbench.cache.prices import canonical_model
 from readbench.replay.bill import replay_session
 from readbench.replay.calibrate import calibrate
 from readbench.replay.requests import RequestSet
 from readbench.sessions import load_file
+
 
 def test_first_half_fit_recovers_the_planted_tokens_head_and_restart(tmp_path, pi_session):
     path, usages = planted_session(tmp_path, pi_session)

@@ -25,8 +25,8 @@ from readbench.cache.prices import canonical_model
 from readbench.replay import simulate as simulate_mod
 from readbench.replay.arms import ArmSimulator
 from readbench.replay.bill import session_date
-from readbench.replay.simulate import run
 from readbench.replay.requests import Break, Calibration, Insertion, RequestSet, TokenFit, _salt, _salted, call_records
+from readbench.replay.simulate import run
 from readbench.sessions import load_file
 from readbench.sessions.synth import write_claude_session, write_pi_session
 

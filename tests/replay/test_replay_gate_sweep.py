@@ -1,4 +1,4 @@
-"""`readbench replay --gate-sweep`: the sister's gate benchmark (shared/specs/dcp.md §7.5) on a
+"""`readbench replay --gate-sweep`: the sister's gate benchmark (docs/specs/dcp.md §7.5) on a
 hand-built session whose candidates, realized benefits and best T are computed by hand."""
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ import pytest
 
 from readbench.replay.read_savings import NO_PRIMARY, NO_READS, NOT_REPLAYED, read_savings
 
+
 def _row(file, sid, harness, preset, cache, primary, reads, changed, delta, own=False):
     return {"file": f"/s/{file}.jsonl", "session_id": sid, "format": harness, "harness": harness, "preset": preset,
             "own": own, "cache_model": cache, "priced_as_recorded": primary, "primary": primary, "first_order": True,

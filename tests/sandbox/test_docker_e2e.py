@@ -1,7 +1,7 @@
 """End to end on a real engine: build a source image, run an inspect eval in its compose sandbox.
 
 The model is ``mockllm/model`` driven by a callable that scripts three calls of inspect's own
-``bash`` tool, then answers (shared/specs/inspect-notes.md §3: always set ``usage`` offline;
+``bash`` tool, then answers (docs/specs/inspect-notes.md §3: always set ``usage`` offline;
 §9.2: tool output untruncated via ``max_tool_output=0``). Asserted from the eval log:
 
 - the tree is baked at /repo, the process runs as root, python is 3.11, PYTHONPATH is the deps dir;

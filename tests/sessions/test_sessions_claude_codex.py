@@ -1,4 +1,4 @@
-"""Claude Code and Codex import on hand-written fixtures following shared/specs/sessions.md §2-3:
+"""Claude Code and Codex import on hand-written fixtures following docs/specs/sessions.md §2-3:
 split content blocks with an interleaved tool result, usage counted once, compaction, a
 sub-agent file, 1h writes; Codex's doubled token_count events, effort changes and the older
 item-only format."""

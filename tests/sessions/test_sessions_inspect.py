@@ -1,4 +1,4 @@
-"""inspect-ai eval logs as recorded sessions (shared/specs/sessions.md §4): one session per sample
+"""inspect-ai eval logs as recorded sessions (docs/specs/sessions.md §4): one session per sample
 and epoch, one call per ModelEvent with the exact input sent, its tools and usage. The log is
 written by inspect's own writer (`write_eval_log`, .eval and .json); readbench's own logs, from
 a real eval, are checked in tests/sim/test_sim_inspect_eval.py."""
@@ -10,7 +10,14 @@ import datetime as dt
 import pytest
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalConfig, EvalDataset, EvalLog, EvalSample, EvalSpec, write_eval_log
-from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser, GenerateConfig, ModelOutput, ModelUsage
+from inspect_ai.model import (
+    ChatMessageAssistant,
+    ChatMessageSystem,
+    ChatMessageUser,
+    GenerateConfig,
+    ModelOutput,
+    ModelUsage,
+)
 
 from readbench.replay.bill import replay_session
 from readbench.sessions import BilledUsage, load_file

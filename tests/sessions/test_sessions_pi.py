@@ -1,4 +1,4 @@
-"""pi session import (shared/specs/sessions.md §1, pi-tools.md §6) on hand-written files:
+"""pi session import (docs/specs/sessions.md §1, pi-tools.md §6) on hand-written files:
 version 3 with a branch, legacy (no version) with compaction, aborted replies and `!cmd`, and the
 inverse export of message objects."""
 
@@ -11,7 +11,12 @@ import pytest
 from inspect_ai.model import ChatMessageAssistant, ChatMessageTool, ChatMessageUser, ContentReasoning, ContentText
 
 from readbench.sessions import BilledUsage, load_file, load_messages
-from readbench.sessions.pi_messages import COMPACTION_SUMMARY_PREFIX, COMPACTION_SUMMARY_SUFFIX, export_session, to_pi_message
+from readbench.sessions.pi_messages import (
+    COMPACTION_SUMMARY_PREFIX,
+    COMPACTION_SUMMARY_SUFFIX,
+    export_session,
+    to_pi_message,
+)
 
 DATA = Path(__file__).parent / "data" / "pi_session_v3.jsonl"
 

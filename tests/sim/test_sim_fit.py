@@ -3,16 +3,14 @@ per seed, written to the user profile file and run from there (issue 16)."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 
-import numpy as np
 import pytest
 from click.testing import CliRunner
-
-from readbench.sim.fit import _comply, _latency, _uniform, fit_evidence, fit_profile, write_profile
-from readbench.sim.profiles import get_profile, profile_names
 from sim_sessions import TRUTH, sim_sessions
+
+from readbench.sim.fit import _comply, _latency, _uniform, fit_profile, write_profile
+from readbench.sim.profiles import get_profile, profile_names
 
 N_SESSIONS = 24
 

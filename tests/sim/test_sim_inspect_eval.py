@@ -1,6 +1,6 @@
 """End to end through inspect: the sim as ``--model readbench/sim-diligent`` inside readbench's
 agent loop (readbench.agent.loop.pi_agent), pi tools and the local sandbox. The checker is a
-real test script run in the sandbox after the sample (shared/specs/sim-agent.md: "with nocap on
+real test script run in the sandbox after the sample (docs/specs/sim-agent.md: "with nocap on
 a small file and sim-diligent, bug-fix tasks succeed (the checker really passes)")."""
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from inspect_ai.util import sandbox, store
 
 pytest.importorskip("readbench.agent.loop")
 
-from readbench.agent.loop import pi_agent  # noqa: E402
-from readbench.base import store as rbstore  # noqa: E402
+from readbench.agent.loop import pi_agent
+from readbench.base import store as rbstore
 
 LIB = "".join(f"def f{k}(x):\n    return x + {k}\n\n" for k in range(1, 301))  # 900 lines, f150 at 447
 BUGGY = LIB.replace("    return x + 150\n", "    return x - 150\n")

@@ -1,4 +1,4 @@
-"""The perception rule on hand-built message lists (shared/specs/sim-agent.md, "The perception rule")."""
+"""The perception rule on hand-built message lists (docs/specs/sim-agent.md, "The perception rule")."""
 
 from __future__ import annotations
 

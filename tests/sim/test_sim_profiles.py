@@ -1,4 +1,4 @@
-"""The profile table (shared/specs/sim-agent.md "Behaviour knobs"): data rows, documented knobs,
+"""The profile table (docs/specs/sim-agent.md "Behaviour knobs"): data rows, documented knobs,
 overrides, and the per-sample mixture draw."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Hand-built traces per profile (shared/specs/sim-agent.md, "Tests the sim must pass"), driven
+"""Hand-built traces per profile (docs/specs/sim-agent.md, "Tests the sim must pass"), driven
 through the provider with real read variants and fake pi tools (sim_harness)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""readbench.tools.pi.bash: pi 0.84.1's bash output text (shared/specs/pi-tools.md §3.1), exact texts."""
+"""readbench.tools.pi.bash: pi 0.84.1's bash output text (docs/specs/pi-tools.md §3.1), exact texts."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ def test_partial_last_line_notice_sizes_the_unterminated_line():
     assert out == "x" * 51_200 + f"\n\n[Showing last 50.0KB of line 1 (line is 58.6KB). Full output: {P}]"
 
 
-def test_partial_last_line_quirk_prints_0B_when_output_ends_in_newline():
+def test_partial_last_line_quirk_prints_0B_when_output_ends_in_newline():  # noqa: N802 - "0B" is pi's text
     out, _ = text(b"x" * 60_000 + b"\n")
     assert out == "x" * 51_200 + f"\n\n[Showing last 50.0KB of line 1 (line is 0B). Full output: {P}]"
 

@@ -1,4 +1,4 @@
-"""readbench.tools.pi.edit: pi 0.84.1's edit semantics (shared/specs/pi-tools.md §4), exact texts.
+"""readbench.tools.pi.edit: pi 0.84.1's edit semantics (docs/specs/pi-tools.md §4), exact texts.
 
 Expected strings were checked against the shipped package (tests/differential/test_diff_edit.py
 runs the same rules against it on generated inputs).

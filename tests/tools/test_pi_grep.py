@@ -1,4 +1,4 @@
-"""readbench.tools.pi.grep: pi 0.84.1's grep text from ripgrep --json (shared/specs/pi-tools.md §3.2)."""
+"""readbench.tools.pi.grep: pi 0.84.1's grep text from ripgrep --json (docs/specs/pi-tools.md §3.2)."""
 
 from __future__ import annotations
 

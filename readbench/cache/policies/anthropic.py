@@ -1,6 +1,6 @@
 """Anthropic Messages API prompt caching: `anthropic-5m` and `anthropic-1h`.
 
-Rules (shared/specs/caching.md §1, algorithm §8.2):
+Rules (docs/specs/caching.md §1, algorithm §8.2):
 - Prefix order tools -> system -> messages; entries are written only at breakpoints (max 4),
   keyed by the chained hash of the prefix ending at the marked block (§1.1).
 - Reads look back: from each breakpoint the API checks that block, then earlier positions, at
@@ -44,9 +44,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from readbench.cache.blocks import Block, PreparedRequest, lookback_candidates
+from readbench.cache.policies.base import Usage
 from readbench.cache.prices import ModelSpec
 from readbench.cache.store import CacheStore
-from readbench.cache.policies.base import Usage
 
 __all__ = ["AnthropicCache", "automatic_breakpoint", "pi_breakpoints"]
 

@@ -1,4 +1,4 @@
-"""Shared record and protocol of the cache models (shared/specs/caching.md §8.2)."""
+"""Shared record and protocol of the cache models (docs/specs/caching.md §8.2)."""
 
 from __future__ import annotations
 

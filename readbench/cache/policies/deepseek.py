@@ -1,4 +1,4 @@
-"""`deepseek`: DeepSeek V4-era context caching with prefix units (shared/specs/caching.md §4).
+"""`deepseek`: DeepSeek V4-era context caching with prefix units (docs/specs/caching.md §4).
 
 - Each cached prefix is an independent unit; a request hits only a unit it matches in full
   (a request that diverges inside a unit gets nothing from that unit). The hit is the longest
@@ -22,9 +22,9 @@ from __future__ import annotations
 import bisect
 
 from readbench.cache.blocks import PreparedRequest
+from readbench.cache.policies.base import Usage
 from readbench.cache.prices import ModelSpec
 from readbench.cache.store import CacheStore
-from readbench.cache.policies.base import Usage
 
 __all__ = ["DeepSeekUnits"]
 

@@ -1,4 +1,4 @@
-"""`gemini-implicit`: Gemini implicit caching (shared/specs/caching.md §3, §8.2).
+"""`gemini-implicit`: Gemini implicit caching (docs/specs/caching.md §3, §8.2).
 
 On by default for 2.5+: the longest live prefix at or above the model minimum (2,048 for 2.5
 Flash/Pro, 4,096 for 3.x) is read at the cached rate (90% discount), with no write fee and no
@@ -10,8 +10,8 @@ rho = 1. Explicit `CachedContent` caching (storage per token-hour) is not modell
 
 from __future__ import annotations
 
-from readbench.cache.prices import ModelSpec
 from readbench.cache.policies.openai import PrefixAutomatic
+from readbench.cache.prices import ModelSpec
 
 __all__ = ["make_gemini"]
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from readbench.cache.blocks import PreparedRequest
-from readbench.cache.store import CacheStore
 from readbench.cache.policies.base import Usage
+from readbench.cache.store import CacheStore
 
 __all__ = ["NoCache"]
 

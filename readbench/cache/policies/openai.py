@@ -1,6 +1,6 @@
 """OpenAI prompt caching: the `openai` cache model, two rule sets chosen by the model.
 
-shared/specs/caching.md §2, §8.2.
+docs/specs/caching.md §2, §8.2.
 
 `openai-automatic` (gpt-4o ... gpt-5.5, §2.1), class `PrefixAutomatic`:
 - automatic, exact-prefix, no write fee: every token not read is billed as uncached input;
@@ -30,9 +30,9 @@ from __future__ import annotations
 import bisect
 
 from readbench.cache.blocks import PreparedRequest
+from readbench.cache.policies.base import Usage
 from readbench.cache.prices import ModelSpec
 from readbench.cache.store import CacheStore
-from readbench.cache.policies.base import Usage
 
 __all__ = ["OpenAIBreakpoints", "PrefixAutomatic", "eligible_endings", "make_openai"]
 

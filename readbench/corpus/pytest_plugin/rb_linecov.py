@@ -10,7 +10,7 @@ import readbench (the checker's python3 has no readbench). Environment:
   of each code object called, i.e. the ``def`` line; about 5x cheaper than line tracing).
 
 Used to keep mutation sites on executed statements and to pick, per site, the tests that reach
-it (shared/specs/corpus.md §3.1 "Findings" and step 3, coverage filter).
+it (docs/specs/corpus.md §3.1 "Findings" and step 3, coverage filter).
 """
 
 import json
@@ -24,8 +24,8 @@ _TARGET = os.environ.get("RB_LINECOV_FILE")
 _OUT = os.environ.get("RB_LINECOV_OUT")
 _FUNC_ONLY = os.environ.get("RB_LINECOV_MODE", "func") == "func"
 _current = ["<collect>"]
-_lines = {}
-_match = {}
+_lines: dict[str, set[int]] = {}  # test id -> lines of the target file it ran
+_match: dict[str, bool] = {}  # code file name -> is it the target
 
 
 def _local(frame, event, arg):

@@ -1,4 +1,4 @@
-"""One module per pruning strategy (shared/specs/dcp.md §2, §7.2; anchors.md §1).
+"""One module per pruning strategy (docs/specs/dcp.md §2, §7.2; anchors.md §1).
 
 pi-dcp strategies (`deduplicate`, `purge_errors`, `supersede_writes`, `output_replace`) apply
 their rule directly to a `PiDcpRun`; the sister's strategies (`sister_dedupe`,

@@ -1,4 +1,4 @@
-"""pi-dcp `deduplicate` (shared/specs/dcp.md §2.1, `strategies/deduplicate.ts`).
+"""pi-dcp `deduplicate` (docs/specs/dcp.md §2.1, `strategies/deduplicate.ts`).
 
 Walk newest -> oldest over tool results; key = sha256 of
 `JSON.stringify({name: toolName, args: normalizeAndSort(args)})` (keys sorted recursively,
@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import hashlib
 from typing import Any
+
+from inspect_ai.model import ChatMessageTool
 
 from readbench.base.js import js_stringify
 from readbench.dcp._pidcp_run import PiDcpRun, estimate_tokens
@@ -43,9 +45,9 @@ def apply(run: PiDcpRun) -> None:
     view = run.view
     seen: set[str] = set()
     for pos in range(len(view) - 1, -1, -1):
-        if view.role(pos) != "toolResult":
-            continue
         msg = view.current(pos)
+        if not isinstance(msg, ChatMessageTool):  # role "toolResult"
+            continue
         args = run.args_of(msg.tool_call_id)
         if args is None:
             run.skip(NAME, "other")

@@ -1,4 +1,4 @@
-"""pi-dcp `outputBodyReplace` (shared/specs/dcp.md §2.4, `strategies/output-replace.ts`).
+"""pi-dcp `outputBodyReplace` (docs/specs/dcp.md §2.4, `strategies/output-replace.ts`).
 
 A non-error tool result that is not protected, not already a `[DCP:` placeholder and whose size
 (text UTF-16 units, plus minChars+1 per image block) is >= minChars is replaced whole by
@@ -10,6 +10,8 @@ earlier placeholder on the first call of each user turn (dcp.md §2.5); `turn_co
 """
 
 from __future__ import annotations
+
+from inspect_ai.model import ChatMessageTool
 
 from readbench.base.js import js_stringify, utf16_head
 from readbench.dcp._pidcp_run import PiDcpRun, estimate_tokens, is_dcp_placeholder
@@ -36,9 +38,9 @@ def apply(run: PiDcpRun) -> None:
     view = run.view
     min_chars = run.params.min_chars
     for pos in range(len(view)):
-        if view.role(pos) != "toolResult":
-            continue
         msg = view.current(pos)
+        if not isinstance(msg, ChatMessageTool):  # role "toolResult"
+            continue
         if is_error(msg):
             continue
         prot = run.protection(pos)

@@ -1,4 +1,4 @@
-"""pi-dcp `purgeErrors` (shared/specs/dcp.md §2.2, `strategies/purge-errors.ts`).
+"""pi-dcp `purgeErrors` (docs/specs/dcp.md §2.2, `strategies/purge-errors.ts`).
 
 For an errored tool result (`isError`) that is not protected, whose turnAge >= minTurnAge and
 which is not already a `[DCP:` placeholder: concatenate its text blocks until the text is longer
@@ -8,6 +8,8 @@ every message of a single-prompt session has turnAge 0, so this never fires ther
 """
 
 from __future__ import annotations
+
+from inspect_ai.model import ChatMessageTool
 
 from readbench.base.js import utf16_head, utf16_len
 from readbench.dcp._pidcp_run import PiDcpRun, estimate_tokens, is_dcp_placeholder
@@ -35,9 +37,9 @@ def apply(run: PiDcpRun) -> None:
     """Minimise stale error payloads, oldest first."""
     view = run.view
     for pos in range(len(view)):
-        if view.role(pos) != "toolResult":
-            continue
         msg = view.current(pos)
+        if not isinstance(msg, ChatMessageTool):  # role "toolResult"
+            continue
         if not is_error(msg):
             continue
         prot = run.protection(pos)

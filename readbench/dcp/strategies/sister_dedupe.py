@@ -1,4 +1,4 @@
-"""Sister `dedupe` (shared/specs/dcp.md §7.2; `dedupeStrategy` in the extension's index.ts).
+"""Sister `dedupe` (docs/specs/dcp.md §7.2; `dedupeStrategy` in the extension's index.ts).
 
 Key = lower-cased trimmed tool name + `::` + JSON of the arguments with object keys sorted
 recursively (values, nulls and array order untouched). Only completed calls count. Every older

@@ -1,4 +1,4 @@
-"""Sister `error-purge` (shared/specs/dcp.md §7.2; `errorPurgeStrategy`).
+"""Sister `error-purge` (docs/specs/dcp.md §7.2; `errorPurgeStrategy`).
 
 For an errored completed call whose assistant message is followed by more than `minTurnsOld`
 user messages (default 4: eligible at 5), the call's `arguments` become

@@ -1,4 +1,4 @@
-"""Sister `superseded-file-ops` (shared/specs/dcp.md §7.2; `supersededFileOpsStrategy`).
+"""Sister `superseded-file-ops` (docs/specs/dcp.md §7.2; `supersededFileOpsStrategy`).
 
 Only `read`/`write`/`edit` completed calls with a path (`path ?? file_path ?? filePath`,
 resolved against cwd and normalised). Per path, walking newest -> oldest (the newest op is
@@ -30,8 +30,8 @@ _KINDS = ("read", "write", "edit")
 class ReadRange:
     """1-based line range of a read; `end` None = through end of file."""
 
-    start: int
-    end: int | None
+    start: float  # JS numbers, as the tool call gave them
+    end: float | None
 
 
 def _positive(v: Any) -> float | None:
@@ -47,8 +47,10 @@ def read_range(args: dict[str, Any]) -> ReadRange:
     return ReadRange(start, start + limit - 1 if limit is not None else None)
 
 
-def range_covers(later: ReadRange, earlier: ReadRange) -> bool:
+def range_covers(later: ReadRange | None, earlier: ReadRange | None) -> bool:
     """`readRangeCovers`: does `later` fully cover `earlier` (unknown -> False)?"""
+    if later is None or earlier is None:  # not a read (only reads have a range)
+        return False
     if later.start > earlier.start:
         return False
     if later.end is None:

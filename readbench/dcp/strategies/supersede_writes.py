@@ -1,4 +1,4 @@
-"""pi-dcp `supersedeWrites` (shared/specs/dcp.md §2.3, `strategies/supersede-writes.ts`).
+"""pi-dcp `supersedeWrites` (docs/specs/dcp.md §2.3, `strategies/supersede-writes.ts`).
 
 Off by default and only at band >= high. Walk newest -> oldest: a `read` result adds its raw
 `args.path` to the read set; for each `write`/`edit` call of an assistant message that is not
@@ -9,6 +9,8 @@ Unsafe by design: a later partial read (offset/limit) still supersedes.
 """
 
 from __future__ import annotations
+
+from inspect_ai.model import ChatMessageTool
 
 from readbench.base.js import utf16_len
 from readbench.dcp._pidcp_run import PiDcpRun
@@ -30,6 +32,7 @@ def apply(run: PiDcpRun) -> None:
         role = view.role(pos)
         if role == "toolResult":
             msg = view.current(pos)
+            assert isinstance(msg, ChatMessageTool)
             args = run.args_of(msg.tool_call_id)
             if args is None:
                 run.skip(NAME, "other")

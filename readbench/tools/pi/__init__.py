@@ -1,4 +1,4 @@
-"""pi 0.84.1's non-read tool semantics as pure functions (shared/specs/pi-tools.md §3-4).
+"""pi 0.84.1's non-read tool semantics as pure functions (docs/specs/pi-tools.md §3-4).
 
 No sandbox, no inspect: the tool adapters in `readbench.tools` run commands and file I/O and call
 these to produce exactly the text (and error flag) pi's shipped tools produce. The differential

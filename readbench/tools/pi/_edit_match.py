@@ -2,7 +2,7 @@
 
 `apply_edits_to_normalized_content` takes LF-normalised, BOM-free text and a list of
 `(old_text, new_text)` pairs and returns the new text, or raises `PiEditError` with pi's exact
-message (shared/specs/pi-tools.md §4). Positions are Python code points where pi uses UTF-16
+message (docs/specs/pi-tools.md §4). Positions are Python code points where pi uses UTF-16
 code units; every position is taken from a match of a whole well-formed string, so the two agree
 on which text is replaced.
 """

@@ -1,4 +1,4 @@
-"""pi 0.84.1's bash tool output formatting as pure functions (shared/specs/pi-tools.md §3.1;
+"""pi 0.84.1's bash tool output formatting as pure functions (docs/specs/pi-tools.md §3.1;
 `dist/core/tools/bash.js`, `output-accumulator.js`).
 
 The command runs elsewhere (the sandbox adapter); this module turns its combined stdout+stderr
@@ -214,7 +214,7 @@ def format_bash_output(
     if aborted:
         return BashOutput(with_status("Command aborted"), True, truncation)
     if timed_out:
-        return BashOutput(with_status(f"Command timed out after {js_number_str(timeout_seconds)} seconds"), True, truncation)
+        return BashOutput(with_status(f"Command timed out after {js_number_str(timeout_seconds or 0)} seconds"), True, truncation)
     if exit_code is not None and exit_code != 0:
         return BashOutput(with_status(f"Command exited with code {exit_code}"), True, truncation)
     return BashOutput(text, False, truncation)

@@ -1,4 +1,4 @@
-"""pi 0.84.1's edit tool as pure functions (shared/specs/pi-tools.md §4; `dist/core/tools/edit.js`).
+"""pi 0.84.1's edit tool as pure functions (docs/specs/pi-tools.md §4; `dist/core/tools/edit.js`).
 
 Two steps, as in pi's agent loop:
 

@@ -1,4 +1,4 @@
-"""pi 0.84.1's grep tool as pure functions (shared/specs/pi-tools.md §3.2; `dist/core/tools/grep.js`).
+"""pi 0.84.1's grep tool as pure functions (docs/specs/pi-tools.md §3.2; `dist/core/tools/grep.js`).
 
 The sandbox adapter runs ripgrep with `rg_argv(...)` and hands its `--json` stdout (plus exit code
 and stderr) to `format_grep`, which builds pi's text:

@@ -1,4 +1,4 @@
-"""pi 0.84.1's write tool result text (shared/specs/pi-tools.md §3.4; `dist/core/tools/write.js`).
+"""pi 0.84.1's write tool result text (docs/specs/pi-tools.md §3.4; `dist/core/tools/write.js`).
 
 write creates parent directories and overwrites; the sandbox adapter does that. pi writes the
 content as UTF-8 and reports its JavaScript `.length` (UTF-16 code units) as "bytes".

@@ -1,5 +1,5 @@
 // Differential driver: runs pi 0.84.1's SHIPPED tool code (read, edit, write, grep, bash)
-// for readbench's differential tests (GitHub issue 9; shared/specs/pi-tools.md §0).
+// for readbench's differential tests (GitHub issue 9; docs/specs/pi-tools.md §0).
 //
 // Protocol: one JSON request per stdin line, one JSON response per stdout line, in order.
 // Requests are handled one at a time (edits/writes mutate files, so order matters).
