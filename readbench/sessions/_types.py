@@ -156,6 +156,11 @@ class ImportIssues:
     unknown_types: Counter[str] = field(default_factory=Counter)
     skipped: Counter[str] = field(default_factory=Counter)
 
+    def bad_usage(self, where: str, exc: Exception) -> None:
+        """Record a call whose recorded usage is not a bill (NaN, negative or non-numeric token
+        counts): it stays in the session, unpriced, and the warning says why (GitHub issue 27)."""
+        self.warn(where, f"usage is not a bill ({exc}): the call is left unpriced")
+
     def warn(self, where: str, message: str) -> None:
         """Record one malformed line or entry: `where` is `file:line`."""
         self.malformed_lines += 1

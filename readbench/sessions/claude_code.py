@@ -72,7 +72,7 @@ def _group_key(objects: list[dict[str, Any]]) -> str | None:
     return next((str(o["sessionId"]) for o in objects if o.get("sessionId")), None)
 
 
-def _usage(raw: Any, output_tokens: int) -> BilledUsage | None:
+def _usage(raw: Any, output_tokens: int, issues: ImportIssues | None = None, where: str = "") -> BilledUsage | None:
     if not isinstance(raw, dict):
         return None
     try:
@@ -85,7 +85,9 @@ def _usage(raw: Any, output_tokens: int) -> BilledUsage | None:
             cache_write_5m_tokens=int(tiers.get("ephemeral_5m_input_tokens") or 0) if tiers else None,
             cache_write_1h_tokens=int(tiers.get("ephemeral_1h_input_tokens") or 0) if tiers else None,
         )
-    except (TypeError, ValueError):
+    except (TypeError, ValueError) as exc:
+        if issues is not None:
+            issues.bad_usage(where, exc)
         return None
 
 
@@ -126,7 +128,8 @@ class _SessionStream:
         request_id = next((str(ln["requestId"]) for ln in reversed(group.lines) if ln.get("requestId")), None)
         b.call(model=model, provider="anthropic", ts_start_seconds=parent.ts if parent else first.ts,
                ts_first_token_seconds=first.ts, ts_end_seconds=iso_seconds(group.lines[-1].get("timestamp")),
-               usage=_usage(last.get("usage"), out_tokens), output=imp._assistant(msgs, str(self.path)),
+               usage=_usage(last.get("usage"), out_tokens, self.issues, f"{self.path}: message {last.get('id')}"),
+               output=imp._assistant(msgs, str(self.path)),
                stop_reason=last.get("stop_reason"),
                billing_id=(f"{last['id']}:{request_id}" if request_id else str(last["id"])) if last.get("id") else None)
 

@@ -191,7 +191,7 @@ class _Items:
             self.b.append(msg)
 
 
-def _usage(last: Any) -> BilledUsage | None:
+def _usage(last: Any, issues: ImportIssues | None = None, where: str = "") -> BilledUsage | None:
     if not isinstance(last, dict):
         return None
     try:
@@ -202,7 +202,9 @@ def _usage(last: Any) -> BilledUsage | None:
             output_tokens=int(last.get("output_tokens") or 0),
             reasoning_tokens=int(last["reasoning_output_tokens"]) if last.get("reasoning_output_tokens") is not None else None,
         )
-    except (TypeError, ValueError):
+    except (TypeError, ValueError) as exc:
+        if issues is not None:
+            issues.bad_usage(where, exc)
         return None
 
 
@@ -305,7 +307,7 @@ def load(path: Path) -> list[Session]:
                 if total == last_total:
                     continue  # the copy written again after the next turn_context
                 last_total = total
-                usage = _usage(info.get("last_token_usage"))
+                usage = _usage(info.get("last_token_usage"), issues, where)
             else:
                 # usage not recorded as numbers (e.g. an export that redacted it): one response is
                 # one call when its output items came since the previous token_count

@@ -51,7 +51,7 @@ def sniff(objects: list[dict[str, Any]]) -> bool:
     return bool(objects) and objects[0].get("type") == "session" and "id" in objects[0]
 
 
-def _usage(raw: Any) -> BilledUsage | None:
+def _usage(raw: Any, issues: ImportIssues | None = None, where: str = "") -> BilledUsage | None:
     if not isinstance(raw, dict):
         return None
     try:
@@ -66,7 +66,9 @@ def _usage(raw: Any) -> BilledUsage | None:
             cache_write_5m_tokens=write - int(w1h) if w1h is not None else None,
             reasoning_tokens=int(raw["reasoning"]) if raw.get("reasoning") is not None else None,
         )
-    except (TypeError, ValueError):
+    except (TypeError, ValueError) as exc:
+        if issues is not None:
+            issues.bad_usage(where, exc)
         return None
 
 
@@ -175,7 +177,7 @@ class _Walk:
             if e.get("kind") == "cache_warm":
                 u = e.get("usage")
                 self.b.call(model=str(e.get("model") or self.model), provider=e.get("provider") or self.provider,
-                            ts_start_seconds=ts, usage=_usage(u), cost_usd=_cost(u), params=self._thinking_params(),
+                            ts_start_seconds=ts, usage=_usage(u, self.issues, where), cost_usd=_cost(u), params=self._thinking_params(),
                             tools=self.tools_tuple, kind="cache_warm")
             else:
                 self.issues.skipped[f"usage:{e.get('kind')}"] += 1
@@ -225,7 +227,7 @@ class _Walk:
         stop = raw.get("stopReason")
         self.b.call(
             model=model, provider=self.provider, ts_start_seconds=iso_seconds(raw.get("timestamp")),
-            ts_end_seconds=ts, usage=_usage(raw.get("usage")), cost_usd=_cost(raw.get("usage")),
+            ts_end_seconds=ts, usage=_usage(raw.get("usage"), self.issues, where), cost_usd=_cost(raw.get("usage")),
             cost_detail=_cost_detail(raw.get("usage")), output=msg,
             params=self._thinking_params(), stop_reason=stop, tools=self.tools_tuple,
         )

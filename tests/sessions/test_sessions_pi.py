@@ -268,3 +268,20 @@ def test_a_line_nested_past_the_parsers_limit_is_a_named_malformed_line(tmp_path
     assert [c.n_messages for c in s.calls] == [1]
     assert s.issues.malformed_lines == 1
     assert s.issues.warnings == [f"{f}:3: invalid JSON (nested deeper than the JSON parser's recursion limit)"]
+
+
+def test_nan_or_negative_usage_is_a_named_unpriced_call(tmp_path):
+    # issue 27 probe: NaN or negative token counts made a call silently unbilled (no note said why)
+    nan, neg = _asst("a", 1000), _asst("b", 2000)
+    nan["message"]["usage"]["input"] = float("nan")
+    neg["message"]["usage"]["cacheRead"] = -500
+    f = tmp_path / "s.jsonl"
+    f.write_text("\n".join(json.dumps(r) for r in [LEGACY_HEADER, _user("q"), nan, _user("q2"), neg, _user("q3"),
+                                                     _asst("c", 3000)]) + "\n")
+    (s,) = load_file(f)
+    assert [c.usage is None for c in s.calls] == [True, True, False]
+    assert s.issues.warnings == [
+        f"{f}:3: usage is not a bill (cannot convert float NaN to integer): the call is left unpriced",
+        f"{f}:5: usage is not a bill (BilledUsage.cache_read_tokens must be an int >= 0, got -500): the call is "
+        "left unpriced",
+    ]
