@@ -36,6 +36,17 @@ REASONS = {  # module -> why its errors stay (one line each; a module not listed
     'readbench.replay.read_counterfactual': "arithmetic on row values typed str | int | None — " + OTHER,
     'readbench.replay.requests': "a previous-call tuple read where it is known to be set — " + OTHER,
     'readbench.replay.simulate': "last_prepared is optional until the first step — " + OTHER,
+    'readbench.agents.image': "the Docker client is only used after the engine answered; mypy sees it optional",
+    'readbench.analysis._task_notes': "pandas-stubs type a cell as a union with NA; the code tests pd.isna first",
+    'readbench.analysis.divergence': "pandas-stubs type groupby keys as Hashable and .loc keys narrowly; arm "
+                                     "names are str by construction",
+    'readbench.fork.solver': "inspect's Store.get overloads do not accept a str default for an untyped key",
+    'readbench.read.notices': "`expected` is None only on the early return above; mypy does not follow it",
+    'readbench.run.forked_bench': "the bench pins the local sandbox's directory by replacing a classmethod for "
+                                  "the run (a monkeypatch mypy rejects)",
+    'readbench.sessions._claude_chain': "the walk up a progress chain reuses a node variable that may become "
+                                        "None; the loop condition tests it",
+    'readbench.sessions.billing': "response_id is None only for calls the billing_id check above skips",
     'readbench.tools.pi.grep': "rg's JSON event fields typed Any | dict | None; a float line number kept as "
                                "JS gives it — " + OTHER,
 }

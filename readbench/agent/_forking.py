@@ -42,7 +42,7 @@ async def make_trunk(fork: dict[str, Any], read_variant: Any, dcp_config: Any, c
     from readbench.dcp import ProjectionCache, get_config
     from readbench.sim.oracle import ORACLE_KEY
 
-    oracle = store().get(ORACLE_KEY, {})
+    oracle: dict[str, Any] = store().get(ORACLE_KEY, {})
     sample = (str(get_model()), str(oracle.get("task_id")), int(oracle.get("epoch", 1)))
     mine_prompt = system_prompt(read_variant, cwd)
     mine_infos = infos_json(tool_infos(make_tools(read_variant)))

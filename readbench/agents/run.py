@@ -171,7 +171,7 @@ def harness_agent(
         from readbench.agents.pi_run import pi_command, pi_files
 
         ws = rbstore.workspace()
-        oracle = store().get(rbstore.ORACLE, {})
+        oracle: dict[str, Any] = store().get(rbstore.ORACLE, {})
         prompts = [str(p) for p in oracle.get("prompts", [])] or [state.messages[-1].text]
         local = ws.get("sandbox") == "local"
         relay = _Relay(dcp, ws.get("cwd"), context_window_tokens, max_turns)

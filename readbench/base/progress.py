@@ -96,7 +96,7 @@ class ProgressReporter:
         self._initial = 0
         self._started = False
         self._rich: Any = None
-        self._rich_ids: dict[str, Any] = {}
+        self._rich_ids: dict[str | None, Any] = {}  # None: the overall row
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 

@@ -124,11 +124,11 @@ def build(
     if not force and unchanged(out_dir, key):
         for spec in selected:  # the source trees the tasks run in are still needed (fetched when gone)
             ensure_source(spec, recipe.wheels)
-        records = tuple(read_jsonl(out_dir / "tasks.jsonl"))
+        cached = tuple(read_jsonl(out_dir / "tasks.jsonl"))
         seconds = time.monotonic() - t0
-        log(f"corpus unchanged (inputs sha256 {key[:12]}): re-using {len(records)} tasks in {out_dir / 'tasks.jsonl'} "
+        log(f"corpus unchanged (inputs sha256 {key[:12]}): re-using {len(cached)} tasks in {out_dir / 'tasks.jsonl'} "
             "without re-validating (--force rebuilds)")
-        return BuildResult(out_dir / "tasks.jsonl", out_dir / "manifest.json", records, seconds, {})
+        return BuildResult(out_dir / "tasks.jsonl", out_dir / "manifest.json", cached, seconds, {})
     records: list[TaskRecord] = []
     kill_stats: dict[str, dict[str, int]] = {}
     skipped: dict[str, str] = {}

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from inspect_ai.hooks import Hooks, SampleEnd, TaskStart, hooks
+from inspect_ai.util import DisplayType
 
 from readbench.analysis.arms import LOOP_AGENT, arm_name, spec_name
 from readbench.base.progress import ProgressReporter
@@ -39,7 +40,7 @@ def arm_row(variant: Any, dcp: Any, model: str, multi_model: bool, agent: str = 
     return f"{label} @ {model}" if multi_model else label
 
 
-def inspect_display() -> str | None:
+def inspect_display() -> DisplayType | None:
     """eval_set's ``display``: "none" (readbench shows progress), or None to keep inspect's
     (``READBENCH_PROGRESS=inspect``)."""
     return None if os.environ.get("READBENCH_PROGRESS", "").strip().lower() == "inspect" else "none"

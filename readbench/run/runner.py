@@ -146,7 +146,7 @@ def plan_run(matrix: Matrix, models: list[str] | None, sandbox_kind: str,
         trunk_tasks, tasks = forked_tasks(matrix, kind, Path(fork_root).resolve())
     else:
         tasks = [read_strategies(variant=v, dcp=d, cache_models=matrix.cache_models, sandbox_kind=kind,
-                                 **({} if a == LOOP_AGENT else {"agent": a}), **matrix.task_args)
+                                 **_agent_arg(a), **matrix.task_args)
                  for v, d, a in matrix.agent_arms()]
     provenance = {}
     for m in models:
@@ -258,6 +258,12 @@ def run_plan(plan: RunPlan, run_dir: Path) -> tuple[bool, bool]:
             signal.signal(signal.SIGTERM, previous)
     (run_dir / "run.json").write_text(json.dumps(plan.metadata(), indent=2, default=str))
     return ok, interrupted
+
+
+def _agent_arg(agent: str) -> dict[str, Any]:
+    """The task argument naming a real harness; none for readbench's loop, so a loop arm's task
+    arguments (and so the logs a run resumes from) stay as before the agent dimension."""
+    return {} if agent == LOOP_AGENT else {"agent": agent}
 
 
 def _sigterm_as_sigint() -> Any:
