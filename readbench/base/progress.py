@@ -216,4 +216,5 @@ class ProgressReporter:
             self._rich.stop()
             self._rich = None
         elif self.mode == "plain":
-            self._print(f"{self.what}: {'finished' if exc[0] is None else 'stopped'}: {self.line()}")
+            done = exc[0] is None and self.count() >= self.total  # not "finished" short of the total
+            self._print(f"{self.what}: {'finished' if done else 'stopped'}: {self.line()}")

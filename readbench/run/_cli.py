@@ -104,6 +104,8 @@ def eval_cmd(matrix_path: str, models: tuple[str, ...], sandbox_kind: str, run_i
         report_path = build_report(run_dir)
     except ValueError as ex:  # e.g. no finished sample at all: nothing to report yet
         click.echo(f"logs: {log_dir}\nno report: {ex}", err=True)
+        click.echo(incomplete_line(scan_logs(log_dir))
+                   or "incomplete: no sample finished; re-run the same command to resume", err=True)
         sys.exit(130 if interrupted else 1)
     latest = RESULTS / "latest"
     if latest.is_symlink() or not latest.exists():

@@ -60,9 +60,11 @@ class _ProgressHooks(Hooks):
                                                 args.get("agent", LOOP_AGENT))
 
     async def on_sample_end(self, data: SampleEnd) -> None:
+        # a sample that ended in an error (cancelled by Ctrl-C, or failed: eval_set retries it)
+        # is not done; counting it showed "4/8 samples" and "done" for arms that had no result
         reporter: ProgressReporter | None = _ACTIVE["reporter"]
         row = _ACTIVE["rows"].get(data.eval_id)
-        if reporter is not None and row is not None:
+        if reporter is not None and row is not None and data.sample.error is None:
             reporter.finish(row, (str(data.sample.id), int(data.sample.epoch)))
 
 

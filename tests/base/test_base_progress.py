@@ -47,7 +47,7 @@ def test_not_a_terminal_prints_plain_lines_with_counts_elapsed_and_eta(monkeypat
         "readbench eval: 0/4 samples (0%), elapsed 0:00, ETA ?",
         "readbench eval: B × off done (2/2 samples); 2/4 samples (50%), elapsed 0:10, ETA 0:10",
         "warning: something",
-        "readbench eval: finished: 2/4 samples (50%), elapsed 0:20, ETA 0:20",
+        "readbench eval: stopped: 2/4 samples (50%), elapsed 0:20, ETA 0:20",  # short of the total
     ]
 
 
@@ -62,7 +62,7 @@ def test_plain_lines_come_every_interval_while_work_runs(monkeypatch):
     ticks = [line for line in lines if line.startswith("readbench replay: 2/6 files (33%), elapsed 0:00, ETA ")]
     assert len(ticks) >= 3, lines  # periodic, without any new item
     assert lines[0] == "readbench replay: 0/6 files (0%), elapsed 0:00, ETA ?"
-    assert lines[-1].startswith("readbench replay: finished: 2/6 files (33%)")
+    assert lines[-1].startswith("readbench replay: stopped: 2/6 files (33%)")
 
 
 def test_a_terminal_bar_ends_at_the_total_with_warnings_above_it(monkeypatch):
