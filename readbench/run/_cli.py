@@ -58,8 +58,11 @@ def eval_cmd(matrix_path: str, models: tuple[str, ...], sandbox_kind: str, run_i
     """
     from readbench.analysis.completeness import incomplete_line, scan_logs
     from readbench.run.matrix import check_run_id, load_matrix
+    from readbench.run.progress import quiet_hook_banner
     from readbench.run.runner import RunLock, RunLocked, plan_run, prepare_log_dir, run_plan
     from readbench.run.task_args import parse_cli_model_args, parse_cli_task_args
+
+    quiet_hook_banner()
 
     try:
         matrix = load_matrix(matrix_path)

@@ -40,6 +40,20 @@ def arm_row(variant: Any, dcp: Any, model: str, multi_model: bool, agent: str = 
     return f"{label} @ {model}" if multi_model else label
 
 
+def quiet_hook_banner() -> None:
+    """Load inspect's registry hooks now, with its start-up banner (``inspect_ai vX - hooks
+    enabled: N``, printed on stdout by the first model a process creates) swallowed: readbench's
+    own progress hook would otherwise put it before every `readbench eval`'s output, and before
+    its one-line errors (issue 27). Later loads print nothing (inspect loads them once)."""
+    import contextlib
+    import io
+
+    from inspect_ai.hooks._startup import init_hooks
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        init_hooks()
+
+
 def inspect_display() -> DisplayType | None:
     """eval_set's ``display``: "none" (readbench shows progress), or None to keep inspect's
     (``READBENCH_PROGRESS=inspect``)."""
