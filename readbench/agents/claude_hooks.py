@@ -15,8 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from readbench.agents.pi_extension import core_source
-from readbench.read import get_variant
+from readbench.agents.pi_extension import blocking_preset, core_source
 
 __all__ = ["CLAUDE_OWN", "claude_hook", "claude_settings"]
 
@@ -46,14 +45,9 @@ def claude_hook(variant: str | dict[str, Any]) -> str | None:
     Raises:
         ValueError: an unknown preset, or one Claude Code cannot express (named).
     """
-    v = get_variant(variant)
-    if v.name == "stock":
+    v = blocking_preset(variant, "a Claude Code hook (it")
+    if v is None:
         return None
-    p = v.params
-    if not (v.family == "paged" and p.get("over_cap") == "block" and p.get("as_error") is True
-            and p.get("max_chars") is None):
-        raise ValueError(f"read preset {v.name!r} cannot be expressed as a Claude Code hook (it expresses stock and "
-                         "paged presets that block over their caps)")
     return _HOOK.replace("__CORE__", core_source(v, CLAUDE_OWN)).replace("__NAME__", v.name)
 
 

@@ -119,6 +119,26 @@ export default function (pi) {
 """
 
 
+def blocking_preset(variant: Any, where: str) -> Any:
+    """The read preset `variant` when a harness hook can express it: None for `stock`, else a
+    `paged` preset with `over_cap="block"`, `as_error=True` and no `max_chars` (the pi extension
+    and the Claude Code hook share this decision code).
+
+    Raises:
+        ValueError: any other preset: `read preset 'X' cannot be expressed as {where} expresses
+            stock and paged presets that block over their caps)`.
+    """
+    v = get_variant(variant)
+    if v.name == "stock":
+        return None
+    p = v.params
+    if not (v.family == "paged" and p.get("over_cap") == "block" and p.get("as_error") is True
+            and p.get("max_chars") is None):
+        raise ValueError(f"read preset {v.name!r} cannot be expressed as {where} expresses stock and "
+                         "paged presets that block over their caps)")
+    return v
+
+
 def pi_extension(variant: str | dict[str, Any]) -> str | None:
     """The pi extension (ES module source) expressing read preset `variant`, or None for `stock`
     (pi's own read is stock: no extension).
@@ -127,14 +147,9 @@ def pi_extension(variant: str | dict[str, Any]) -> str | None:
         ValueError: an unknown preset, or one pi cannot express (not `stock` and not a `paged`
             preset with `over_cap="block"`, `as_error=True` and no `max_chars`): the message names it.
     """
-    v = get_variant(variant)
-    if v.name == "stock":
+    v = blocking_preset(variant, "a pi extension (pi")
+    if v is None:
         return None
-    p = v.params
-    if not (v.family == "paged" and p.get("over_cap") == "block" and p.get("as_error") is True
-            and p.get("max_chars") is None):
-        raise ValueError(f"read preset {v.name!r} cannot be expressed as a pi extension (pi expresses stock and "
-                         "paged presets that block over their caps)")
     return _PI.replace("__CORE__", core_source(v)).replace("__NAME__", v.name)
 
 
