@@ -4,7 +4,19 @@ limit?}` returns 2000 numbered lines when no limit is given (readbench's `claude
 `Bash {command}`; `Edit`, `MultiEdit`, `Write`, `NotebookEdit {notebook_path}` change files;
 `Grep` searches contents."""
 
+import re
+
 from readbench.harness._record import Harness, NpmPin, ReadArm, ReadTool, ShellTool
+
+HOOK_DENIAL = re.compile(r"^PreToolUse:\w+ hook error: ")
+"""What Claude Code 2.1.332 puts before a PreToolUse hook's `permissionDecisionReason` in the tool
+result the model sees (probed through inspect's sandbox agent bridge, notes/claude.md)."""
+
+
+def hook_reason(text: str) -> str:
+    """The hook's own reason in a denied call's result text (`text` without `HOOK_DENIAL`)."""
+    return HOOK_DENIAL.sub("", text, count=1)
+
 
 HARNESS = Harness(
     name="claude-code",

@@ -93,8 +93,11 @@ def test_task_refuses_an_arm_its_agent_cannot_express_before_anything_runs():
 
     with pytest.raises(ValueError, match="agent 'codex' cannot express read preset 'B'"):
         read_strategies_task(variant="B", agent="codex", sandbox_kind="local")
-    with pytest.raises(ValueError, match="agent 'claude-code': readbench runs only pi's releases inside the sandbox"):
-        read_strategies_task(variant="B", agent="claude-code", sandbox_kind="local")
+    with pytest.raises(ValueError, match="agent 'codex': readbench runs only claude-code, pi inside the sandbox"):
+        read_strategies_task(variant="stock", agent="codex", sandbox_kind="local")
+    with pytest.raises(ValueError, match="agent 'claude-code' cannot express read preset 'C'"):
+        read_strategies_task(variant="C", agent="claude-code", sandbox_kind="local")
+    assert read_strategies_task(variant="B", agent="claude-code", sandbox_kind="local") is not None
 
 
 def test_cli_lists_agents_and_what_an_agent_expresses():

@@ -139,3 +139,13 @@ def test_the_provider_answers_claude_codes_request_in_claude_codes_tools():
     (edit,) = second.message.tool_calls
     assert (edit.function, edit.arguments) == ("Edit", {"file_path": "/w/big.py", "old_string": "row 00040 value",
                                                        "new_string": "row 00040 FIXED"})
+
+
+def test_a_hook_denial_is_the_hooks_reason_which_the_sim_reads_as_bs_block():
+    b = ("File has 2603 lines (38.3KB), over the 2000-line/50.0KB read limit. Read it in ranges, e.g. offset=1 "
+         "limit=1000, or grep for what you need first.")
+    (ex,) = exchanges(to_sim(_conversation(("Read", {"file_path": "/w/calc.py"}, f"PreToolUse:Read hook error: {b}",
+                                            True)), CLAUDE_TOOLS).messages)
+    assert (ex.text, ex.is_error) == (b, True)
+    obs = parse_read(ex.text, ex.is_error, ex.arguments)
+    assert obs.blocked and obs.total_lines == 2603
