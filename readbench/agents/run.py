@@ -9,7 +9,9 @@ Per sample:
    and readbench's simulated agent `readbench/sim-*`, which speaks each harness's tools through
    `readbench.sim.dialect`);
 2. the arm's DCP configuration is the bridge's `filter`: readbench's projection
-   (`readbench.dcp.project`) of the relayed request, as pi-dcp's `context` hook does inside pi;
+   (`readbench.dcp.project`) of the relayed request, as pi-dcp's `context` hook does inside pi
+   (another harness's tool calls renamed to pi's for the projection, whose strategies key on pi's
+   names, and named back after it: `readbench.sim.dialect.pi_named`);
    the bridge's `response_filter` records every request as relayed (projected messages, tools)
    with its output, for the per-call log and the cache simulation;
 3. at the end the harness's own session file is pulled out of the sandbox and imported with
@@ -108,11 +110,15 @@ class _Relay:
         if self.at_turn_limit():  # answer without the model: no tool call, so the harness stops
             self.turn_limited = True
             return ModelOutput.from_content(model.name, "", stop_reason="stop")
+        from readbench.sim.dialect import dialect_for, pi_named
+
         usage = pi_context_usage(list(messages), self.window, self.reported)
-        projection = project(list(messages), self.config, state=self.state, cwd=self.cwd, cache=self.cache,
-                             usage=usage)
+        # DCP strategies key on pi's tool names and `path`: another harness's calls are renamed for
+        # the projection and named back after it (readbench.sim.dialect.pi_named)
+        named, restore = pi_named(list(messages), dialect_for(list(tools or [])))
+        projection = project(named, self.config, state=self.state, cwd=self.cwd, cache=self.cache, usage=usage)
         self.state = projection.state
-        view = projection.messages
+        view = restore(projection.messages)
         self.pending[id(view)] = (list(messages), projection, time.monotonic())
         return GenerateInput(input=view, tools=tools, tool_choice=tool_choice, config=config)
 
@@ -208,7 +214,8 @@ def harness_agent(
                 store().set(rbstore.STOP_REASON, "turn_limit")
             if not result.success:
                 store().set(rbstore.STOP_REASON, "error")
-                raise RuntimeError(f"{harness} exited with {result.returncode}: {(result.stderr or result.stdout)[-800:]}")
+                raise RuntimeError(f"{harness} exited with {result.returncode}: {result.stderr[-600:]}"
+                                   f"{result.stdout[-600:]}")
             state = await _import_session(state, run.session_dir, run.importer, ws.get("cwd"),
                                           drop_last_reply=relay.turn_limited)
         finally:

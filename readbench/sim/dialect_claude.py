@@ -276,10 +276,20 @@ def from_sim(function: str, arguments: dict[str, Any], context: dict[str, Any]) 
     raise ValueError(f"the simulated agent's tool {function!r} has no Claude Code counterpart")
 
 
+def pi_calls(messages: list[ChatMessage]) -> tuple[dict[str, tuple[str, dict[str, Any]]], dict[str, Any]]:
+    """Every Claude Code tool call in `messages` in pi's name and argument shape (paths relative to
+    the working directory the system prompt states), by tool call id, and the `from_sim` context
+    (readbench.sim.dialect.pi_named)."""
+    cwd = _cwd(messages)
+    return ({c.id: _call_to_sim(c.function, dict(c.arguments or {}), cwd) for m in messages
+             if isinstance(m, ChatMessageAssistant) for c in m.tool_calls or []}, {"cwd": cwd})
+
+
 DIALECT = Dialect(
     name="claude-code",
     origin="Claude Code 2.1.332 probed through inspect's sandbox agent bridge (notes/claude.md); sessions.md §2",
     tools=frozenset(_NAMES),
     to_sim=to_sim,
     from_sim=from_sim,
+    pi_calls=pi_calls,
 )
