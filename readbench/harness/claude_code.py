@@ -34,8 +34,10 @@ HARNESS = Harness(
                 "claude", ">=22.0.0"),),
     own_read="Claude Code's own Read (no hook)",
     read_arms=(ReadArm("paged", {"over_cap": "block", "as_error": True, "max_chars": None},
-                       "project hook <cwd>/.claude/settings.json: PreToolUse on Read denies a read over the preset's "
-                       "caps with the preset's message (agents.md §3)"),),
-    runs="claude --print --output-format stream-json at inspect's sandbox agent bridge (ANTHROPIC_BASE_URL); "
-         "project JSONL under $HOME/.claude/projects",
+                       "PreToolUse hook on Read (the hooks JSON of <project>/.claude/settings.json, passed with "
+                       "--settings) denies a read over the preset's caps with the preset's message; Claude Code shows "
+                       "it as 'PreToolUse:Read hook error: <message>' (agents.md §3)"),),
+    runs="claude --print --output-format stream-json --tools Read,Grep,Bash,Edit,Write at inspect's sandbox agent "
+         "bridge (ANTHROPIC_BASE_URL, model inspect), one process per prompt (--session-id, then --resume); project "
+         "JSONL under $HOME/.claude/projects (readbench.agents.claude_run)",
 )
