@@ -20,9 +20,10 @@ Per sample:
    importer found (`readbench.sessions.reads.read_calls`).
 
 Cache figures: `cost_usd_*` and the cache metrics are readbench's simulator over the requests as
-relayed (readbench.cache.sample_cache_metrics, the same as the loop's); the `native_*` usage is the
-provider's answer to the bridge, whose cache breakpoints are inspect's (agents.md §1), not the
-harness's own placement.
+relayed (readbench.cache.sample_cache_metrics, the same as the loop's: pi's breakpoint placement);
+`cost_usd_harness_*` / `cost_usd_bridge_*` price the same requests under the harness's own placement
+and under inspect's, which the bridge actually used (readbench.agents.cache_placement); the
+`native_*` usage is the provider's answer to the bridge (inspect's placement, agents.md §1).
 """
 
 from __future__ import annotations
@@ -227,8 +228,11 @@ def harness_agent(
             if relay.records:
                 from readbench.cache import sample_cache_metrics
 
-                store().set(rbstore.CACHE_METRICS,
-                            sample_cache_metrics(relay.records, cache_models, unpruned_calls=relay.unpruned))
+                from readbench.agents.cache_placement import placement_metrics
+
+                metrics = sample_cache_metrics(relay.records, cache_models, unpruned_calls=relay.unpruned)
+                metrics.update(placement_metrics(relay.records, cache_models, harness))  # the second figure
+                store().set(rbstore.CACHE_METRICS, metrics)
         return state
 
     return execute
