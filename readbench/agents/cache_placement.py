@@ -79,7 +79,7 @@ def placement_metrics(calls: list[Any], cache_models: list[str], harness: str) -
     from readbench.cache.registry import CACHE_MODELS
     from readbench.cache.simulate import simulate
 
-    placements = {"bridge": inspect_breakpoints}
+    placements: dict[str, Callable[[Sequence[Block]], Sequence[int]]] = {"bridge": inspect_breakpoints}
     if harness in PLACEMENTS:
         placements["harness"] = PLACEMENTS[harness]
     out: dict[str, float] = {}

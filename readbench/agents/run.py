@@ -226,9 +226,8 @@ def harness_agent(
 
             store().set(rbstore.NATIVE_METRICS, native_metrics([asdict(c) for c in relay.calls], get_model().name))
             if relay.records:
-                from readbench.cache import sample_cache_metrics
-
                 from readbench.agents.cache_placement import placement_metrics
+                from readbench.cache import sample_cache_metrics
 
                 metrics = sample_cache_metrics(relay.records, cache_models, unpruned_calls=relay.unpruned)
                 metrics.update(placement_metrics(relay.records, cache_models, harness))  # the second figure

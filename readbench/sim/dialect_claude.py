@@ -249,13 +249,15 @@ def from_sim(function: str, arguments: dict[str, Any], context: dict[str, Any]) 
             tool Claude Code has no counterpart for.
     """
     cwd = context.get("cwd")
+    out: dict[str, Any]
     if function == "read":
         out = {"file_path": _abs(str(arguments["path"]), cwd)}
         out.update({k: arguments[k] for k in ("offset", "limit") if arguments.get(k) is not None})
         return "Read", out
     if function == "grep":
         pattern = str(arguments["pattern"])
-        out = {"pattern": _escape(pattern) if arguments.get("literal") else pattern, "output_mode": "content", "-n": True}
+        out = {"pattern": _escape(pattern) if arguments.get("literal") else pattern, "output_mode": "content",
+               "-n": True}
         if arguments.get("path") is not None:
             out["path"] = _abs(str(arguments["path"]), cwd)
         for sim, key in (("glob", "glob"), ("ignoreCase", "-i"), ("context", "-C"), ("limit", "head_limit")):
