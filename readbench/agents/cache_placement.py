@@ -16,9 +16,10 @@ reach the provider with inspect's own. The same relayed requests (readbench.cach
   `add_lookback_cache_control`, and `request["cache_control"]`): the last system block, the last
   tool, the second-to-last cacheable message block, plus automatic caching (the last cacheable block).
 
-Keys, for each Anthropic-family cache model `m` of the run: `cost_usd_harness_{m}` and
-`cache_read_ratio_harness_{m}` (the harness's placement), `cost_usd_bridge_{m}` and
-`cache_read_ratio_bridge_{m}` (the bridge's). The plain `cost_usd_{m}` stays readbench's default
+Keys, for each Anthropic-family cache model `m` of the run: `harness_cost_usd_{m}` and
+`harness_cache_read_ratio_{m}` (the harness's placement), `bridge_cost_usd_{m}` and
+`bridge_cache_read_ratio_{m}` (the bridge's); not `cost_usd_*`-prefixed, which names a cache model
+(readbench.analysis.table.cache_models_in). The plain `cost_usd_{m}` stays readbench's default
 placement (pi's client), the loop's figure, so arms of every agent compare on one placement.
 """
 
@@ -93,6 +94,6 @@ def placement_metrics(calls: list[Any], cache_models: list[str], harness: str) -
         requests = [builder.build(c, spec.tokenizer, (fit.a, fit.b) if fit is not None else None) for c in calls]
         for label, placement in placements.items():
             res = simulate(requests, m, cm.default_priced_model, placement=placement)
-            out[f"cost_usd_{label}_{m}"] = res.cost_usd
-            out[f"cache_read_ratio_{label}_{m}"] = res.cache_read_ratio
+            out[f"{label}_cost_usd_{m}"] = res.cost_usd
+            out[f"{label}_cache_read_ratio_{m}"] = res.cache_read_ratio
     return out

@@ -21,7 +21,7 @@ Per sample:
 
 Cache figures: `cost_usd_*` and the cache metrics are readbench's simulator over the requests as
 relayed (readbench.cache.sample_cache_metrics, the same as the loop's: pi's breakpoint placement);
-`cost_usd_harness_*` / `cost_usd_bridge_*` price the same requests under the harness's own placement
+`harness_cost_usd_*` / `bridge_cost_usd_*` price the same requests under the harness's own placement
 and under inspect's, which the bridge actually used (readbench.agents.cache_placement); the
 `native_*` usage is the provider's answer to the bridge (inspect's placement, agents.md §1).
 """

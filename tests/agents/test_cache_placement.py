@@ -46,11 +46,11 @@ def test_both_figures_are_priced_for_anthropic_cache_models_only():
         history += [ChatMessageAssistant(content="", tool_calls=[call]),
                     ChatMessageTool(content="1\tline\n" * 500, tool_call_id=f"t{i}", function="Read")]
     out = placement_metrics(calls, ["anthropic-5m", "openai"], "claude-code")
-    assert sorted(out) == ["cache_read_ratio_bridge_anthropic-5m", "cache_read_ratio_harness_anthropic-5m",
-                           "cost_usd_bridge_anthropic-5m", "cost_usd_harness_anthropic-5m"]
-    assert 0 < out["cache_read_ratio_harness_anthropic-5m"] < 1 and out["cost_usd_harness_anthropic-5m"] > 0
+    assert sorted(out) == ["bridge_cache_read_ratio_anthropic-5m", "bridge_cost_usd_anthropic-5m",
+                           "harness_cache_read_ratio_anthropic-5m", "harness_cost_usd_anthropic-5m"]
+    assert 0 < out["harness_cache_read_ratio_anthropic-5m"] < 1 and out["harness_cost_usd_anthropic-5m"] > 0
     # append-only growth: both read the previous request up to its newest tool result and write the
     # rest up to the new one (Claude Code's last breakpoint = inspect's automatic one; inspect's
     # extra markers, the last tool and the lookback block, lie inside that prefix): the same bill
-    assert out["cache_read_ratio_bridge_anthropic-5m"] == out["cache_read_ratio_harness_anthropic-5m"]
-    assert out["cost_usd_bridge_anthropic-5m"] == out["cost_usd_harness_anthropic-5m"]
+    assert out["bridge_cache_read_ratio_anthropic-5m"] == out["harness_cache_read_ratio_anthropic-5m"]
+    assert out["bridge_cost_usd_anthropic-5m"] == out["harness_cost_usd_anthropic-5m"]
