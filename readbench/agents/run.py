@@ -46,7 +46,11 @@ from readbench.cache.adapter import CallRecord
 from readbench.dcp import DcpState, ProjectionCache, get_config, pi_context_usage, project, reported_tokens
 from readbench.harness.agents import get_agent
 
-__all__ = ["harness_agent", "read_details"]
+__all__ = ["FIRST_REQUEST_KEY", "harness_agent", "read_details"]
+
+FIRST_REQUEST_KEY = "readbench:harness_first_request_seconds"
+"""Sample store key: seconds from the harness's start (its first command, the bridge already up) to its
+first relayed model request — the harness's own start-up inside the sandbox (`readbench bench --only agents`)."""
 
 DOCKER_PREFIX = "/opt/readbench"
 """Where `readbench images --agents` puts Node.js (`node/`) and the harness (`agent/`) in an image."""
@@ -101,6 +105,7 @@ class _Relay:
         self.t0 = time.monotonic()
         self.max_turns = max_turns
         self.turn_limited = False
+        self.first_request: float | None = None  # monotonic time of the first relayed request
 
     def at_turn_limit(self) -> bool:
         """The next call would pass `max_turns` (the loop's rule: stop before it, no call made)."""
@@ -108,6 +113,8 @@ class _Relay:
 
     async def filter(self, model: Model, messages: list[ChatMessage], tools: Any, tool_choice: Any,
                      config: Any) -> GenerateInput | ModelOutput | None:
+        if self.first_request is None:
+            self.first_request = time.monotonic()
         if self.at_turn_limit():  # answer without the model: no tool call, so the harness stops
             self.turn_limited = True
             return ModelOutput.from_content(model.name, "", stop_reason="stop")
@@ -207,6 +214,7 @@ def harness_agent(
         t0 = time.monotonic()
         try:
             async with sandbox_agent_bridge(state, filter=relay.filter, response_filter=relay.response, port=port):
+                started = time.monotonic()
                 for argv in run.runs:
                     result = await sb.exec(argv, cwd=ws.get("cwd"), env=run.env)
                     if not result.success or relay.turn_limited:
@@ -220,6 +228,8 @@ def harness_agent(
             state = await _import_session(state, run.session_dir, run.importer, ws.get("cwd"),
                                           drop_last_reply=relay.turn_limited)
         finally:
+            if relay.first_request is not None:  # the harness's start-up: its exec to its first model request
+                store().set(FIRST_REQUEST_KEY, relay.first_request - started)
             store().set(rbstore.CALLS, [asdict(c) for c in relay.calls])
             store().set(rbstore.WALL_SECONDS, time.monotonic() - t0)
             from readbench.metrics.native import native_metrics
