@@ -149,7 +149,8 @@ def _grep_text(text: str, search: str | None, cwd: str | None) -> str:
         text, n = text[:paged.start()], int(paged.group(1))
         notice = f"\n\n[{n} matches limit reached. Use limit={2 * n} for more, or refine pattern]"
     base = _abs(search, cwd) if search else cwd
-    single = base is not None and os.path.splitext(base)[1] != "" and not text.startswith("Found ")
+    lines = [line for line in text.split("\n") if line and line != "--"]
+    single = bool(search) and bool(lines) and all(_GREP_FILE.match(line) for line in lines)  # one file: no path
     out = []
     for line in text.split("\n"):
         if line == "--":

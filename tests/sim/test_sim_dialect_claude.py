@@ -96,6 +96,9 @@ def test_grep_output_is_pis_relative_to_the_search_path():
     assert parse_grep(one.text, "a.py")["a.py"][1] == [1, 5]
     assert paged.text == "a.py:1: def f():\n\n[1 matches limit reached. Use limit=2 for more, or refine pattern]"
     assert paged.arguments["limit"] == 1
+    (noext,) = exchanges(to_sim(_conversation(("Grep", {"pattern": "all", "path": "/w/Makefile", "output_mode": "content",
+                                                        "-n": True}, "3:all: build", False)), CLAUDE_TOOLS).messages)
+    assert noext.text == "Makefile:3: all: build"
 
 
 def test_bash_results_read_as_pis():
