@@ -42,5 +42,5 @@ def test_b_is_a_pretooluse_hook_passed_by_settings_outside_the_workspace():
 def test_a_preset_claude_code_cannot_express_is_refused_by_name():
     with pytest.raises(ValueError, match="'A'"):
         launch("claude-code", _given("A"))
-    with pytest.raises(ValueError, match="readbench cannot start harness 'codex' in the sandbox yet"):
-        launch("codex", _given("stock"))
+    with pytest.raises(ValueError, match="readbench cannot start harness 'swe-agent' in the sandbox yet"):
+        launch("swe-agent", _given("stock"))
