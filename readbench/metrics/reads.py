@@ -14,8 +14,24 @@ from typing import Any
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool
 
 from readbench.cache import count_tokens
+from readbench.harness import read_tool, tool_role
 
 TOOLS = ("read", "grep", "bash", "edit", "write")
+_ROLE_TOOL = {"read": "read", "search": "grep", "shell": "bash", "edit": "edit", "view": "read"}
+
+
+def pi_tool(function: str | None) -> str | None:
+    """The pi tool a harness's tool stands for (`TOOLS`): pi's names as they are, another harness's
+    by its role in the harness registry (readbench.harness.tool_role: Claude Code's `Read` -> `read`,
+    `Grep` -> `grep`, `Bash` -> `bash`, `Edit` -> `edit`, `Write` -> `write` by its own name, other
+    file-changing tools -> `edit`); None for a tool of no role."""
+    name = function or ""
+    if name in TOOLS:
+        return name
+    role = tool_role(name)
+    if role == "edit" and name.lower() in TOOLS:
+        return name.lower()
+    return _ROLE_TOOL.get(role or "")
 
 
 def _tool_calls(messages: list[ChatMessage]) -> dict[str, tuple[str, dict[str, Any]]]:
@@ -35,12 +51,13 @@ def effort_metrics(messages: list[ChatMessage], calls: list[dict[str, Any]]) -> 
         calls: the loop's per-call logs (``readbench:calls``; readbench.base.store.CallLog as dicts).
 
     Returns:
-        ``turns`` (assistant messages generated), ``tool_calls``, ``{tool}_calls`` for each pi tool,
+        ``turns`` (assistant messages generated), ``tool_calls``, ``{tool}_calls`` for each pi tool
+        (another harness's tools counted as the pi tool they stand for, `pi_tool`),
         ``input_tokens`` (Σ prompt tokens actually sent, tokens), ``output_tokens``,
         ``peak_context_tokens`` (max prompt, tokens), ``malformed_calls`` (tool calls whose
         arguments failed to parse: the tool never ran).
     """
-    per_tool = Counter(function for function, _ in _tool_calls(messages).values())
+    per_tool = Counter(pi_tool(function) or function for function, _ in _tool_calls(messages).values())
     malformed = sum(isinstance(m, ChatMessageTool) and m.error is not None and m.error.type == "parsing"
                     for m in messages)
     prompts = [c["prompt_tokens"] or 0 for c in calls]
@@ -58,7 +75,8 @@ def effort_metrics(messages: list[ChatMessage], calls: list[dict[str, Any]]) -> 
 
 
 def read_metrics(messages: list[ChatMessage]) -> dict[str, float]:
-    """Read counts and fragmentation (metrics.md "Reads and fragmentation").
+    """Read counts and fragmentation (metrics.md "Reads and fragmentation"), over the results of
+    every harness's read tool (`pi_tool`; its file and range argument keys from the harness registry).
 
     A line re-delivered after its file changed counts as new: lines are keyed by
     (path, content sha256, line number). A read whose arguments failed to parse (inspect's
@@ -80,14 +98,15 @@ def read_metrics(messages: list[ChatMessage]) -> dict[str, float]:
     read_tokens = reread_tokens = 0.0
     text_reads = 0
     for message in messages:
-        if not isinstance(message, ChatMessageTool) or message.function != "read":
+        if not isinstance(message, ChatMessageTool) or pi_tool(message.function) != "read":
             continue
         if message.error is not None and message.error.type == "parsing":
             continue
         function, args = calls.get(message.tool_call_id or "", ("read", {}))
         counts["read"] += 1
-        files.add(str(args.get("path", "")))
-        if args.get("offset") is None and args.get("limit") is None:
+        spec = read_tool(function)
+        files.add(str(args.get(spec.path_key if spec else "path", "")))
+        if args.get(spec.offset_key if spec else "offset") is None and args.get(spec.limit_key if spec else "limit") is None:
             counts["blind"] += 1
         details = (message.metadata or {}).get("readbench", {})
         counts["capped"] += bool(details.get("capped"))
