@@ -194,7 +194,7 @@ def start_tokens(session: Session, rs: RequestSet, fits: dict[str, TokenFit], wi
         if u is None or key in out:
             continue
         fit = fits.get(rs.models[i], TokenFit())
-        recorded = sum(fit.apply(b.tokens) for b in rs.base[i] if b.kind != "params")
+        recorded = sum(fit.apply(b.tokens) for b in rs.recorded(i))
         out[key] = max(u.input_tokens - recorded, 0)
     return out
 
