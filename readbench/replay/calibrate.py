@@ -399,7 +399,10 @@ def infer_insertions(session: Session, rs: RequestSet, calib: Calibration, windo
     minus its calibrated prompt under `calib` (head, token fit, context starts). A call whose
     residual rises above the previous priced call's by more than `insertion_threshold` of its
     prompt, and stays up at the next priced call of the same context (at least half of the rise
-    remains), starts an insertion of that rise, placed after the messages the previous call sent.
+    remains), starts an insertion of that rise, placed after the messages the previous call sent
+    - unless the previous call was a one-call dip: a rise must also clear the residual of the call
+    before it (real Codex rollouts carry token counts of foreign requests, e.g. 12,546 tokens
+    between two ~50k-token prompts, whose recovery is no content entering the context).
     The first call of a context is its start, not an insertion (`start_tokens`); a rise at the
     last priced call of a context cannot be told from noise and is left alone.
     """
@@ -415,8 +418,11 @@ def infer_insertions(session: Session, rs: RequestSet, calib: Calibration, windo
         for k in range(1, len(rows) - 1):
             (prev_i, r0), (i, r1), (_, r2) = rows[k - 1], rows[k], rows[k + 1]
             rise = r1 - r0
-            if rise <= insertion_threshold(session.calls[i].usage.input_tokens) or r2 - r0 < rise / 2:
+            threshold = insertion_threshold(session.calls[i].usage.input_tokens)
+            if rise <= threshold or r2 - r0 < rise / 2:
                 continue
+            if k >= 2 and r1 - rows[k - 2][1] <= threshold:
+                continue  # the recovery from a one-call dip (a foreign request's bill), not a rise
             found.append(Insertion(i, ctx, _non_system(session, prev_i), int(rise)))
     return sorted(found, key=lambda x: x.call_index)
 
