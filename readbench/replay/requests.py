@@ -27,7 +27,9 @@ a `Calibration` then maps it to what the provider most likely received:
   message are left out of its request (one that ended its message leaves a 0-token marker, so
   messages keep their count): the prefix then changes at the previous turn's first reasoning
   block when a new user turn starts, as the bills show (Codex: a user turn's read is the previous
-  turn's first prompt, not the previous call's).
+  turn's first prompt, not the previous call's);
+- a thinking block recorded empty with a signature carries the reasoning its response was billed
+  for (`readbench.replay.thinking`), not 0 tokens.
 Blocks are interned per (recorded block, salt), so consecutive requests share block objects; each
 request carries its chained prefix hashes and cumulative tokens, extended from the previous call's
 over the identical prefix, so the simulator prepares it with no work and a call costs O(new
@@ -47,6 +49,7 @@ from inspect_ai.model import ChatMessage
 from readbench.cache.adapter import CallRecord, RequestBuilder
 from readbench.cache.blocks import Block, Request, chain_hashes
 from readbench.replay.records import CALL_KINDS, Break, Calibration, Insertion, TokenFit, kind_rate
+from readbench.replay.thinking import thinking_sizes
 from readbench.sessions import Session
 
 __all__ = ["CALL_KINDS", "Break", "Calibration", "Insertion", "RequestSet", "RequestSets", "TokenFit", "call_records",
@@ -99,9 +102,13 @@ class RequestSet:
         self._markers: dict[int, tuple[Block, Block]] = {}  # id(dropped thinking block) -> (it, its marker)
         self._raw_ids: set[int] = set()  # blocks whose tokens are not calibrated: markers, insertions
         drops = {m: _drops_earlier_reasoning(m) for m in set(models)}
+        self._sizes = thinking_sizes(session, family)
+        self._sized: dict[int, tuple[Block, Block]] = {}  # id(signed empty thinking block) -> (it, sized copy)
         for i, call in enumerate(session.calls):
             blocks = builder.blocks(records[i], family)
-            self.base.append(self._without_earlier_reasoning(blocks) if drops[models[i]] else blocks)
+            if drops[models[i]]:
+                blocks = self._without_earlier_reasoning(blocks)
+            self.base.append(self._with_thinking_sizes(blocks) if self._sizes else blocks)
             start = call.ts_start_seconds
             if start is None:
                 start = (prev + UNTIMED_STEP_SECONDS) if prev > float("-inf") else 0.0
@@ -187,6 +194,23 @@ class RequestSet:
                     self._raw_ids.add(id(marker))
                 out.append(hit[1])
         return tuple(out) + blocks[last:]
+
+    def _with_thinking_sizes(self, blocks: tuple[Block, ...]) -> tuple[Block, ...]:
+        """`blocks` with each signed empty thinking block sized from its response's bill
+        (`readbench.replay.thinking`; one sized copy per block, shared by every call)."""
+        sizes = self._sizes
+        if not any(b.kind == "thinking" and b.content_hash in sizes for b in blocks):
+            return blocks
+        out = []
+        for b in blocks:
+            if b.kind == "thinking" and b.content_hash in sizes:
+                hit = self._sized.get(id(b))
+                if hit is None or hit[0] is not b:
+                    hit = self._sized[id(b)] = (b, Block(b.kind, b.role, b.tokens + sizes[b.content_hash], b.content_hash,
+                                                         b.ends_message))
+                b = hit[1]
+            out.append(b)
+        return tuple(out)
 
     def recorded(self, i: int) -> list[Block]:
         """Call i's recorded blocks that carry content: not `params` blocks nor the markers of
