@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from readbench.cache.blocks import PreparedRequest, Request
 from readbench.cache.prices import get_model_spec, price_date
@@ -121,7 +121,8 @@ class SessionSimulator:
         sim = self._sims.get(model)
         if sim is None:
             g = self.granularity.get(model)
-            params = {"granularity_tokens": g} if g is not None and get_model_spec(model).rules in GRANULAR_RULES else {}
+            params: dict[str, Any] = (
+                {"granularity_tokens": g} if g is not None and get_model_spec(model).rules in GRANULAR_RULES else {})
             sim = self._sims[model] = CacheSimulator(self.cache_model, model, as_of=price_date(model, self.as_of), **params)
         return sim
 

@@ -31,9 +31,8 @@ if TYPE_CHECKING:
 __all__ = ["thinking_sizes"]
 
 
-def _signed_empty(c: object) -> bool:
-    return (isinstance(c, ContentReasoning) and not (c.reasoning or "").strip() and bool((c.signature or "").strip())
-            and not c.redacted)
+def _signed_empty(c: ContentReasoning) -> bool:
+    return not (c.reasoning or "").strip() and bool((c.signature or "").strip()) and not c.redacted
 
 
 def thinking_sizes(session: Session, family: str) -> dict[bytes, int]:
@@ -49,7 +48,7 @@ def thinking_sizes(session: Session, family: str) -> dict[bytes, int]:
         msg, u = call.output, call.usage
         if msg is None or u is None or isinstance(msg.content, str):
             continue
-        empty = [c for c in msg.content if _signed_empty(c)]
+        empty = [c for c in msg.content if isinstance(c, ContentReasoning) and _signed_empty(c)]
         if not empty:
             continue
         if u.reasoning_tokens is not None:

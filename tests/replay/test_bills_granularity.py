@@ -21,7 +21,7 @@ from readbench.replay.simulate import SessionSimulator
 from readbench.sessions import BilledUsage
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "cache"))
-from rb_cache_helpers import blk, req  # noqa: E402
+from rb_cache_helpers import blk, req
 
 
 def _session(reads: list[int], model: str = "gpt-5.5") -> SimpleNamespace:
