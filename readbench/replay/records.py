@@ -91,6 +91,9 @@ class Calibration:
             see (`kind_rate`: an unseen kind takes its coarser kind's rate).
         break_counts: call kind -> (breaks, priced calls) behind `break_rates`.
         insertions: unrecorded content entering a context mid-way, inferred from the bill.
+        granularity: model -> the hit granularity its bills show (tokens: every billed cache read
+            a multiple of it), for providers that floor hits (`readbench.replay.calibrate.
+            infer_granularity`); absent = models.csv `granularity_tokens`.
         notes: what was fitted and what could not be, in words.
     """
 
@@ -104,6 +107,7 @@ class Calibration:
     break_rates: dict[str, float] = field(default_factory=dict)
     break_counts: dict[str, tuple[int, int]] = field(default_factory=dict)
     insertions: tuple[Insertion, ...] = ()
+    granularity: dict[str, int] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
 
     def head(self, model: str) -> int:
