@@ -1,0 +1,200 @@
+"""The simulated agent working through Codex CLI's tools (GitHub issue 24 item 4; agents.md §2).
+
+Codex gives its model no read tool: a model reads, searches, edits and runs tests through its
+shell (`exec_command {cmd}` in cli 0.171.0; `shell {command: argv}` and `shell_command {command}`
+in other releases) and edits with `apply_patch`, which Codex intercepts when the shell command
+invokes it (its freeform `apply_patch` tool is a custom tool, which inspect's bridge does not
+pass to a non-OpenAI model). The sim decides in pi's vocabulary (read, bash, edit:
+readbench.sim.policy); this module is the mapping both ways:
+
+- actions -> Codex calls (`codex_call`): a read of lines A..B is `nl -ba PATH | sed -n 'A,Bp'`,
+  a read from A to the end `nl -ba PATH | sed -n 'A,$p'`, a whole-file read `nl -ba PATH`
+  (numbered as `cat -n`, so the sim places each line it sees); bash commands (the sim's own
+  `grep -n -F -e KEY -- PATH`, `sed -n`, `ls`, the task's test command) run as they are; an edit
+  is an `apply_patch` envelope updating the file, its hunk the edited lines as currently visible
+  with up to `CONTEXT_LINES` visible lines of context on each side;
+- Codex's exchanges -> what the sim perceives (`codex_exchanges`): each shell call whose command
+  has one of the forms above is seen as the action it came from (`read` with its range, `edit`
+  of the patched file, else `bash` with the command), its text what the command printed as
+  Codex shows it (readbench.harness.codex_output: the header lines dropped, the exit code the
+  error flag; a cut output keeps its marker and `Total output lines`, which
+  readbench.sim.observe.parse_read reads), so the perception rule holds on Codex's own output.
+
+The prompts a request holds are its user messages other than Codex's own context blocks
+(`<environment_context>`, AGENTS.md instructions, ...), which Codex sends as user messages.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import Any
+
+from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool, ChatMessageUser
+from inspect_ai.tool import ToolCall, ToolInfo
+
+from readbench.harness.codex_output import parse_codex_output
+from readbench.sim.observe import Exchange, norm_path
+from readbench.sim.perception import FileView, file_view
+
+__all__ = ["CONTEXT_LINES", "SHELL_TOOLS", "TOOL_NAMES", "codex_call", "codex_exchanges", "is_codex_request",
+           "prompt_count", "read_command"]
+
+SHELL_TOOLS = ("exec_command", "shell", "shell_command")
+"""Codex's shell tools, in the order the sim prefers them when a request offers several."""
+
+TOOL_NAMES = frozenset({"read", "bash", "edit"})
+"""The sim's actions it can take through Codex's shell (pi's `grep` is the sim's own `grep -n` via bash)."""
+
+CONTEXT_LINES = 3
+"""Context lines a patch hunk carries on each side (as `apply_patch`'s own examples do), when visible."""
+
+_CODEX_CONTEXT = ("<environment_context>", "<user_instructions>", "<skills_instructions>", "# AGENTS.md instructions",
+                  "<permissions instructions>", "<turn_aborted>", "<collaboration_mode>")
+_READ = re.compile(r"^nl -ba (?P<path>'[^']*'|\S+)(?: \| sed -n '(?P<first>\d+),(?P<last>\d+|\$)p')?$")
+_PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add) File: (.+)$", re.M)
+_SHELL_ERROR = re.compile(r"^(?:nl|sed): ")
+
+
+def is_codex_request(tools: list[ToolInfo]) -> bool:
+    """True when a request's tools are Codex's: one of `SHELL_TOOLS` and none of pi's `read`/`bash`."""
+    names = {t.name for t in tools}
+    return bool(names & set(SHELL_TOOLS)) and not names & {"read", "bash"}
+
+
+def prompt_count(messages: list[ChatMessage]) -> int:
+    """The user prompts in `messages` (Codex's context blocks sent as user messages are not prompts)."""
+    return sum(isinstance(m, ChatMessageUser) and not m.text.lstrip().startswith(_CODEX_CONTEXT) for m in messages)
+
+
+def read_command(path: str, offset: int | None = None, limit: int | None = None) -> str:
+    """The shell command of a read of `path` from line `offset` (1-based) for `limit` lines
+    (module docstring); without both, the whole file."""
+    quoted = shlex.quote(path)
+    if offset is None and limit is None:
+        return f"nl -ba {quoted}"
+    first = max(1, int(offset or 1))
+    last = "$" if limit is None else str(first + max(1, int(limit)) - 1)
+    return f"nl -ba {quoted} | sed -n '{first},{last}p'"
+
+
+def _command(call: ToolCall) -> str | None:
+    args = call.arguments or {}
+    value = args.get("cmd", args.get("command"))
+    if isinstance(value, list) and all(isinstance(a, str) for a in value):
+        if len(value) == 3 and value[0].rsplit("/", 1)[-1] in ("bash", "sh", "zsh") and value[1] in ("-lc", "-c"):
+            return value[2]
+        return shlex.join(value)
+    return value if isinstance(value, str) else None
+
+
+def _as_action(command: str) -> tuple[str, dict[str, Any]]:
+    """The sim action a shell command came from (module docstring)."""
+    if m := _READ.match(command.strip()):
+        args: dict[str, Any] = {"path": shlex.split(m.group("path"))[0]}
+        if m.group("first") is not None:
+            args["offset"] = int(m.group("first"))
+            if m.group("last") != "$":
+                args["limit"] = int(m.group("last")) - args["offset"] + 1
+        return "read", args
+    if command.lstrip().startswith("apply_patch") and (p := _PATCH_FILE.search(command)):
+        return "edit", {"path": p.group(1).strip()}
+    return "bash", {"command": command}
+
+
+def codex_exchanges(messages: list[ChatMessage]) -> list[Exchange]:
+    """The tool results of a Codex request as the sim perceives them (module docstring), in input order."""
+    calls: dict[str, ToolCall] = {}
+    out: list[Exchange] = []
+    for position, message in enumerate(messages):
+        if isinstance(message, ChatMessageAssistant):
+            for call in message.tool_calls or []:
+                calls[call.id] = call
+        elif isinstance(message, ChatMessageTool):
+            call_id = message.tool_call_id or ""
+            call = calls.get(call_id)
+            command = _command(call) if call is not None else None
+            text = message.error.message if message.error is not None else message.text
+            if command is None:  # a non-shell tool, or a call DCP dropped: its name is all there is
+                out.append(Exchange(position, call_id, call.function if call else (message.function or ""),
+                                    dict(call.arguments or {}) if call else {}, text, message.error is not None))
+                continue
+            function, arguments = _as_action(command)
+            parsed = parse_codex_output(text)
+            body = parsed.body if parsed is not None else text
+            failed = message.error is not None or (parsed is not None and parsed.exit_code not in (None, 0))
+            if function == "edit":
+                failed = failed or not body.startswith("Success.")
+            elif function == "read":
+                failed = failed or _SHELL_ERROR.match(body) is not None
+                if parsed is not None and parsed.total_lines is not None:  # the count Codex states of a cut output
+                    body = f"Total output lines: {parsed.total_lines}\n\n{body}"
+            out.append(Exchange(position, call_id, function, arguments, body, failed))
+    return out
+
+
+def _hunk(view: FileView, old: str, new: str) -> tuple[list[str], list[str], list[str], list[str]]:
+    """(context before, old lines, new lines, context after) of one replacement, from the visible
+    lines of the file: the whole lines holding `old`, with `old` replaced by `new` in them."""
+    numbers = sorted(view.lines)
+    for i, n in enumerate(numbers):
+        run = [n]
+        while i + len(run) < len(numbers) and numbers[i + len(run)] == run[-1] + 1:
+            run.append(numbers[i + len(run)])
+        text = "\n".join(view.lines[k] for k in run)
+        at = text.find(old)
+        if at < 0:
+            continue
+        first = run[0] + text.count("\n", 0, at)
+        last = run[0] + text.count("\n", 0, at + len(old.rstrip("\n")))
+        block = "\n".join(view.lines[k] for k in range(first, last + 1))
+        start = at - sum(len(view.lines[k]) + 1 for k in range(run[0], first))
+        changed = block[:start] + new + block[start + len(old):]
+        before = [view.lines[k] for k in range(max(run[0], first - CONTEXT_LINES), first)]
+        after = [view.lines[k] for k in range(last + 1, min(run[-1], last + CONTEXT_LINES) + 1)]
+        return before, block.split("\n"), changed.split("\n"), after
+    return [], old.rstrip("\n").split("\n"), new.rstrip("\n").split("\n"), []
+
+
+def patch_command(path: str, edits: list[dict[str, str]], view: FileView) -> str:
+    """The `apply_patch` shell command of pi-shaped `edits` (`oldText` -> `newText`) of `path`."""
+    lines = ["*** Begin Patch", f"*** Update File: {path}"]
+    for edit in edits:
+        before, old, new, after = _hunk(view, str(edit.get("oldText", "")), str(edit.get("newText", "")))
+        lines.append("@@")
+        lines += [f" {s}" for s in before] + [f"-{s}" for s in old] + [f"+{s}" for s in new] + [f" {s}" for s in after]
+    lines.append("*** End Patch")
+    return "apply_patch <<'EOF'\n" + "\n".join(lines) + "\nEOF"
+
+
+def codex_call(function: str, arguments: dict[str, Any], call_id: str, tools: list[ToolInfo],
+               exchanges: list[Exchange]) -> ToolCall:
+    """The Codex tool call carrying the sim's action `function(arguments)` (module docstring).
+
+    Args:
+        function, arguments: the action in pi's vocabulary (`read`, `bash`, `edit`).
+        call_id: the sim's deterministic call id.
+        tools: the request's tools (the shell tool offered decides the call's shape).
+        exchanges: the request's exchanges as perceived (an edit's hunk is written from them).
+
+    Raises:
+        ValueError: an action with no Codex form, or a request offering none of `SHELL_TOOLS`.
+    """
+    if function == "read":
+        command = read_command(str(arguments["path"]), arguments.get("offset"), arguments.get("limit"))
+    elif function == "bash":
+        command = str(arguments["command"])
+    elif function == "edit":
+        path = str(arguments["path"])
+        command = patch_command(path, list(arguments.get("edits") or []), file_view(exchanges, norm_path(path)))
+    else:
+        raise ValueError(f"the sim's action {function!r} has no Codex form (it acts through read, bash, edit)")
+    names = [t.name for t in tools]
+    shell = next((s for s in SHELL_TOOLS if s in names), None)
+    if shell == "exec_command":
+        return ToolCall(id=call_id, function=shell, arguments={"cmd": command})
+    if shell == "shell":
+        return ToolCall(id=call_id, function=shell, arguments={"command": ["bash", "-lc", command]})
+    if shell == "shell_command":
+        return ToolCall(id=call_id, function=shell, arguments={"command": command})
+    raise ValueError(f"a Codex request with none of its shell tools {SHELL_TOOLS}: {names}")
