@@ -8,12 +8,14 @@ A `ReadCall` is one tool call that read (part of) a file:
 - Claude Code's `Read` (`file_path`, `offset`, `limit`): the result's `toolUseResult.file`
   (`startLine`, `numLines`, `totalLines`) says what was delivered of how much;
 - shell reads through any bash/shell tool (Codex's `shell`, pi's and Claude Code's `bash`):
-  `cat F`, `sed -n 'A,Bp' F`, `head -n N F`, `tail -n N F`, `nl -ba F | sed -n 'A,Bp'`, each
+  `cat F`, `nl -ba F`, `sed -n 'A,Bp' F`, `head -n N F`, `tail -n N F`, `nl -ba F | sed -n 'A,Bp'` (B may
+  be `$`: to the end), each
   alone or after one `cd DIR && ` (pi's sessions mostly read that way; `cd` is kept in `cd`);
   PowerShell's `Get-Content [-Raw] [-Path|-LiteralPath] F [-TotalCount N | -Head N | -Tail N]`,
   optionally `| Select-Object [-Skip S] [-First N | -Last N]` (Codex's `shell_command` on Windows);
   Codex prefixes an output it cut for the model with `Total output lines: T` (T = lines the
-  command printed): such a read is `capped`. When the output is found and not cut, the lines it
+  command printed; readbench.harness.codex_output reads every form of its result): such a read is
+  `capped`. When the output is found and not cut, the lines it
   holds fix `last_line` (a range past the end of the file prints fewer lines), and a read that
   stopped short of what it asked for, or a `cat`, tells the file's line count.
 A result the harness marks as an error (pi's `isError`, Claude Code's `is_error` or
@@ -24,7 +26,6 @@ last call, has `result_chars` 0 and `found` False).
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 from dataclasses import dataclass
@@ -33,6 +34,7 @@ from typing import Any
 from inspect_ai.model import ChatMessageTool
 
 from readbench.harness import read_tool, shell_command, shell_tool
+from readbench.harness.codex_output import parse_codex_output
 from readbench.read import notices
 from readbench.sessions._types import Session
 
@@ -42,9 +44,8 @@ __all__ = ["ReadCall", "read_calls", "shell_output", "tool_results"]
 _SHOWING, _MORE, _LEGACY_MORE, _TOO_LONG = notices.SHOWING, notices.MORE, notices.LEGACY_MORE, notices.LONG_LINE
 _TOTAL_OUTPUT = re.compile(r"Total output lines: (\d+)")
 _CC_NUMBERED = re.compile(r"^ *(\d+)→")
-_SED_RANGE = re.compile(r"^(\d+)(?:,(\d+))?p$")
+_SED_RANGE = re.compile(r"^(\d+)(?:,(\d+|\$))?p$")
 _CD = re.compile(r"^cd\s+(\S+|'[^']*'|\"[^\"]*\")\s*&&\s*")
-_CODEX_OUTPUT = re.compile(r"^Exit code: -?\d+\nWall time: [^\n]*\n(?:Total output lines: \d+\n)?Output:\n", re.S)
 _SHELL_ERROR = re.compile(r"^(?:cat|sed|head|tail|nl): ", re.M)
 
 
@@ -154,6 +155,8 @@ def _shell_read(command: str) -> tuple[str, int | None, int | None, bool, str | 
         return None
     if len(parts) == 2 and parts[0][:2] == ["nl", "-ba"] and len(parts[0]) == 3 and parts[1][:2] == ["sed", "-n"]:
         m = _SED_RANGE.match(parts[1][2]) if len(parts[1]) == 3 else None
+        if m and m.group(2) == "$":
+            return parts[0][2], int(m.group(1)), None, False, cd
         if m:
             a, b = int(m.group(1)), int(m.group(2) or m.group(1))
             return parts[0][2], a, b - a + 1, False, cd
@@ -165,8 +168,12 @@ def _shell_read(command: str) -> tuple[str, int | None, int | None, bool, str | 
         return None
     if argv[0] == "cat" and len(argv) == 2 and not argv[1].startswith("-"):
         return argv[1], None, None, False, cd
+    if argv[:2] == ["nl", "-ba"] and len(argv) == 3 and not argv[2].startswith("-"):
+        return argv[2], None, None, False, cd
     if argv[0] == "sed" and len(argv) == 4 and argv[1] == "-n":
         m = _SED_RANGE.match(argv[2])
+        if m and m.group(2) == "$":
+            return argv[3], int(m.group(1)), None, False, cd
         if m:
             a, b = int(m.group(1)), int(m.group(2) or m.group(1))
             return argv[3], a, b - a + 1, False, cd
@@ -256,15 +263,8 @@ def shell_output(text: str, tool: str | None = None) -> str:
     shell = shell_tool(tool) if tool else None
     if shell is not None and shell.empty_output is not None and text == shell.empty_output:
         return ""
-    if text.startswith("{") and '"output"' in text[:200]:
-        try:
-            obj = json.loads(text)
-        except ValueError:
-            obj = None
-        if isinstance(obj, dict) and isinstance(obj.get("output"), str):
-            text = obj["output"]
-    if m := _CODEX_OUTPUT.match(text):
-        text = text[m.end():]
+    if (codex := parse_codex_output(text)) is not None:
+        return codex.body
     if m := re.match(r"Total output lines: \d+\n\n?", text):
         text = text[m.end():]
     return text
@@ -313,7 +313,9 @@ def read_calls(session: Session, results: dict[str, ChatMessageTool] | None = No
                     continue
                 path, offset, limit, tail, cd = parsed
                 # Codex cuts a long output and says how long it was: the model saw only part of it
-                cut = _int(m.group(1)) if (m := _TOTAL_OUTPUT.search(text[:200])) else None
+                codex = parse_codex_output(text)
+                cut = codex.total_lines if codex is not None else (
+                    _int(m.group(1)) if (m := _TOTAL_OUTPUT.search(text[:200])) else None)
                 first = offset or (None if tail else 1)
                 last = (first + limit - 1) if first is not None and limit is not None else None
                 total = None

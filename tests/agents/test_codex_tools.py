@@ -138,3 +138,15 @@ def test_codex_requests_and_prompts():
             ChatMessageUser(content="Fix the bug"), ChatMessageUser(content="# AGENTS.md instructions for /w\n..."),
             ChatMessageUser(content="Now run the tests")]
     assert prompt_count(msgs) == 2
+
+
+def test_the_session_importer_reads_codex_0171_results_and_the_sims_read_forms():
+    from readbench.sessions.reads import _shell_read, shell_output
+
+    assert shell_output(EXEC_OK, "exec_command") == "".join(f"{n:>6}\tline {n}\n" for n in range(1, 6))
+    assert shell_output(PATCH_OK, "exec_command") == "Success. Updated the following files:\nM a.py\n"
+    assert shell_output(_cut(3999, 87, 295), "exec_command").startswith("     1\tline 1\n")
+    assert _shell_read("nl -ba a.py") == ("a.py", None, None, False, None)
+    assert _shell_read("nl -ba a.py | sed -n '12,$p'") == ("a.py", 12, None, False, None)
+    assert _shell_read("nl -ba a.py | sed -n '12,20p'") == ("a.py", 12, 9, False, None)
+    assert _shell_read("sed -n '5,$p' a.py") == ("a.py", 5, None, False, None)
