@@ -19,7 +19,7 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip   # pip 23's resolver backtracks for many minutes on this tree
-	$(BIN)/pip install -q -e ".[dev,docker,k8s,openai]"   # openai: the real-model tests talk to a local server
+	$(BIN)/pip install -q -e ".[dev,docker,k8s,openai,anthropic]"   # openai: the real-model tests talk to a local server and pi reaches the bridge by chat completions; anthropic: Claude Code reaches the bridge by the Messages API
 	touch $@
 
 corpus: setup

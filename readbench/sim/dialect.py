@@ -1,0 +1,80 @@
+"""How the simulated agent speaks a real harness's tools (GitHub issue 24 item 4; docs/specs/agents.md).
+
+The simulated agent (readbench.sim) decides in pi's tool names and argument shapes (`read {path,
+offset, limit}`, `grep`, `bash`, `edit {path, edits}`, `write`) and perceives pi's result texts
+(readbench.sim.observe). A real harness driven through inspect's sandbox agent bridge offers its
+own tools (Claude Code: `Read {file_path, offset, limit}`, `Grep`, `Bash`, `Edit`, `Write`; Codex:
+a shell) and returns its own result texts. A `Dialect` is the two-way mapping for one harness:
+
+- `to_sim(messages, tools)`: the request as the harness sent it -> the same conversation in pi's
+  names, argument shapes and result texts (what the sim's perception parses), the tools offered
+  renamed likewise, and a context dict for the way back (e.g. the working directory the harness's
+  system prompt states). Only what is visible in the request is used (the perception rule).
+- `from_sim(function, arguments, context)`: the sim's pi-shaped action -> the harness's tool call.
+
+`dialect_for(tools)` picks the dialect from the tools a request offers (None: pi's own names, the
+sim's native dialect, as readbench's loop and the real pi offer). The sim's token counts, ids and
+memory are unchanged: usage is counted on the request as sent and on the call as returned.
+
+A new harness is one module exposing `DIALECT` plus a line in `_MODULES` (readbench.records.Registry).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from inspect_ai.model import ChatMessage
+from inspect_ai.tool import ToolInfo
+
+from readbench.records import Registry
+
+__all__ = ["DIALECTS", "Dialect", "SimView", "dialect_for"]
+
+_MODULES = ("readbench.sim.dialect_claude",)
+
+
+@dataclass(frozen=True)
+class SimView:
+    """A request in the sim's dialect: `messages` and `tools` in pi's names and shapes, and
+    `context` (what `from_sim` needs, e.g. `{"cwd": "/work"}`)."""
+
+    messages: list[ChatMessage]
+    tools: list[ToolInfo]
+    context: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """One harness's tools as the simulated agent speaks them (module docstring).
+
+    Attributes:
+        name: the harness's registry name (readbench.harness: `claude-code`, `codex`).
+        origin: where the mapped shapes come from (a probe of a version, a spec section).
+        tools: tool names only this harness offers; a request offering any of them is in this dialect.
+        to_sim: `(messages, tools) -> SimView`; pure (copies, never mutates its input).
+        from_sim: `(function, arguments, context) -> (function, arguments)`: the sim's pi-shaped
+            call as this harness's tool call.
+    """
+
+    name: str
+    origin: str
+    tools: frozenset[str]
+    to_sim: Callable[[list[ChatMessage], list[ToolInfo]], SimView]
+    from_sim: Callable[[str, dict[str, Any], dict[str, Any]], tuple[str, dict[str, Any]]]
+
+    def describe(self) -> dict[str, Any]:
+        """JSON-ready facts."""
+        return {"name": self.name, "origin": self.origin, "tools": sorted(self.tools)}
+
+
+DIALECTS: Registry[Dialect] = Registry("sim dialect", modules=_MODULES, attribute="DIALECT")
+"""harness name -> Dialect (pi's own names need none)."""
+
+
+def dialect_for(tools: list[ToolInfo]) -> Dialect | None:
+    """The dialect of a request offering `tools`: the first registered one naming any offered
+    tool, else None (pi's names: the sim's own)."""
+    names = {t.name for t in tools}
+    return next((d for d in DIALECTS if d.tools & names), None)
