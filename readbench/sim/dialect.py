@@ -32,7 +32,7 @@ from readbench.records import Registry
 
 __all__ = ["DIALECTS", "Dialect", "SimView", "dialect_for"]
 
-_MODULES = ("readbench.sim.dialect_claude",)
+_MODULES = ("readbench.sim.dialect_claude", "readbench.sim.dialect_codex")
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""The simulated agent through Codex CLI's tools (readbench.sim.codex_tools) and Codex's shell result
+"""The simulated agent through Codex CLI's tools (readbench.sim.dialect_codex) and Codex's shell result
 format (readbench.harness.codex_output). The result texts are copied from codex-cli 0.171.0 run
 through inspect's sandbox agent bridge (the requests the bridge relayed)."""
 
@@ -11,7 +11,7 @@ from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessag
 from inspect_ai.tool import ToolCall, ToolInfo, ToolParams
 
 from readbench.harness.codex_output import parse_codex_output
-from readbench.sim.codex_tools import codex_call, codex_exchanges, is_codex_request, prompt_count, read_command
+from readbench.sim.dialect_codex import codex_call, codex_exchanges, is_codex_request, prompt_count, read_command
 from readbench.sim.observe import parse_read
 
 EXEC_OK = ("Chunk ID: 7d932e\nWall time: 0.0000 seconds\nProcess exited with code 0\nOriginal token count: 18\n"
@@ -150,3 +150,25 @@ def test_the_session_importer_reads_codex_0171_results_and_the_sims_read_forms()
     assert _shell_read("nl -ba a.py | sed -n '12,$p'") == ("a.py", 12, None, False, None)
     assert _shell_read("nl -ba a.py | sed -n '12,20p'") == ("a.py", 12, 9, False, None)
     assert _shell_read("sed -n '5,$p' a.py") == ("a.py", 5, None, False, None)
+
+
+def test_the_codex_dialect_is_registered_and_puts_a_request_in_the_sims_terms():
+    from readbench.sim.dialect import dialect_for
+    from readbench.sim.dialect_codex import DIALECT
+
+    assert dialect_for(CODEX_TOOLS) is DIALECT
+    call = ToolCall(id="c1", function="exec_command", arguments={"cmd": "nl -ba a.py | sed -n '1,5p'"})
+    msgs = [ChatMessageSystem(content="You are Codex"),
+            ChatMessageUser(content="<environment_context>\n  <cwd>/w</cwd>\n</environment_context>"),
+            ChatMessageUser(content="Fix the bug"), ChatMessageAssistant(content="", tool_calls=[call]),
+            ChatMessageTool(content=EXEC_OK, tool_call_id="c1", function="exec_command")]
+    view = DIALECT.to_sim(msgs, CODEX_TOOLS)
+    assert [m.role for m in view.messages] == ["system", "user", "assistant", "tool"]
+    assert view.messages[2].tool_calls[0].function == "read"
+    assert view.messages[2].tool_calls[0].arguments == {"path": "a.py", "offset": 1, "limit": 5}
+    assert view.messages[3].text == "".join(f"{n:>6}\tline {n}\n" for n in range(1, 6))
+    assert sorted(t.name for t in view.tools) == ["bash", "edit", "read"]
+    assert DIALECT.from_sim("read", {"path": "a.py", "offset": 6, "limit": 5}, view.context) == (
+        "exec_command", {"cmd": "nl -ba a.py | sed -n '6,10p'"})
+    assert DIALECT.from_sim("bash", {"command": "python3 -m pytest -q"}, view.context) == (
+        "exec_command", {"cmd": "python3 -m pytest -q"})

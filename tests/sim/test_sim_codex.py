@@ -1,4 +1,4 @@
-"""The simulated agent answers a request offering Codex CLI's tools through them (readbench.sim.codex_tools)."""
+"""The simulated agent answers a request offering Codex CLI's tools through them (readbench.sim.dialect_codex)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The simulated agent working through Codex CLI's tools (GitHub issue 24 item 4; agents.md §2).
+"""The simulated agent working through Codex CLI's tools: Codex's sim dialect (readbench.sim.dialect;
+GitHub issue 24 item 4; agents.md §2).
 
 Codex gives its model no read tool: a model reads, searches, edits and runs tests through its
 shell (`exec_command {cmd}` in cli 0.171.0; `shell {command: argv}` and `shell_command {command}`
@@ -7,13 +8,13 @@ invokes it (its freeform `apply_patch` tool is a custom tool, which inspect's br
 pass to a non-OpenAI model). The sim decides in pi's vocabulary (read, bash, edit:
 readbench.sim.policy); this module is the mapping both ways:
 
-- actions -> Codex calls (`codex_call`): a read of lines A..B is `nl -ba PATH | sed -n 'A,Bp'`,
+- actions -> Codex calls (`from_sim`, `codex_call`): a read of lines A..B is `nl -ba PATH | sed -n 'A,Bp'`,
   a read from A to the end `nl -ba PATH | sed -n 'A,$p'`, a whole-file read `nl -ba PATH`
   (numbered as `cat -n`, so the sim places each line it sees); bash commands (the sim's own
   `grep -n -F -e KEY -- PATH`, `sed -n`, `ls`, the task's test command) run as they are; an edit
   is an `apply_patch` envelope updating the file, its hunk the edited lines as currently visible
   with up to `CONTEXT_LINES` visible lines of context on each side;
-- Codex's exchanges -> what the sim perceives (`codex_exchanges`): each shell call whose command
+- Codex's request -> what the sim perceives (`to_sim`, `codex_exchanges`): each shell call whose command
   has one of the forms above is seen as the action it came from (`read` with its range, `edit`
   of the patched file, else `bash` with the command), its text what the command printed as
   Codex shows it (readbench.harness.codex_output: the header lines dropped, the exit code the
@@ -21,7 +22,10 @@ readbench.sim.policy); this module is the mapping both ways:
   readbench.sim.observe.parse_read reads), so the perception rule holds on Codex's own output.
 
 The prompts a request holds are its user messages other than Codex's own context blocks
-(`<environment_context>`, AGENTS.md instructions, ...), which Codex sends as user messages.
+(`<environment_context>`, AGENTS.md instructions, ...), which Codex sends as user messages:
+`to_sim` leaves those out, so the sim counts only the task's prompts.
+Mapping checked against codex-cli 0.171.0 run through inspect's sandbox agent bridge (the request
+shapes and result texts in tests/agents/test_codex_tools.py are copied from it).
 """
 
 from __future__ import annotations
@@ -31,14 +35,15 @@ import shlex
 from typing import Any
 
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool, ChatMessageUser
-from inspect_ai.tool import ToolCall, ToolInfo
+from inspect_ai.tool import ToolCall, ToolCallError, ToolInfo, ToolParams
 
 from readbench.harness.codex_output import parse_codex_output
-from readbench.sim.observe import Exchange, norm_path
+from readbench.sim.dialect import Dialect, SimView
+from readbench.sim.observe import Exchange, exchanges, norm_path
 from readbench.sim.perception import FileView, file_view
 
-__all__ = ["CONTEXT_LINES", "SHELL_TOOLS", "TOOL_NAMES", "codex_call", "codex_exchanges", "is_codex_request",
-           "prompt_count", "read_command"]
+__all__ = ["CONTEXT_LINES", "DIALECT", "SHELL_TOOLS", "TOOL_NAMES", "codex_call", "codex_exchanges", "from_sim",
+           "is_codex_request", "prompt_count", "read_command", "to_sim"]
 
 SHELL_TOOLS = ("exec_command", "shell", "shell_command")
 """Codex's shell tools, in the order the sim prefers them when a request offers several."""
@@ -198,3 +203,57 @@ def codex_call(function: str, arguments: dict[str, Any], call_id: str, tools: li
     if shell == "shell_command":
         return ToolCall(id=call_id, function=shell, arguments={"command": command})
     raise ValueError(f"a Codex request with none of its shell tools {SHELL_TOOLS}: {names}")
+
+
+def _is_context(message: ChatMessage) -> bool:
+    return isinstance(message, ChatMessageUser) and message.text.lstrip().startswith(_CODEX_CONTEXT)
+
+
+def to_sim(messages: list[ChatMessage], tools: list[ToolInfo]) -> SimView:
+    """Codex's request in pi's names, shapes and result texts (module docstring): Codex's context
+    blocks left out, each shell call as the action it came from, each result as `codex_exchanges`
+    perceives it (a failed command an error result); the tools offered are the sim's `TOOL_NAMES`.
+    `context`: the shell tool to answer with and the converted messages (an edit's hunk is written
+    from what they show)."""
+    perceived = {e.call_id: e for e in codex_exchanges(messages)}
+    out: list[ChatMessage] = []
+    for message in messages:
+        if _is_context(message):
+            continue
+        if isinstance(message, ChatMessageAssistant) and message.tool_calls:
+            calls = [ToolCall(id=c.id, function=perceived[c.id].function, arguments=perceived[c.id].arguments)
+                     if c.id in perceived else c for c in message.tool_calls]
+            out.append(message.model_copy(update={"tool_calls": calls}))
+        elif isinstance(message, ChatMessageTool) and (ex := perceived.get(message.tool_call_id or "")) is not None:
+            if ex.is_error:
+                out.append(ChatMessageTool(content="", tool_call_id=ex.call_id, function=ex.function,
+                                           error=ToolCallError("unknown", ex.text)))
+            else:
+                out.append(ChatMessageTool(content=ex.text, tool_call_id=ex.call_id, function=ex.function))
+        else:
+            out.append(message)
+    names = [t.name for t in tools]
+    shell = next((s for s in SHELL_TOOLS if s in names), "")
+    offered = [ToolInfo(name=n, description=f"through Codex's {shell}", parameters=ToolParams()) for n in sorted(TOOL_NAMES)]
+    return SimView(out, offered if shell else [], {"shell": shell, "messages": out})
+
+
+def from_sim(function: str, arguments: dict[str, Any], context: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The sim's pi-shaped call as Codex's shell call (`codex_call`; `context` from `to_sim`).
+
+    Raises:
+        ValueError: an action with no Codex form, or a request that offered no shell tool.
+    """
+    shell = str(context.get("shell") or "")
+    call = codex_call(function, arguments, "", [ToolInfo(name=shell, description="", parameters=ToolParams())] if shell else [],
+                      exchanges(list(context.get("messages") or [])))
+    return call.function, dict(call.arguments)
+
+
+DIALECT = Dialect(
+    name="codex",
+    origin="codex-cli 0.171.0 probed through inspect's sandbox agent bridge (notes/codex.md); sessions.md §3",
+    tools=frozenset(SHELL_TOOLS),
+    to_sim=to_sim,
+    from_sim=from_sim,
+)
