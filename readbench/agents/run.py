@@ -54,16 +54,21 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def read_details(session: Any) -> dict[str, dict[str, Any]]:
+def read_details(session: Any, shell_reads: bool = False) -> dict[str, dict[str, Any]]:
     """Read facts per tool-call id from an imported session (readbench.sessions.reads), in the shape
     the loop's read tool writes (`metadata["readbench"]`: path, first/last line, capped, blocked),
-    so `readbench.metrics.reads.read_metrics` reads a harness's session as it reads the loop's."""
+    so `readbench.metrics.reads.read_metrics` reads a harness's session as it reads the loop's.
+    `shell_reads`: include reads through the shell (`via_shell`; a harness with no read tool, Codex),
+    which read_metrics then counts as reads; without it a shell read is left out, as the loop does
+    not count its `bash` reads."""
     from readbench.read.registry import blocked
     from readbench.sessions.reads import read_calls, tool_results
 
     results = tool_results(session)
     out: dict[str, dict[str, Any]] = {}
     for r in read_calls(session, results):
+        if r.via_shell and not shell_reads:
+            continue
         message = results.get(r.tool_call_id)
         text = message.text if message is not None else ""
         out[r.tool_call_id] = {
@@ -162,9 +167,10 @@ def harness_agent(
 
     spec = get_agent(agent)
     if spec.harness is None or spec.harness.name not in RUNNABLE:
-        raise ValueError(f"agent {agent!r}: readbench runs only pi's releases inside the sandbox so far "
-                         "(Claude Code and Codex are installed and listed, not run)")
-    extension = pi_extension(variant)
+        raise ValueError(f"agent {agent!r}: readbench runs only {', '.join(sorted(RUNNABLE))} inside the sandbox so far "
+                         "(the others are installed and listed, not run)")
+    codex = spec.harness.name == "codex"
+    extension = None if codex else pi_extension(variant)  # Codex: stock only (check_arm refuses the rest)
     cache_models = list(cache_models or ["anthropic-5m", "openai", "deepseek"])
 
     async def execute(state: AgentState) -> AgentState:
@@ -184,26 +190,41 @@ def harness_agent(
         else:
             node, prefix, work = f"{DOCKER_PREFIX}/node/bin/node", Path(f"{DOCKER_PREFIX}/agent"), "/tmp/readbench-agent"
         assert spec.pin is not None
-        files = pi_files(work, port, extension, context_window_tokens)
+        exe = str(prefix / "node_modules" / ".bin" / spec.pin.bin)
+        if codex:
+            from readbench.agents.codex_run import codex_commands, codex_env, codex_files
+
+            cfiles = codex_files(work, port)
+            written, session_dir = cfiles.files, cfiles.session_dir
+            argvs = codex_commands([node, exe], prompts)
+            env = {**ws.get("env", {}), "HOME": work, **codex_env(cfiles)}
+        else:
+            files = pi_files(work, port, extension, context_window_tokens)
+            written, session_dir = files.files, files.session_dir
+            argvs = [pi_command(node, exe, files, prompts)]
+            env = {**ws.get("env", {}), "PI_CODING_AGENT_DIR": files.agent_dir, "PI_OFFLINE": "1",
+                   "PI_SKIP_VERSION_CHECK": "1", "HOME": work}
         sb = sandbox()
-        for path, text in files.files.items():
+        for path, text in written.items():
             await sb.write_file(path, text)
-        argv = pi_command(node, str(prefix / "node_modules" / ".bin" / spec.pin.bin), files, prompts)
-        env = {**ws.get("env", {}), "PI_CODING_AGENT_DIR": files.agent_dir, "PI_OFFLINE": "1",
-               "PI_SKIP_VERSION_CHECK": "1", "HOME": work}
         rg = str(ws.get("rg") or "")
         if rg.startswith("/"):  # pi's grep runs `rg` from PATH: the local sandbox's is the venv's
             env["PATH"] = f"{Path(rg).parent}:{env.get('PATH', '')}"
         t0 = time.monotonic()
         try:
             async with sandbox_agent_bridge(state, filter=relay.filter, response_filter=relay.response, port=port):
-                result = await sb.exec(argv, cwd=ws.get("cwd"), env=env)
+                for argv in argvs:  # pi: one run over every prompt; Codex: `exec`, then `exec resume --last` per follow-up
+                    result = await sb.exec(argv, cwd=ws.get("cwd"), env=env)
+                    if not result.success or relay.turn_limited:
+                        break
             if relay.turn_limited:
                 store().set(rbstore.STOP_REASON, "turn_limit")
             if not result.success:
                 store().set(rbstore.STOP_REASON, "error")
-                raise RuntimeError(f"pi exited with {result.returncode}: {(result.stderr or result.stdout)[-800:]}")
-            state = await _import_session(state, files.session_dir, drop_last_reply=relay.turn_limited)
+                raise RuntimeError(f"{spec.harness.name} exited with {result.returncode}: "
+                                   f"{(result.stderr or result.stdout)[-800:]}")
+            state = await _import_session(state, session_dir, drop_last_reply=relay.turn_limited,
+                                          harness=spec.harness.name)
         finally:
             store().set(rbstore.CALLS, [asdict(c) for c in relay.calls])
             store().set(rbstore.WALL_SECONDS, time.monotonic() - t0)
@@ -220,27 +241,33 @@ def harness_agent(
     return execute
 
 
-async def _import_session(state: AgentState, session_dir: str, drop_last_reply: bool = False) -> AgentState:
-    """The pi session file pulled out of the sandbox and imported: its transcript becomes the
-    sample's history, each read result carrying its read facts (`read_details`). With
-    `drop_last_reply`, the filter's empty reply at the turn limit (no model call) is left out.
+async def _import_session(state: AgentState, session_dir: str, drop_last_reply: bool = False,
+                          harness: str = "pi") -> AgentState:
+    """The harness's own session file pulled out of the sandbox and imported with readbench's
+    importer (pi's session JSONL: readbench.sessions.pi; Codex's rollout: readbench.sessions.codex):
+    its transcript becomes the sample's history, each read result carrying its read facts
+    (`read_details`). With `drop_last_reply`, the filter's empty reply at the turn limit (no model
+    call) is left out.
 
     Raises:
-        RuntimeError: pi wrote no session file.
+        RuntimeError: the harness wrote no session file.
     """
-    from readbench.sessions.pi import load
+    if harness == "codex":
+        from readbench.sessions.codex import load
+    else:
+        from readbench.sessions.pi import load
 
     sb = sandbox()
     found = await sb.exec(["find", session_dir, "-name", "*.jsonl", "-type", "f"])
     names = sorted(n for n in found.stdout.split("\n") if n.endswith(".jsonl"))
     if not found.success or not names:
-        raise RuntimeError(f"pi wrote no session file under {session_dir}: {found.stderr}")
+        raise RuntimeError(f"{harness} wrote no session file under {session_dir}: {found.stderr}")
     text = await sb.read_file(names[-1])
     with tempfile.TemporaryDirectory() as tmp:
         host = Path(tmp) / Path(names[-1]).name
         host.write_text(text)
         (session,) = load(host)
-    details = read_details(session)
+    details = read_details(session, shell_reads=harness == "codex")
     messages = session.messages
     if drop_last_reply and messages and messages[-1].role == "assistant" and not messages[-1].text \
             and not messages[-1].tool_calls:

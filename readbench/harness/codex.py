@@ -21,6 +21,6 @@ HARNESS = Harness(
                 "sha512-1IOFzL2Xg86tLdw6kDo3GoKbkQENgQi7TI6rlEvN132R7ngSw7SNOIQoTcnKzSZZ8kf9N9GynCweSoaFbqk2Eg==",
                 "codex", ">=16"),),
     own_read="Codex's shell (it has no read tool, so no read preset applies to it)",
-    runs="codex exec at inspect's sandbox agent bridge (OPENAI_BASE_URL, Responses API); rollout under "
-         "$CODEX_HOME/sessions",
+    runs="codex exec --model gpt-5.5 at inspect's sandbox agent bridge (model provider in $CODEX_HOME/config.toml, "
+         "Responses API; readbench.agents.codex_run); rollout under $CODEX_HOME/sessions",
 )

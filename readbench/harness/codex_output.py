@@ -33,7 +33,7 @@ __all__ = ["CUT_MARKER", "CodexOutput", "parse_codex_output", "strip_cut_header"
 CUT_MARKER = re.compile(r"…(\d+) (chars|tokens) truncated…")
 """Codex's middle-truncation marker (codex-rs `utils/string/src/truncate.rs`)."""
 
-_HEADER = re.compile(r"^(Chunk ID: .*|Wall time: .*|Original token count: \d+|Process running with session ID \d+"
+_HEADER = re.compile(r"^(Chunk ID: .*|Wall time: .*|Original token count: \d+|Process running with session ID (\d+)"
                      r"|Process exited with code (-?\d+)|Exit code: (-?\d+)|Total output lines: (\d+))$")
 _WARNING = re.compile(r"^Warning: truncated output \(original token count: \d+\)\n")
 _TOTAL = re.compile(r"^Total output lines: (\d+)\n\n?")
@@ -49,12 +49,15 @@ class CodexOutput:
         exit_code: the command's exit status (None: still running, or not stated).
         total_lines: the lines the command printed, when Codex cut the output and said so.
         cut: Codex cut the output (a `…N chars/tokens truncated…` marker or a `Total output lines` header).
+        session_id: the unified-exec session of a command still running when Codex yielded (its
+            default `yield_time_ms` is 10,000); `write_stdin {session_id}` polls it for more output.
     """
 
     body: str
     exit_code: int | None
     total_lines: int | None
     cut: bool
+    session_id: int | None = None
 
 
 def strip_cut_header(body: str) -> tuple[str, int | None]:
@@ -66,20 +69,23 @@ def strip_cut_header(body: str) -> tuple[str, int | None]:
     return body, None
 
 
-def _headed(text: str) -> tuple[str, int | None, int | None] | None:
-    """(rest after `Output:`, exit code, total lines) of a text that opens with Codex's header lines."""
+def _headed(text: str) -> tuple[str, int | None, int | None, int | None] | None:
+    """(rest after `Output:`, exit code, total lines, running session) of a text that opens with
+    Codex's header lines."""
     lines = text.split("\n")
-    exit_code = total = None
+    exit_code = total = running = None
     for i, line in enumerate(lines):
         if line == "Output:" and i > 0:
-            return "\n".join(lines[i + 1:]), exit_code, total
+            return "\n".join(lines[i + 1:]), exit_code, total, running
         m = _HEADER.match(line)
         if m is None:
             return None
-        if m.group(2) is not None or m.group(3) is not None:
-            exit_code = int(m.group(2) or m.group(3))
-        if m.group(4) is not None:
-            total = int(m.group(4))
+        if m.group(2) is not None:
+            running = int(m.group(2))
+        if m.group(3) is not None or m.group(4) is not None:
+            exit_code = int(m.group(3) or m.group(4))
+        if m.group(5) is not None:
+            total = int(m.group(5))
     return None
 
 
@@ -100,10 +106,11 @@ def parse_codex_output(text: str) -> CodexOutput | None:
     parsed = _headed(text)
     if parsed is None:
         return None
-    body, exit_code, total = parsed
+    body, exit_code, total, running = parsed
     inner = _headed(body)  # an intercepted apply_patch: its own freeform result inside
     if inner is not None:
         body, exit_code, total = inner[0], inner[1] if inner[1] is not None else exit_code, inner[2] or total
     body, header_total = strip_cut_header(body)
     total = header_total if header_total is not None else total
-    return CodexOutput(body, exit_code, total, total is not None or CUT_MARKER.search(body) is not None)
+    return CodexOutput(body, exit_code, total, total is not None or CUT_MARKER.search(body) is not None,
+                       running if exit_code is None else None)

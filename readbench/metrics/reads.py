@@ -27,6 +27,24 @@ def _tool_calls(messages: list[ChatMessage]) -> dict[str, tuple[str, dict[str, A
     return calls
 
 
+def _pi_tool(function: str, arguments: dict[str, Any], details: dict[str, Any]) -> str:
+    """The pi tool a real harness's call stands for (`{tool}_calls`): pi's own names as they are; a
+    shell call an imported session found to be a file read (`details["via_shell"]`) is `read`, an
+    `apply_patch` through the shell (Codex) `edit`, another shell call `bash`; other tools by their
+    role in readbench.harness (`search` -> `grep`), else their own name."""
+    if function in TOOLS:
+        return function
+    if details.get("via_shell"):
+        return "read"
+    from readbench.harness import shell_command, tool_role
+
+    role = tool_role(function, arguments)
+    if role == "shell":
+        command = shell_command(arguments) or ""
+        return "edit" if command.lstrip().startswith("apply_patch") else "bash"
+    return {"read": "read", "edit": "edit", "search": "grep"}.get(role or "", function)
+
+
 def effort_metrics(messages: list[ChatMessage], calls: list[dict[str, Any]]) -> dict[str, float]:
     """Turns, tool calls per tool, and token totals.
 
@@ -35,12 +53,16 @@ def effort_metrics(messages: list[ChatMessage], calls: list[dict[str, Any]]) -> 
         calls: the loop's per-call logs (``readbench:calls``; readbench.base.store.CallLog as dicts).
 
     Returns:
-        ``turns`` (assistant messages generated), ``tool_calls``, ``{tool}_calls`` for each pi tool,
+        ``turns`` (assistant messages generated), ``tool_calls``, ``{tool}_calls`` for each pi tool
+        (a real harness's calls counted as the pi tool they stand for: `_pi_tool`),
         ``input_tokens`` (Σ prompt tokens actually sent, tokens), ``output_tokens``,
         ``peak_context_tokens`` (max prompt, tokens), ``malformed_calls`` (tool calls whose
         arguments failed to parse: the tool never ran).
     """
-    per_tool = Counter(function for function, _ in _tool_calls(messages).values())
+    details = {m.tool_call_id: (m.metadata or {}).get("readbench", {}) for m in messages
+               if isinstance(m, ChatMessageTool) and m.tool_call_id}
+    per_tool = Counter(_pi_tool(function, arguments or {}, details.get(call_id, {}))
+                       for call_id, (function, arguments) in _tool_calls(messages).items())
     malformed = sum(isinstance(m, ChatMessageTool) and m.error is not None and m.error.type == "parsing"
                     for m in messages)
     prompts = [c["prompt_tokens"] or 0 for c in calls]
@@ -60,7 +82,9 @@ def effort_metrics(messages: list[ChatMessage], calls: list[dict[str, Any]]) -> 
 def read_metrics(messages: list[ChatMessage]) -> dict[str, float]:
     """Read counts and fragmentation (metrics.md "Reads and fragmentation").
 
-    A line re-delivered after its file changed counts as new: lines are keyed by
+    A read is a `read` tool result, or a shell result an imported session's importer found to be
+    a file read (`metadata["readbench"]["via_shell"]`: Codex reads through its shell; its path and
+    range come from there). A line re-delivered after its file changed counts as new: lines are keyed by
     (path, content sha256, line number). A read whose arguments failed to parse (inspect's
     tool error of type ``parsing``) read nothing: it is no blind read, names no file and its
     error text is no read tokens (it is counted in ``malformed_calls`` by `effort_metrics`).
@@ -80,16 +104,21 @@ def read_metrics(messages: list[ChatMessage]) -> dict[str, float]:
     read_tokens = reread_tokens = 0.0
     text_reads = 0
     for message in messages:
-        if not isinstance(message, ChatMessageTool) or message.function != "read":
+        if not isinstance(message, ChatMessageTool):
+            continue
+        details = (message.metadata or {}).get("readbench", {})
+        if details.get("via_shell"):  # a shell read an imported session found (Codex reads through its shell)
+            args = {k: details.get(k) for k in ("path", "offset", "limit")}
+        elif message.function == "read":
+            args = calls.get(message.tool_call_id or "", ("read", {}))[1]
+        else:
             continue
         if message.error is not None and message.error.type == "parsing":
             continue
-        function, args = calls.get(message.tool_call_id or "", ("read", {}))
         counts["read"] += 1
         files.add(str(args.get("path", "")))
         if args.get("offset") is None and args.get("limit") is None:
             counts["blind"] += 1
-        details = (message.metadata or {}).get("readbench", {})
         counts["capped"] += bool(details.get("capped"))
         counts["blocked"] += bool(details.get("blocked"))
         counts["stubbed"] += bool(details.get("stubbed"))

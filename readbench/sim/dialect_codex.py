@@ -107,35 +107,74 @@ def _as_action(command: str) -> tuple[str, dict[str, Any]]:
     return "bash", {"command": command}
 
 
-def codex_exchanges(messages: list[ChatMessage]) -> list[Exchange]:
-    """The tool results of a Codex request as the sim perceives them (module docstring), in input order."""
+def _exchange(position: int, call_id: str, command: str, text: str, error: bool, exit_code: int | None,
+              total_lines: int | None) -> Exchange:
+    """One shell exchange as the sim perceives it: the action the command came from, the output
+    as Codex shows it, failed when the command exited non-zero (an edit: unless Codex says `Success.`;
+    a read: also when `nl`/`sed` complain)."""
+    function, arguments = _as_action(command)
+    failed = error or exit_code not in (None, 0)
+    if function == "edit":
+        failed = failed or not text.startswith("Success.")
+    elif function == "read":
+        failed = failed or _SHELL_ERROR.match(text) is not None
+        if total_lines is not None:  # the count Codex states of a cut output
+            text = f"Total output lines: {total_lines}\n\n{text}"
+    return Exchange(position, call_id, function, arguments, text, failed)
+
+
+def _perceive(messages: list[ChatMessage]) -> tuple[list[Exchange], set[str], int | None]:
+    """(exchanges, the ids of `write_stdin` polls folded into the command they polled, the session
+    of a command still running at the end or None)."""
     calls: dict[str, ToolCall] = {}
     out: list[Exchange] = []
+    shown: dict[int, tuple[str, str, int | None, int | None, bool]] = {}  # index -> command, text, exit, total, error
+    running: dict[int, int] = {}  # unified-exec session -> index in out
+    polls: set[str] = set()
     for position, message in enumerate(messages):
         if isinstance(message, ChatMessageAssistant):
             for call in message.tool_calls or []:
                 calls[call.id] = call
-        elif isinstance(message, ChatMessageTool):
-            call_id = message.tool_call_id or ""
-            call = calls.get(call_id)
-            command = _command(call) if call is not None else None
-            text = message.error.message if message.error is not None else message.text
-            if command is None:  # a non-shell tool, or a call DCP dropped: its name is all there is
-                out.append(Exchange(position, call_id, call.function if call else (message.function or ""),
-                                    dict(call.arguments or {}) if call else {}, text, message.error is not None))
-                continue
-            function, arguments = _as_action(command)
-            parsed = parse_codex_output(text)
-            body = parsed.body if parsed is not None else text
-            failed = message.error is not None or (parsed is not None and parsed.exit_code not in (None, 0))
-            if function == "edit":
-                failed = failed or not body.startswith("Success.")
-            elif function == "read":
-                failed = failed or _SHELL_ERROR.match(body) is not None
-                if parsed is not None and parsed.total_lines is not None:  # the count Codex states of a cut output
-                    body = f"Total output lines: {parsed.total_lines}\n\n{body}"
-            out.append(Exchange(position, call_id, function, arguments, body, failed))
-    return out
+            continue
+        if not isinstance(message, ChatMessageTool):
+            continue
+        call_id = message.tool_call_id or ""
+        call = calls.get(call_id)
+        text = message.error.message if message.error is not None else message.text
+        parsed = parse_codex_output(text)
+        if call is not None and call.function == "write_stdin":  # a poll: more of a running command's output
+            polls.add(call_id)
+            session = (call.arguments or {}).get("session_id")
+            index = running.pop(int(session), None) if isinstance(session, (int, float)) else None
+            if index is not None:
+                command, before, _, total, error = shown[index]
+                body = before + (parsed.body if parsed is not None else text)
+                code = parsed.exit_code if parsed is not None else None
+                shown[index] = (command, body, code, total, error or message.error is not None)
+                out[index] = _exchange(out[index].position, out[index].call_id, command, body, shown[index][4], code, total)
+                if parsed is not None and parsed.session_id is not None:
+                    running[parsed.session_id] = index
+            continue
+        command = _command(call) if call is not None else None
+        if command is None:  # a non-shell tool, or a call DCP dropped: its name is all there is
+            out.append(Exchange(position, call_id, call.function if call else (message.function or ""),
+                                dict(call.arguments or {}) if call else {}, text, message.error is not None))
+            continue
+        body = parsed.body if parsed is not None else text
+        code = parsed.exit_code if parsed is not None else None
+        total = parsed.total_lines if parsed is not None else None
+        shown[len(out)] = (command, body, code, total, message.error is not None)
+        if parsed is not None and parsed.session_id is not None:
+            running[parsed.session_id] = len(out)
+        out.append(_exchange(position, call_id, command, body, message.error is not None, code, total))
+    return out, polls, next(iter(running), None)
+
+
+def codex_exchanges(messages: list[ChatMessage]) -> list[Exchange]:
+    """The tool results of a Codex request as the sim perceives them (module docstring), in input
+    order; a command Codex left running is one exchange with the output of every `write_stdin`
+    poll of it appended, failed or not by the exit code the last poll states."""
+    return _perceive(messages)[0]
 
 
 def _hunk(view: FileView, old: str, new: str) -> tuple[list[str], list[str], list[str], list[str]]:
@@ -214,16 +253,19 @@ def to_sim(messages: list[ChatMessage], tools: list[ToolInfo]) -> SimView:
     blocks left out, each shell call as the action it came from, each result as `codex_exchanges`
     perceives it (a failed command an error result); the tools offered are the sim's `TOOL_NAMES`.
     `context`: the shell tool to answer with and the converted messages (an edit's hunk is written
-    from what they show)."""
-    perceived = {e.call_id: e for e in codex_exchanges(messages)}
+    from what they show); `wait`, when a command Codex yielded on (`Process running with session ID
+    N`, after its 10 s default wait) has not ended yet, the `write_stdin` poll of it the sim sends
+    instead of deciding (readbench.sim.provider); the polls themselves are left out of the view."""
+    exs, polls, waiting = _perceive(messages)
+    perceived = {e.call_id: e for e in exs}
     out: list[ChatMessage] = []
     for message in messages:
-        if _is_context(message):
+        if _is_context(message) or (isinstance(message, ChatMessageTool) and message.tool_call_id in polls):
             continue
         if isinstance(message, ChatMessageAssistant) and message.tool_calls:
             calls = [ToolCall(id=c.id, function=perceived[c.id].function, arguments=perceived[c.id].arguments)
-                     if c.id in perceived else c for c in message.tool_calls]
-            out.append(message.model_copy(update={"tool_calls": calls}))
+                     if c.id in perceived else c for c in message.tool_calls if c.id not in polls]
+            out.append(message.model_copy(update={"tool_calls": calls or None}))
         elif isinstance(message, ChatMessageTool) and (ex := perceived.get(message.tool_call_id or "")) is not None:
             if ex.is_error:
                 out.append(ChatMessageTool(content="", tool_call_id=ex.call_id, function=ex.function,
@@ -235,7 +277,10 @@ def to_sim(messages: list[ChatMessage], tools: list[ToolInfo]) -> SimView:
     names = [t.name for t in tools]
     shell = next((s for s in SHELL_TOOLS if s in names), "")
     offered = [ToolInfo(name=n, description=f"through Codex's {shell}", parameters=ToolParams()) for n in sorted(TOOL_NAMES)]
-    return SimView(out, offered if shell else [], {"shell": shell, "messages": out})
+    context: dict[str, Any] = {"shell": shell, "messages": out}
+    if waiting is not None and "write_stdin" in names:  # poll the command until it ends, then decide
+        context["wait"] = ("write_stdin", {"session_id": waiting, "chars": ""})
+    return SimView(out, offered if shell else [], context)
 
 
 def from_sim(function: str, arguments: dict[str, Any], context: dict[str, Any]) -> tuple[str, dict[str, Any]]:

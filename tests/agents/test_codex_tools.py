@@ -172,3 +172,26 @@ def test_the_codex_dialect_is_registered_and_puts_a_request_in_the_sims_terms():
         "exec_command", {"cmd": "nl -ba a.py | sed -n '6,10p'"})
     assert DIALECT.from_sim("bash", {"command": "python3 -m pytest -q"}, view.context) == (
         "exec_command", {"cmd": "python3 -m pytest -q"})
+
+
+RUNNING = ("Chunk ID: 69fe02\nWall time: 10.0006 seconds\nProcess running with session ID 60565\n"
+           "Original token count: 164\nOutput:\n........ [ 10%]\n")
+
+
+def test_a_command_codex_left_running_is_polled_and_perceived_whole():
+    from readbench.sim.dialect_codex import DIALECT
+
+    test = ToolCall(id="t", function="exec_command", arguments={"cmd": "python3 -m pytest -q"})
+    msgs = [ChatMessageUser(content="Fix the bug"), ChatMessageAssistant(content="", tool_calls=[test]),
+            ChatMessageTool(content=RUNNING, tool_call_id="t")]
+    view = DIALECT.to_sim(msgs, CODEX_TOOLS)
+    assert view.context["wait"] == ("write_stdin", {"session_id": 60565, "chars": ""})
+    poll = ToolCall(id="p", function="write_stdin", arguments={"session_id": 60565, "chars": ""})
+    done = ("Chunk ID: 1\nWall time: 3.0 seconds\nProcess exited with code 1\nOriginal token count: 9\n"
+            "Output:\n.F [100%]\n1 failed\n")
+    msgs += [ChatMessageAssistant(content="Waiting", tool_calls=[poll]), ChatMessageTool(content=done, tool_call_id="p")]
+    view = DIALECT.to_sim(msgs, CODEX_TOOLS)
+    assert "wait" not in view.context
+    assert [m.role for m in view.messages] == ["user", "assistant", "tool", "assistant"]
+    (ex,) = codex_exchanges(msgs)
+    assert (ex.call_id, ex.function, ex.is_error, ex.text) == ("t", "bash", True, "........ [ 10%]\n.F [100%]\n1 failed\n")
