@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from inspect_ai.agent import Agent, AgentState, agent, sandbox_agent_bridge
-from inspect_ai.model import ChatMessage, ChatMessageTool, GenerateInput, Model, ModelOutput, get_model
+from inspect_ai.model import ChatMessage, ChatMessageTool, ChatMessageUser, GenerateInput, Model, ModelOutput, get_model
 from inspect_ai.util import sandbox, store
 
 from readbench.agent.loop import _times, native_fields, rejected_request
@@ -272,9 +272,13 @@ async def _import_session(state: AgentState, session_dir: str, drop_last_reply: 
     if drop_last_reply and messages and messages[-1].role == "assistant" and not messages[-1].text \
             and not messages[-1].tool_calls:
         messages = messages[:-1]
+    from readbench.harness.codex import CONTEXT_PREFIXES
+
     for message in messages:
         if isinstance(message, ChatMessageTool) and message.tool_call_id in details:
             message.metadata = {**(message.metadata or {}), "readbench": details[message.tool_call_id]}
+        elif harness == "codex" and isinstance(message, ChatMessageUser) and message.text.lstrip().startswith(CONTEXT_PREFIXES):
+            message.metadata = {**(message.metadata or {}), "harness_context": True}  # not a prompt (scorer)
     system = [m for m in state.messages if m.role == "system"][:0]
     state.messages = system + messages
     last = [c for c in session.calls if c.output is not None][-2 if drop_last_reply else -1:]

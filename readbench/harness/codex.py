@@ -7,6 +7,11 @@ PowerShell on Windows), so no read preset reproduces it; `apply_patch` (its patc
 
 from readbench.harness._record import Harness, NpmPin, ShellTool
 
+CONTEXT_PREFIXES = ("<environment_context>", "<user_instructions>", "<skills_instructions>", "# AGENTS.md instructions",
+                    "<permissions instructions>", "<turn_aborted>", "<collaboration_mode>")
+"""How the context blocks Codex sends as user messages begin (cli 0.171.0: environment, skills,
+AGENTS.md): they are not the user's prompts."""
+
 HARNESS = Harness(
     name="codex",
     title="Codex CLI",

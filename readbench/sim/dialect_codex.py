@@ -37,6 +37,7 @@ from typing import Any
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool, ChatMessageUser
 from inspect_ai.tool import ToolCall, ToolCallError, ToolInfo, ToolParams
 
+from readbench.harness.codex import CONTEXT_PREFIXES
 from readbench.harness.codex_output import parse_codex_output
 from readbench.sim.dialect import Dialect, SimView
 from readbench.sim.observe import Exchange, exchanges, norm_path
@@ -54,8 +55,7 @@ TOOL_NAMES = frozenset({"read", "bash", "edit"})
 CONTEXT_LINES = 3
 """Context lines a patch hunk carries on each side (as `apply_patch`'s own examples do), when visible."""
 
-_CODEX_CONTEXT = ("<environment_context>", "<user_instructions>", "<skills_instructions>", "# AGENTS.md instructions",
-                  "<permissions instructions>", "<turn_aborted>", "<collaboration_mode>")
+_CODEX_CONTEXT = CONTEXT_PREFIXES
 _READ = re.compile(r"^nl -ba (?P<path>'[^']*'|\S+)(?: \| sed -n '(?P<first>\d+),(?P<last>\d+|\$)p')?$")
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add) File: (.+)$", re.M)
 _SHELL_ERROR = re.compile(r"^(?:nl|sed): ")

@@ -195,3 +195,15 @@ def test_a_command_codex_left_running_is_polled_and_perceived_whole():
     assert [m.role for m in view.messages] == ["user", "assistant", "tool", "assistant"]
     (ex,) = codex_exchanges(msgs)
     assert (ex.call_id, ex.function, ex.is_error, ex.text) == ("t", "bash", True, "........ [ 10%]\n.F [100%]\n1 failed\n")
+
+
+def test_codex_context_blocks_are_no_prompts_to_the_scorer():
+    from readbench.metrics.scorer import final_replies
+
+    msgs = [ChatMessageSystem(content="You are Codex"),
+            ChatMessageUser(content="<environment_context>x</environment_context>", metadata={"harness_context": True}),
+            ChatMessageUser(content="Where is it?"), ChatMessageAssistant(content="ANSWER: 1"),
+            ChatMessageUser(content="And now?"), ChatMessageAssistant(content="ANSWER: 2")]
+    assert final_replies(msgs) == ["ANSWER: 1", "ANSWER: 2"]
+    msgs[1].metadata = None  # unmarked, it would open a prompt of its own with no reply
+    assert final_replies(msgs) == ["", "ANSWER: 1", "ANSWER: 2"]
