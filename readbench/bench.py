@@ -243,7 +243,7 @@ def run_bench(out_dir: Path = Path("results/bench"), only: tuple[str, ...] = (),
     return result
 
 
-BENCH_AGENTS = ("readbench", "pi", "pi@1.6.0")
+BENCH_AGENTS = ("readbench", "pi", "pi@1.6.0", "codex")
 
 
 def _startup(agent: str) -> float | None:
@@ -263,10 +263,21 @@ def _startup(agent: str) -> float | None:
     return statistics.median(times)
 
 
+def _first_request(sample: Any) -> float | None:
+    """Seconds from the start of the harness's process in the sandbox (the `exec` of a command
+    naming `node_modules/.bin/`) to the first model request the bridge relayed; None for the loop."""
+    launch = next((e.timestamp for e in sample.events if e.event == "sandbox" and getattr(e, "action", None) == "exec"
+                   and "node_modules/.bin/" in str(getattr(e, "cmd", ""))), None)
+    first = next((e.timestamp for e in sample.events if e.event == "model"), None)
+    return (first - launch).total_seconds() if launch is not None and first is not None else None
+
+
 def bench_agents(agents: tuple[str, ...] = BENCH_AGENTS, model: str = "readbench/sim-pager") -> dict[str, Any]:
     """Per-sample start-up and run time of each harness beside the loop (GitHub issue 24 item 6):
-    {agent: {startup_seconds, eval_wall_seconds, sample_wall_seconds, model_calls, solved}}.
-    start-up: wall seconds of the harness's own ``--version`` from the cached prefix (median of 3);
+    {agent: {startup_seconds, first_request_seconds, eval_wall_seconds, sample_wall_seconds,
+    model_calls, solved}}.
+    start-up: wall seconds of the harness's own ``--version`` from the cached prefix (median of 3),
+    and in the sample, from the harness's launch to its first model request (`_first_request`);
     a sample: the first corpus ``locate`` task under ``stock × off`` in the local sandbox with
     ``readbench/sim-pager``.
 
@@ -287,7 +298,8 @@ def bench_agents(agents: tuple[str, ...] = BENCH_AGENTS, model: str = "readbench
         if log.status != "success" or not log.samples:
             raise RuntimeError(f"bench agents: {agent}'s sample did not finish: {log.error}")
         meta = log.samples[0].scores["readbench"].metadata
-        out[agent] = {"startup_seconds": _startup(agent), "eval_wall_seconds": wall,
+        out[agent] = {"startup_seconds": _startup(agent), "first_request_seconds": _first_request(log.samples[0]),
+                      "eval_wall_seconds": wall,
                       "sample_wall_seconds": meta["wall_seconds"], "model_calls": meta["turns"],
                       "solved": log.samples[0].scores["readbench"].value}
     return out
@@ -367,7 +379,10 @@ def format_table(result: dict[str, Any]) -> str:
                                 f"{big['floor_cpu_seconds']:.2f} CPU s) | CPU s x floor | {m['cpu_x_floor']:.0f}x | |")
     for agent, m in (result.get("agents") or {}).items():
         start = "" if m["startup_seconds"] is None else f"{m['startup_seconds']:.2f} / "
-        rows.append(f"| one sample under {agent} (stock × off, local, sim) | {'start-up s / ' if start else ''}"
+        label = "start-up s / " if start else ""
+        if m.get("first_request_seconds") is not None:  # launch to the harness's first model request
+            start, label = f"{start}{m['first_request_seconds']:.2f} / ", f"{label}launch to 1st request s / "
+        rows.append(f"| one sample under {agent} (stock × off, local, sim) | {label}"
                     f"sample wall s / model calls | {start}{m['sample_wall_seconds']:.1f} / {m['model_calls']:.0f} | |")
     fk = result.get("forked")
     if fk:
