@@ -19,8 +19,12 @@ imports afterwards (readbench.sessions.codex).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-__all__ = ["MODEL_SLUG", "CodexFiles", "codex_commands", "codex_env", "codex_files"]
+if TYPE_CHECKING:
+    from readbench.agents.launch import Launch, LaunchInput
+
+__all__ = ["MODEL_SLUG", "CodexFiles", "codex_commands", "codex_env", "codex_files", "launch"]
 
 MODEL_SLUG = "gpt-5.5"
 """The `--model` Codex is given: no entry of Codex's model catalog, so Codex runs its fallback
@@ -87,3 +91,25 @@ def codex_env(files: CodexFiles) -> dict[str, str]:
     """The environment Codex needs besides the workspace's: `CODEX_HOME`, a placeholder API key
     (the bridge needs none), warnings-only logging."""
     return {"CODEX_HOME": files.home, "OPENAI_API_KEY": "inspect", "RUST_LOG": "warning"}
+
+
+def launch(given: LaunchInput) -> Launch:
+    """Codex's `Launch` (readbench.agents.launch): `CODEX_HOME` with its config, `codex exec` per
+    prompt, the rollout from `$CODEX_HOME/sessions`, its shell reads counted as reads and its context
+    blocks no prompts.
+
+    Raises:
+        ValueError: a read preset other than stock (Codex reads through its shell: no extension point
+            can change its reads; readbench.harness.agents.check_arm names the refusal first).
+    """
+    from readbench.agents.launch import Launch
+    from readbench.harness.codex import CONTEXT_PREFIXES
+    from readbench.read import get_variant
+
+    if get_variant(given.variant).name != "stock":
+        raise ValueError(f"Codex runs read preset 'stock' only (it reads through its shell), not "
+                         f"{get_variant(given.variant).name!r}")
+    files = codex_files(given.work, given.port)
+    env = {**given.env, "HOME": given.work, **codex_env(files)}
+    return Launch(files.files, codex_commands([given.node, given.exe], given.prompts), env, files.session_dir,
+                  "readbench.sessions.codex", shell_reads=True, context_prefixes=CONTEXT_PREFIXES)

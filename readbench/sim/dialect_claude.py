@@ -11,7 +11,8 @@ read from real transcripts (docs/specs/sessions.md §2, variants.md "claude-code
 | `edit {path, edits: [{oldText, newText}]}` | `Edit {file_path, old_string, new_string}` (one edit a call)   |
 | `write {path, content}`                    | `Write {file_path, content}`                                  |
 
-Results, as the sim's perception expects pi's (readbench.sim.observe):
+Results, as the sim's perception expects pi's (readbench.sim.observe); a PreToolUse hook's denial
+(`PreToolUse:Read hook error: <reason>`) is its reason alone (readbench.harness.claude_code.hook_reason):
 - Read: 2.1.332 returns a whole file of any line count within its 25,000-token budget (the tool
   description's "Reads up to 2000 lines by default" does not hold) and, over it, the first lines
   within the budget followed by a separate `[Truncated: PARTIAL view — P: showing lines S-E of T
@@ -41,6 +42,7 @@ from typing import Any
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageTool, ChatMessageUser
 from inspect_ai.tool import ToolCall, ToolInfo
 
+from readbench.harness.claude_code import hook_reason
 from readbench.read.notices import beyond_eof_notice, cap_notice, stub_notice
 from readbench.sim.dialect import Dialect, SimView
 
@@ -211,7 +213,7 @@ def to_sim(messages: list[ChatMessage], tools: list[ToolInfo]) -> SimView:
         if isinstance(m, ChatMessageTool):
             function, args = calls.get(m.tool_call_id or "", (_NAMES.get(m.function or "", m.function or ""), {}))
             is_error = m.error is not None
-            text = m.error.message if m.error is not None else m.text
+            text = hook_reason(m.error.message if m.error is not None else m.text)
             if function == "read":
                 path = str(args.get("path", ""))
                 text, became_error = _read_text(text, last_read.get(path))
@@ -247,13 +249,15 @@ def from_sim(function: str, arguments: dict[str, Any], context: dict[str, Any]) 
             tool Claude Code has no counterpart for.
     """
     cwd = context.get("cwd")
+    out: dict[str, Any]
     if function == "read":
         out = {"file_path": _abs(str(arguments["path"]), cwd)}
         out.update({k: arguments[k] for k in ("offset", "limit") if arguments.get(k) is not None})
         return "Read", out
     if function == "grep":
         pattern = str(arguments["pattern"])
-        out = {"pattern": _escape(pattern) if arguments.get("literal") else pattern, "output_mode": "content", "-n": True}
+        out = {"pattern": _escape(pattern) if arguments.get("literal") else pattern, "output_mode": "content",
+               "-n": True}
         if arguments.get("path") is not None:
             out["path"] = _abs(str(arguments["path"]), cwd)
         for sim, key in (("glob", "glob"), ("ignoreCase", "-i"), ("context", "-C"), ("limit", "head_limit")):
@@ -274,10 +278,20 @@ def from_sim(function: str, arguments: dict[str, Any], context: dict[str, Any]) 
     raise ValueError(f"the simulated agent's tool {function!r} has no Claude Code counterpart")
 
 
+def pi_calls(messages: list[ChatMessage]) -> tuple[dict[str, tuple[str, dict[str, Any]]], dict[str, Any]]:
+    """Every Claude Code tool call in `messages` in pi's name and argument shape (paths relative to
+    the working directory the system prompt states), by tool call id, and the `from_sim` context
+    (readbench.sim.dialect.pi_named)."""
+    cwd = _cwd(messages)
+    return ({c.id: _call_to_sim(c.function, dict(c.arguments or {}), cwd) for m in messages
+             if isinstance(m, ChatMessageAssistant) for c in m.tool_calls or []}, {"cwd": cwd})
+
+
 DIALECT = Dialect(
     name="claude-code",
     origin="Claude Code 2.1.332 probed through inspect's sandbox agent bridge (notes/claude.md); sessions.md §2",
     tools=frozenset(_NAMES),
     to_sim=to_sim,
     from_sim=from_sim,
+    pi_calls=pi_calls,
 )

@@ -44,7 +44,7 @@ from readbench.sim.observe import Exchange, exchanges, norm_path
 from readbench.sim.perception import FileView, file_view
 
 __all__ = ["CONTEXT_LINES", "DIALECT", "SHELL_TOOLS", "TOOL_NAMES", "codex_call", "codex_exchanges", "from_sim",
-           "is_codex_request", "prompt_count", "read_command", "to_sim"]
+           "is_codex_request", "pi_calls", "prompt_count", "read_command", "to_sim"]
 
 SHELL_TOOLS = ("exec_command", "shell", "shell_command")
 """Codex's shell tools, in the order the sim prefers them when a request offers several."""
@@ -230,6 +230,8 @@ def codex_call(function: str, arguments: dict[str, Any], call_id: str, tools: li
         command = str(arguments["command"])
     elif function == "edit":
         path = str(arguments["path"])
+        if not arguments.get("edits"):
+            raise ValueError(f"an edit of {path} with no replacement has no apply_patch form")
         command = patch_command(path, list(arguments.get("edits") or []), file_view(exchanges, norm_path(path)))
     else:
         raise ValueError(f"the sim's action {function!r} has no Codex form (it acts through read, bash, edit)")
@@ -295,10 +297,29 @@ def from_sim(function: str, arguments: dict[str, Any], context: dict[str, Any]) 
     return call.function, dict(call.arguments)
 
 
+def pi_calls(messages: list[ChatMessage]) -> tuple[dict[str, tuple[str, dict[str, Any]]], dict[str, Any]]:
+    """Every Codex shell call in `messages` as the pi tool call it stands for (`read` with its path
+    and range, `edit` with its path, else `bash` with the command; readbench.sim.dialect.pi_named,
+    so readbench's DCP strategies, which key on pi's names and `path`, see Codex's reads, edits and
+    test runs), by tool call id; `write_stdin` polls and other tools keep their names. The context
+    is `from_sim`'s (the shell tool offered is the one the call used)."""
+    mapped: dict[str, tuple[str, dict[str, Any]]] = {}
+    shell = ""
+    for m in messages:
+        if isinstance(m, ChatMessageAssistant):
+            for c in m.tool_calls or []:
+                command = _command(c) if c.function in SHELL_TOOLS else None
+                if command is not None:
+                    mapped[c.id] = _as_action(command)
+                    shell = shell or c.function
+    return mapped, {"shell": shell, "messages": list(messages)}
+
+
 DIALECT = Dialect(
     name="codex",
     origin="codex-cli 0.171.0 probed through inspect's sandbox agent bridge (notes/codex.md); sessions.md §3",
     tools=frozenset(SHELL_TOOLS),
     to_sim=to_sim,
     from_sim=from_sim,
+    pi_calls=pi_calls,
 )

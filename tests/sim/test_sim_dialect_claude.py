@@ -139,3 +139,36 @@ def test_the_provider_answers_claude_codes_request_in_claude_codes_tools():
     (edit,) = second.message.tool_calls
     assert (edit.function, edit.arguments) == ("Edit", {"file_path": "/w/big.py", "old_string": "row 00040 value",
                                                        "new_string": "row 00040 FIXED"})
+
+
+def test_a_hook_denial_is_the_hooks_reason_which_the_sim_reads_as_bs_block():
+    b = ("File has 2603 lines (38.3KB), over the 2000-line/50.0KB read limit. Read it in ranges, e.g. offset=1 "
+         "limit=1000, or grep for what you need first.")
+    (ex,) = exchanges(to_sim(_conversation(("Read", {"file_path": "/w/calc.py"}, f"PreToolUse:Read hook error: {b}",
+                                            True)), CLAUDE_TOOLS).messages)
+    assert (ex.text, ex.is_error) == (b, True)
+    obs = parse_read(ex.text, ex.is_error, ex.arguments)
+    assert obs.blocked and obs.total_lines == 2603
+
+
+def test_dcp_pins_claude_codes_latest_test_run_once_its_calls_carry_pis_names():
+    """pi-dcp's frontier pin keeps the latest test run's output (a `bash` verification command);
+    under Claude Code's own name `Bash` the pin is missed and the output body replaced."""
+    from readbench.dcp import project
+    from readbench.sim.dialect import pi_named
+
+    passing = "".join(f"test_calc.py::test_helper_{i} PASSED\n" for i in range(60)) + "60 passed in 0.1s"
+    steps = [("Bash", {"command": "python3 -m pytest -v test_calc.py", "description": "tests"}, passing, False)]
+    steps += [("Bash", {"command": f"echo {i}", "description": "echo"}, str(i), False) for i in range(12)]
+    messages = _conversation(*steps)
+    plain = project(messages, "pi-dcp", cwd="/w").messages
+    assert [m for m in plain if isinstance(m, ChatMessageTool)][0].text != messages[3].text  # replaced
+    named, restore = pi_named(messages, dialect_for(CLAUDE_TOOLS))
+    assert [c.function for m in named if isinstance(m, ChatMessageAssistant) for c in m.tool_calls][:2] == [
+        "bash", "bash"]
+    view = restore(project(named, "pi-dcp", cwd="/w").messages)
+    first = [m for m in view if isinstance(m, ChatMessageTool)][0]
+    assert (first.function, first.text) == ("Bash", messages[3].text)  # pinned: kept whole
+    calls = [c for m in view if isinstance(m, ChatMessageAssistant) for c in m.tool_calls]
+    assert calls == [c for m in messages
+                                               if isinstance(m, ChatMessageAssistant) for c in m.tool_calls]
