@@ -207,3 +207,30 @@ def test_codex_context_blocks_are_no_prompts_to_the_scorer():
     assert final_replies(msgs) == ["ANSWER: 1", "ANSWER: 2"]
     msgs[1].metadata = None  # unmarked, it would open a prompt of its own with no reply
     assert final_replies(msgs) == ["", "ANSWER: 1", "ANSWER: 2"]
+
+
+def test_dcp_sees_codex_calls_in_pis_names_and_gives_them_back_in_codexs():
+    """pi-dcp's frontier pin keeps the latest test run's output (a `bash` verification command); under
+    Codex's `exec_command` the pin is missed and the output body replaced. Through the dialect's
+    pi_calls the projection sees `bash`, pins it, and the calls go back to Codex unchanged."""
+    from readbench.dcp import project
+    from readbench.sim.dialect import dialect_for, pi_named
+
+    passing = "".join(f"test_calc.py::test_helper_{i} PASSED\n" for i in range(60)) + "60 passed in 0.1s\n"
+    steps = [("python3 -m pytest -v test_calc.py", passing)] + [(f"echo {i}", f"{i}\n") for i in range(12)]
+    messages: list = [ChatMessageSystem(content="You are Codex"), ChatMessageUser(content="Fix a.py")]
+    for i, (cmd, out) in enumerate(steps):
+        messages.append(ChatMessageAssistant(content="", tool_calls=[
+            ToolCall(id=f"call_{i}", function="exec_command", arguments={"cmd": cmd})]))
+        messages.append(ChatMessageTool(content=f"Chunk ID: {i}\nWall time: 0.1 seconds\nProcess exited with code 0\n"
+                                                f"Original token count: 9\nOutput:\n{out}", tool_call_id=f"call_{i}",
+                                        function="exec_command"))
+    plain = project(messages, "pi-dcp", cwd="/w").messages
+    assert [m for m in plain if isinstance(m, ChatMessageTool)][0].text != messages[3].text  # replaced
+    named, restore = pi_named(messages, dialect_for(CODEX_TOOLS))
+    assert [c.function for m in named if isinstance(m, ChatMessageAssistant) for c in m.tool_calls][:2] == ["bash", "bash"]
+    view = restore(project(named, "pi-dcp", cwd="/w").messages)
+    first = [m for m in view if isinstance(m, ChatMessageTool)][0]
+    assert (first.function, first.text) == ("exec_command", messages[3].text)  # pinned: kept whole
+    assert [c for m in view if isinstance(m, ChatMessageAssistant) for c in m.tool_calls] == [
+        c for m in messages if isinstance(m, ChatMessageAssistant) for c in m.tool_calls]
