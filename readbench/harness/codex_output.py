@@ -98,8 +98,8 @@ def parse_codex_output(text: str) -> CodexOutput | None:
         except ValueError:
             obj = None
         if isinstance(obj, dict) and isinstance(obj.get("output"), str):
-            meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
-            code = meta.get("exit_code")
+            meta = obj.get("metadata")
+            code = meta.get("exit_code") if isinstance(meta, dict) else None
             body, total = strip_cut_header(obj["output"])
             return CodexOutput(body, code if isinstance(code, int) else None, total,
                                total is not None or CUT_MARKER.search(body) is not None)

@@ -133,8 +133,8 @@ def _perceive(messages: list[ChatMessage]) -> tuple[list[Exchange], set[str], in
     polls: set[str] = set()
     for position, message in enumerate(messages):
         if isinstance(message, ChatMessageAssistant):
-            for call in message.tool_calls or []:
-                calls[call.id] = call
+            for made in message.tool_calls or []:
+                calls[made.id] = made
             continue
         if not isinstance(message, ChatMessageTool):
             continue
@@ -147,11 +147,11 @@ def _perceive(messages: list[ChatMessage]) -> tuple[list[Exchange], set[str], in
             session = (call.arguments or {}).get("session_id")
             index = running.pop(int(session), None) if isinstance(session, (int, float)) else None
             if index is not None:
-                command, before, _, total, error = shown[index]
+                polled, before, _, total, error = shown[index]
                 body = before + (parsed.body if parsed is not None else text)
                 code = parsed.exit_code if parsed is not None else None
-                shown[index] = (command, body, code, total, error or message.error is not None)
-                out[index] = _exchange(out[index].position, out[index].call_id, command, body, shown[index][4], code, total)
+                shown[index] = (polled, body, code, total, error or message.error is not None)
+                out[index] = _exchange(out[index].position, out[index].call_id, polled, body, shown[index][4], code, total)
                 if parsed is not None and parsed.session_id is not None:
                     running[parsed.session_id] = index
             continue
