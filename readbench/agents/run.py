@@ -85,6 +85,8 @@ def read_details(session: Any, cwd: str | None = None, shell_reads: bool = False
             "last_line": r.last_line, "total_lines": r.total_lines, "capped": bool(r.capped),
             "blocked": blocked(hook_reason(text)) is not None, "content_sha256": "", "via_shell": r.via_shell,
         }
+        if r.seen:  # the harness cut the middle out: the lines the model saw (Codex)
+            out[r.tool_call_id]["seen"] = [list(span) for span in r.seen]
     return out
 
 

@@ -96,7 +96,8 @@ def read_metrics(messages: list[ChatMessage]) -> dict[str, float]:
 
     A shell result an imported session's importer found to be a file read counts as a read too
     (`metadata["readbench"]["via_shell"]`: Codex reads through its shell; its path and range come
-    from there). A line re-delivered after its file changed counts as new: lines are keyed by
+    from there; of an output the harness cut in the middle only the lines seen, `details["seen"]`,
+    count as delivered). A line re-delivered after its file changed counts as new: lines are keyed by
     (path, content sha256, line number). A read whose arguments failed to parse (inspect's
     tool error of type ``parsing``) read nothing: it is no blind read, names no file and its
     error text is no read tokens (it is counted in ``malformed_calls`` by `effort_metrics`).
@@ -143,13 +144,17 @@ def read_metrics(messages: list[ChatMessage]) -> dict[str, float]:
         if first is None or last is None or details.get("stubbed"):
             continue
         text_reads += 1
-        n = last - first + 1
+        spans = [(int(a), int(b)) for a, b in details.get("seen") or [(first, last)]]  # a middle cut: what was seen
+        n = sum(max(0, b - a + 1) for a, b in spans)
+        if n == 0:
+            continue
         key = (str(details.get("path")), str(details.get("content_sha256")))
         fresh = 0
-        for line in range(first, last + 1):
-            if (key[0], key[1], line) not in seen:
-                seen.add((key[0], key[1], line))
-                fresh += 1
+        for a, b in spans:
+            for line in range(a, b + 1):
+                if (key[0], key[1], line) not in seen:
+                    seen.add((key[0], key[1], line))
+                    fresh += 1
         delivered += n
         unique += fresh
         reread_tokens += tokens * (n - fresh) / n

@@ -34,11 +34,11 @@ from typing import Any
 from inspect_ai.model import ChatMessageTool
 
 from readbench.harness import read_tool, shell_command, shell_tool
-from readbench.harness.codex_output import parse_codex_output
+from readbench.harness.codex_output import CUT_MARKER, parse_codex_output
 from readbench.read import notices
 from readbench.sessions._types import Session
 
-__all__ = ["ReadCall", "read_calls", "shell_output", "tool_results"]
+__all__ = ["ReadCall", "cut_ranges", "read_calls", "shell_output", "tool_results"]
 
 # pi's notices, parsed with the patterns of the read families that write them (readbench.read.notices)
 _SHOWING, _MORE, _LEGACY_MORE, _TOO_LONG = notices.SHOWING, notices.MORE, notices.LEGACY_MORE, notices.LONG_LINE
@@ -68,6 +68,8 @@ class ReadCall:
         found: the result message was found in the session.
         position: the tool call's place among its response's tool calls (0-based).
         cd: for a shell read after `cd DIR && `, DIR (a relative `path` is relative to it).
+        seen: the line ranges the model saw when the harness cut the middle out of the output
+            (Codex's `…N chars truncated…`: `cut_ranges`); empty when it saw first..last whole.
     """
 
     call_index: int
@@ -86,6 +88,30 @@ class ReadCall:
     found: bool
     position: int = 0
     cd: str | None = None
+    seen: tuple[tuple[int, int], ...] = ()
+
+
+def cut_ranges(body: str, first: int, printed: int) -> tuple[tuple[int, int], ...]:
+    """The line ranges a model saw of an output Codex cut in the middle: `body` as Codex passed it
+    (readbench.harness.codex_output: `…N chars truncated…` between a head and a tail, each cut
+    mid-line at the marker), the command printing `printed` lines from file line `first`. The
+    whole lines before the marker are the head, those after the line the marker ends in the tail.
+    Empty when `body` holds no marker.
+
+    Example: 87 whole lines, the marker, 295 whole lines of a 3,999-line `nl -ba` ->
+    ((1, 87), (3705, 3999)).
+    """
+    m = CUT_MARKER.search(body)
+    if m is None:
+        return ()
+    head = body[: m.start()].count("\n")
+    tail_text = body[m.end():].partition("\n")[2]
+    tail = tail_text.count("\n") + (0 if tail_text.endswith("\n") or not tail_text else 1)
+    last = first + printed - 1
+    spans = [(first, first + head - 1)] if head else []
+    if tail:
+        spans.append((max(first + head, last - tail + 1), last))
+    return tuple(spans)
 
 
 def _int(v: Any) -> int | None:
@@ -328,6 +354,7 @@ def read_calls(session: Session, results: dict[str, ChatMessageTool] | None = No
                         if limit is None or n < limit:  # the file ended: its line count is known
                             total = first + n - 1
                         last = first + min(n, limit if limit is not None else n) - 1
+                seen = cut_ranges(codex.body, first, cut) if codex is not None and cut and first is not None else ()
                 out.append(ReadCall(call.index, tc.id, tc.function, path, offset, limit, offset is None and limit is None,
-                                    True, first, last, total, cut is not None, len(text), res is not None, pos, cd))
+                                    True, first, last, total, cut is not None, len(text), res is not None, pos, cd, seen))
     return out

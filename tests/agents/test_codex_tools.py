@@ -234,3 +234,24 @@ def test_dcp_sees_codex_calls_in_pis_names_and_gives_them_back_in_codexs():
     assert (first.function, first.text) == ("exec_command", messages[3].text)  # pinned: kept whole
     assert [c for m in view if isinstance(m, ChatMessageAssistant) for c in m.tool_calls] == [
         c for m in messages if isinstance(m, ChatMessageAssistant) for c in m.tool_calls]
+
+
+def test_of_a_cut_output_only_the_lines_seen_count_as_delivered():
+    from readbench.harness.codex_output import parse_codex_output
+    from readbench.metrics.reads import read_metrics
+    from readbench.sessions.reads import cut_ranges
+
+    body = parse_codex_output(_cut(3999, 87, 295)).body
+    assert cut_ranges(body, 1, 3999) == ((1, 87), (3705, 3999))
+    assert cut_ranges(body, 101, 3999) == ((101, 187), (3805, 4099))  # a range read from line 101
+    assert cut_ranges("     1\tline 1\n", 1, 1) == ()
+    call = ToolCall(id="r1", function="exec_command", arguments={"cmd": "nl -ba a.py"})
+    details = {"path": "a.py", "offset": None, "limit": None, "first_line": 1, "last_line": 3999, "capped": True,
+               "via_shell": True, "content_sha256": ""}
+    msgs = [ChatMessageAssistant(content="", tool_calls=[call]),
+            ChatMessageTool(content=_cut(3999, 87, 295), tool_call_id="r1", function="exec_command",
+                            metadata={"readbench": {**details, "seen": [[1, 87], [3705, 3999]]}})]
+    m = read_metrics(msgs)
+    assert (m["lines_delivered"], m["capped_reads"], m["blind_reads"], m["files_read"]) == (87 + 295, 1, 1, 1)
+    msgs[1].metadata = {"readbench": details}  # without the ranges seen, the whole printed range
+    assert read_metrics(msgs)["lines_delivered"] == 3999
