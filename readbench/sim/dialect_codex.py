@@ -312,6 +312,8 @@ def pi_calls(messages: list[ChatMessage]) -> tuple[dict[str, tuple[str, dict[str
                 if command is not None:
                     mapped[c.id] = _as_action(command)
                     shell = shell or c.function
+                else:  # a poll or another tool keeps its name (every call is mapped: pi_named looks each up)
+                    mapped[c.id] = (c.function, dict(c.arguments or {}))
     return mapped, {"shell": shell, "messages": list(messages)}
 
 

@@ -255,3 +255,21 @@ def test_of_a_cut_output_only_the_lines_seen_count_as_delivered():
     assert (m["lines_delivered"], m["capped_reads"], m["blind_reads"], m["files_read"]) == (87 + 295, 1, 1, 1)
     msgs[1].metadata = {"readbench": details}  # without the ranges seen, the whole printed range
     assert read_metrics(msgs)["lines_delivered"] == 3999
+
+
+def test_a_poll_passes_through_dcps_renaming_unchanged():
+    """Every call is in pi_calls' map (a write_stdin poll under its own name): pi_named looks each up
+    (a poll once made the bridge answer `invalid_request_error` with the call id, a KeyError)."""
+    from readbench.dcp import project
+    from readbench.sim.dialect import dialect_for, pi_named
+
+    test = ToolCall(id="t", function="exec_command", arguments={"cmd": "python3 -m pytest -q"})
+    poll = ToolCall(id="p", function="write_stdin", arguments={"session_id": 60565, "chars": ""})
+    msgs = [ChatMessageSystem(content="You are Codex"), ChatMessageUser(content="Fix the bug"),
+            ChatMessageAssistant(content="", tool_calls=[test]), ChatMessageTool(content=RUNNING, tool_call_id="t"),
+            ChatMessageAssistant(content="Waiting", tool_calls=[poll]), ChatMessageTool(content=EXEC_OK, tool_call_id="p")]
+    named, restore = pi_named(msgs, dialect_for(CODEX_TOOLS))
+    assert [c.function for m in named if isinstance(m, ChatMessageAssistant) for c in m.tool_calls] == [
+        "bash", "write_stdin"]
+    view = restore(project(named, "off", cwd="/w").messages)
+    assert [c for m in view if isinstance(m, ChatMessageAssistant) for c in m.tool_calls] == [test, poll]
