@@ -80,3 +80,19 @@ def test_real_codex_runs_in_the_local_sandbox_and_is_scored_from_its_rollout(tin
 def test_real_codex_runs_offline_in_a_container_and_is_scored_from_its_rollout(tiny_corpus):
     arms = [("locate,bugfix", "off"), ("locate", "pi-dcp")]
     _check(_run(tiny_corpus, "docker", arms), arms)
+
+
+@pytest.mark.slow
+def test_real_codex_answers_every_prompt_of_a_session_through_resume(tmp_path):
+    """A multi-prompt session task of the real corpus (locate, fix, two follow-up questions): one
+    `codex exec` and a `codex exec resume --last` per follow-up, one rollout; Codex's context blocks
+    are no prompts to the scorer, so each prompt's final reply is graded (4 user prompts)."""
+    [log] = inspect_eval(rb_task.read_strategies_task(sandbox_kind="local", families="session",
+                                                      sources="more-itertools", limit=1, agent="codex"),
+                         model="readbench/sim-pager", log_dir=str(tmp_path / "logs"), display="none")
+    assert log.status == "success", log.error
+    [sample] = log.samples
+    meta = _check_sample(sample)
+    prompts = [m for m in sample.messages if m.role == "user" and not (m.metadata or {}).get("harness_context")]
+    assert len(prompts) == 4 and meta["edit_calls"] >= 1
+    assert "answers 3/3" in sample.scores["readbench"].explanation
