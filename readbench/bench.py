@@ -243,7 +243,7 @@ def run_bench(out_dir: Path = Path("results/bench"), only: tuple[str, ...] = (),
     return result
 
 
-BENCH_AGENTS = ("readbench", "pi", "pi@1.6.0", "claude-code")
+BENCH_AGENTS = ("readbench", "pi", "pi@1.6.0", "claude-code", "codex")
 
 
 def _startup(agent: str) -> float | None:

@@ -19,6 +19,7 @@ __all__ = ["LAUNCHERS", "Launch", "LaunchInput", "launch"]
 LAUNCHERS = {
     "pi": "readbench.agents.pi_run:launch",
     "claude-code": "readbench.agents.claude_run:launch",
+    "codex": "readbench.agents.codex_run:launch",
 }
 """Harness name (readbench.harness) -> its launcher, `module:function`."""
 
@@ -55,13 +56,17 @@ class Launch:
     """One harness run: `files` (sandbox path -> text) written first, then each argv of `runs` in
     order (one per prompt when the harness takes one prompt per process) with `env`; the session
     file is the newest `*.jsonl` under `session_dir`, imported by `importer` (a module with
-    `load(path) -> list[Session]`, readbench.sessions)."""
+    `load(path) -> list[Session]`, readbench.sessions). `shell_reads`: file reads through the shell
+    count as reads (a harness with no read tool: Codex); `context_prefixes`: how the user messages
+    the harness sends as context (not prompts) begin (Codex's `<environment_context>`, ...)."""
 
     files: dict[str, str]
     runs: list[list[str]]
     env: dict[str, str]
     session_dir: str
     importer: str
+    shell_reads: bool = False
+    context_prefixes: tuple[str, ...] = ()
 
 
 def launch(harness: str, given: LaunchInput) -> Launch:

@@ -36,10 +36,11 @@ from pathlib import Path
 from typing import Any
 
 from inspect_ai.agent import Agent, AgentState, agent, sandbox_agent_bridge
-from inspect_ai.model import ChatMessage, ChatMessageTool, GenerateInput, Model, ModelOutput, get_model
+from inspect_ai.model import ChatMessage, ChatMessageTool, ChatMessageUser, GenerateInput, Model, ModelOutput, get_model
 from inspect_ai.util import sandbox, store
 
 from readbench.agent.loop import _times, native_fields, rejected_request
+from readbench.agents.launch import Launch
 from readbench.base import store as rbstore
 from readbench.base.store import CallLog
 from readbench.cache.adapter import CallRecord
@@ -63,11 +64,14 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def read_details(session: Any, cwd: str | None = None) -> dict[str, dict[str, Any]]:
+def read_details(session: Any, cwd: str | None = None, shell_reads: bool = False) -> dict[str, dict[str, Any]]:
     """Read facts per tool-call id from an imported session (readbench.sessions.reads), in the shape
     the loop's read tool writes (`metadata["readbench"]`: path, first/last line, capped, blocked),
     so `readbench.metrics.reads.read_metrics` reads a harness's session as it reads the loop's.
-    A path under `cwd` (Claude Code's absolute `file_path`) is made relative to it, as pi's are."""
+    A path under `cwd` (Claude Code's absolute `file_path`) is made relative to it, as pi's are.
+    `shell_reads`: include reads through the shell (`via_shell`; a harness with no read tool, Codex),
+    which read_metrics then counts as reads; without it a shell read is left out, as the loop does
+    not count its `bash` reads."""
     from readbench.harness.claude_code import hook_reason
     from readbench.read.registry import blocked
     from readbench.sessions.reads import read_calls, tool_results
@@ -75,6 +79,8 @@ def read_details(session: Any, cwd: str | None = None) -> dict[str, dict[str, An
     results = tool_results(session)
     out: dict[str, dict[str, Any]] = {}
     for r in read_calls(session, results):
+        if r.via_shell and not shell_reads:
+            continue
         message = results.get(r.tool_call_id)
         text = message.text if message is not None else ""
         path = r.path[len(cwd) + 1:] if cwd and r.path and r.path.startswith(cwd.rstrip("/") + "/") else r.path
@@ -83,6 +89,8 @@ def read_details(session: Any, cwd: str | None = None) -> dict[str, dict[str, An
             "last_line": r.last_line, "total_lines": r.total_lines, "capped": bool(r.capped),
             "blocked": blocked(hook_reason(text)) is not None, "content_sha256": "", "via_shell": r.via_shell,
         }
+        if r.seen:  # the harness cut the middle out: the lines the model saw (Codex)
+            out[r.tool_call_id]["seen"] = [list(span) for span in r.seen]
     return out
 
 
@@ -225,8 +233,7 @@ def harness_agent(
                 store().set(rbstore.STOP_REASON, "error")
                 raise RuntimeError(f"{harness} exited with {result.returncode}: {result.stderr[-600:]}"
                                    f"{result.stdout[-600:]}")
-            state = await _import_session(state, run.session_dir, run.importer, ws.get("cwd"),
-                                          drop_last_reply=relay.turn_limited)
+            state = await _import_session(state, run, ws.get("cwd"), drop_last_reply=relay.turn_limited)
         finally:
             if relay.first_request is not None:  # the harness's start-up: its exec to its first model request
                 store().set(FIRST_REQUEST_KEY, relay.first_request - started)
@@ -247,20 +254,23 @@ def harness_agent(
     return execute
 
 
-async def _import_session(state: AgentState, session_dir: str, importer: str, cwd: str | None = None,
+async def _import_session(state: AgentState, run: Launch, cwd: str | None = None,
                           drop_last_reply: bool = False) -> AgentState:
-    """The harness's session file (the newest `*.jsonl` under `session_dir`, a main session, not a
-    sub-agent's) pulled out of the sandbox and imported with `importer` (a readbench.sessions
+    """The harness's session file (the newest `*.jsonl` under `run.session_dir`, a main session, not
+    a sub-agent's) pulled out of the sandbox and imported with `run.importer` (a readbench.sessions
     module): its transcript becomes the sample's history, each read result carrying its read facts
-    (`read_details`, paths relative to `cwd`). With `drop_last_reply`, the filter's empty reply at
-    the turn limit (no model call) is left out.
+    (`read_details`, paths relative to `cwd`; shell reads too when `run.shell_reads`), each user
+    message the harness sent as context (`run.context_prefixes`) marked `harness_context` (no prompt
+    to the scorer). With `drop_last_reply`, the filter's empty reply at the turn limit (no model
+    call) is left out.
 
     Raises:
         RuntimeError: the harness wrote no session file.
     """
     import importlib
 
-    load = importlib.import_module(importer).load
+    session_dir = run.session_dir
+    load = importlib.import_module(run.importer).load
     sb = sandbox()
     found = await sb.exec(["find", session_dir, "-name", "*.jsonl", "-type", "f", "-not", "-path", "*/subagents/*"])
     names = sorted(n for n in found.stdout.split("\n") if n.endswith(".jsonl"))
@@ -271,7 +281,7 @@ async def _import_session(state: AgentState, session_dir: str, importer: str, cw
         host = Path(tmp) / Path(names[-1]).name
         host.write_text(text)
         session = load(host)[0]
-    details = read_details(session, cwd)
+    details = read_details(session, cwd, shell_reads=run.shell_reads)
     messages = session.messages
     if drop_last_reply and messages and messages[-1].role == "assistant" and not messages[-1].text \
             and not messages[-1].tool_calls:
@@ -284,6 +294,9 @@ async def _import_session(state: AgentState, session_dir: str, importer: str, cw
     for message in messages:
         if isinstance(message, ChatMessageTool) and message.tool_call_id in details:
             message.metadata = {**(message.metadata or {}), "readbench": details[message.tool_call_id]}
+        elif run.context_prefixes and isinstance(message, ChatMessageUser) \
+                and message.text.lstrip().startswith(run.context_prefixes):
+            message.metadata = {**(message.metadata or {}), "harness_context": True}  # not a prompt (scorer)
     state.messages = messages
     last = [c for c in session.calls if c.output is not None][-2 if drop_last_reply else -1:]
     if last and last[0].output is not None:

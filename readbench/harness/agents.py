@@ -25,7 +25,7 @@ __all__ = ["LOOP", "NPM_DIR", "RUNNABLE", "Agent", "agent_names", "check_arm", "
 LOOP = "readbench"
 """The agent name of readbench's own loop (the default of a matrix's `agents:`)."""
 
-RUNNABLE = frozenset({"pi", "claude-code"})
+RUNNABLE = frozenset({"pi", "claude-code", "codex"})
 """Harnesses readbench runs inside the sandbox today (readbench.agents.run, each with a launcher in
 readbench.agents.launch.LAUNCHERS); the others are pinned and installable, and an arm naming them is
 refused by name when its task is built."""

@@ -33,7 +33,7 @@ from readbench.records import Registry
 
 __all__ = ["DIALECTS", "Dialect", "SimView", "dialect_for", "pi_named"]
 
-_MODULES = ("readbench.sim.dialect_claude",)
+_MODULES = ("readbench.sim.dialect_claude", "readbench.sim.dialect_codex")
 
 
 @dataclass(frozen=True)
@@ -119,8 +119,8 @@ def pi_named(messages: list[ChatMessage], dialect: Dialect | None) -> tuple[
         arguments alone, else the changed arguments in the harness's shape (`from_sim`), or the
         original when they have none (that pruning is then not applied)."""
         first = original.get(call.id)
-        if first is None:
-            return call
+        if first is None or call.id not in mapped:  # a call the dialect leaves as it is
+            return call if first is None else first
         if call.function == mapped[call.id][0] and call.arguments == mapped[call.id][1]:
             return first
         try:

@@ -7,7 +7,9 @@ so ``--model readbench/sim-mixed`` works wherever ``anthropic/...`` would. Per c
    ``model_length`` output with metadata ``{"context_overflow": True}`` and no tool call;
 3. otherwise decides one action from the CURRENT input only (readbench.sim.policy) — a real
    harness's request is first put in pi's names and result texts and the action back in the
-   harness's tool shapes (readbench.sim.dialect) — and returns it with ``usage`` and simulated timestamps in ``metadata``
+   harness's tool shapes (readbench.sim.dialect); a dialect may instead ask to poll a command still
+   running (its context's ``wait``: no decision, the plan untouched) — and returns it with ``usage``
+   and simulated timestamps in ``metadata``
    (``sim_ts_start_seconds``, ``sim_ts_first_token_seconds``, ``sim_ts_end_seconds``).
 Determinism: the seed is (task_id, epoch, profile), never the arm; tool-call ids derive from
 the seed and the call count. Inspect never reaches tiktoken: ``count_text_tokens`` is local
@@ -138,23 +140,29 @@ def generate_in_store(st: Store, model_name: str, overrides: dict[str, Any], inp
         return ModelOutput(model=model_name, choices=[choice],
                            usage=ModelUsage(input_tokens=prompt, output_tokens=0, total_tokens=prompt),
                            metadata={**times.metadata(), **meta, "context_overflow": True})
-    tool_names = frozenset() if tool_choice == "none" else frozenset(t.name for t in offered)
-    read_limit = next((default_read_limit(t.description) for t in offered if t.name == "read"), None)
-    action = decide(exchanges(seen), users, oracle.goals, profile, draws, mem, tool_names, read_limit)
-    function, arguments = action.function, action.arguments
-    if dialect is not None and view is not None and function:
-        function, arguments = dialect.from_sim(function, arguments, view.context)
-    low, high = profile.think_tokens
-    text = compose(action.intent, draws.integer(low, high, "think", mem.calls), draws, "prose", mem.calls)
-    if action.answer is not None:
-        text = f"{text}\n\nANSWER: {action.answer}"
+    wait = view.context.get("wait") if view is not None else None
+    if wait is not None:  # the harness's own mechanics, no decision: poll a command still running (Codex)
+        function, arguments = wait
+        text = "Waiting for the command to finish."
+    else:
+        tool_names = frozenset() if tool_choice == "none" else frozenset(t.name for t in offered)
+        read_limit = next((default_read_limit(t.description) for t in offered if t.name == "read"), None)
+        action = decide(exchanges(seen), users, oracle.goals, profile, draws, mem, tool_names, read_limit)
+        function, arguments = action.function, action.arguments
+        if dialect is not None and view is not None and function:
+            function, arguments = dialect.from_sim(function, arguments, view.context)
+        low, high = profile.think_tokens
+        text = compose(action.intent, draws.integer(low, high, "think", mem.calls), draws, "prose", mem.calls)
+        if action.answer is not None:
+            text = f"{text}\n\nANSWER: {action.answer}"
     calls = [ToolCall(id=ident, function=function, arguments=arguments)] if function else None
     out = output_tokens(text, function, arguments)
     times = call_times(profile, start, prompt, out)
     message = ChatMessageAssistant(id=f"{ident}-msg", content=text, tool_calls=calls, model=model_name,
                                    source="generate")
     choice = ChatCompletionChoice(message=message, stop_reason="tool_calls" if calls else "stop")
-    mem.last_calls = [{"id": ident, "function": action.function, "arguments": action.arguments}] if calls else []
+    if wait is None:  # a poll leaves the plan as it was: the polled call's result is absorbed when it is complete
+        mem.last_calls = [{"id": ident, "function": action.function, "arguments": action.arguments}] if calls else []
     mem.clock_seconds = times.end_seconds
     st.set(SIM_KEY, mem.to_dict())
     return ModelOutput(model=model_name, choices=[choice],
