@@ -118,7 +118,7 @@ class Calibration:
 #: Call kinds (`RequestSet.call_kind`) and the coarser kind whose break rate stands in for one
 #: the fitted calls never saw (`user_turn`: every kind of user turn together).
 CALL_KINDS: dict[str, str | None] = {
-    "tool": None, "user_turn": None, "prompt": "user_turn", "resume": "user_turn", "after_abort": "user_turn",
+    "tool": None, "opening": None, "user_turn": None, "prompt": "user_turn", "resume": "user_turn", "after_abort": "user_turn",
     "notification": "user_turn", "command": "user_turn", "thinking_change": "user_turn", "model_change": "user_turn",
 }
 

@@ -135,7 +135,10 @@ class RequestSet:
 
     def call_kind(self, i: int) -> str:
         """What started call i, from recorded facts (`CALL_KINDS`): `tool` when it sends tool
-        results; a user turn is `prompt`, or more precisely (first match) `resume` (the harness
+        results, `opening` when it does so inside the session's first user turn (before any later
+        user turn: Claude Code's first calls break at ten times the rate of later ones on real bills,
+        so they are counted apart from the tool calls of the rest of a session; the figures are in
+        the calibration document's section 5, step 7); a user turn is `prompt`, or more precisely (first match) `resume` (the harness
         restarted before it), `after_abort` (the previous call was aborted or errored),
         `notification` (Claude Code's background-task notification), `command` (the user's own
         command output, e.g. Claude Code's `/mcp`), `thinking_change` or `model_change` (an event
@@ -157,7 +160,7 @@ class RequestSet:
         ctx = self.session.contexts[call.context]
         last = ctx[call.n_messages - 1] if call.n_messages else None
         if isinstance(last, ChatMessageTool) or not isinstance(last, ChatMessageUser):
-            return "tool"
+            return "opening" if i > 0 and all(self.call_kind(j) == "opening" for j in range(1, i)) else "tool"
         events = self._events.get(i, set())
         if "resume" in events:
             return "resume"
