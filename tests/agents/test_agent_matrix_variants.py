@@ -34,14 +34,3 @@ def test_a_restriction_is_checked_before_the_run(tmp_path, agents, message):
     with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]").replace("{", r"\{")
                        .replace("}", r"\}").replace("(", r"\(").replace(")", r"\)")):
         load_matrix(_write(tmp_path, f"variants: [stock, B]\nagents: {agents}\n"))
-
-
-def test_bench_table_shows_the_launch_to_first_request_time_when_measured():
-    from readbench.bench import BENCH_AGENTS, format_table
-
-    assert "codex" in BENCH_AGENTS
-    table = format_table({"agents": {"codex": {"startup_seconds": 0.2, "first_request_seconds": 2.71,
-                                               "sample_wall_seconds": 18.19, "model_calls": 6.0}}})
-    assert table.splitlines()[2:] == [
-        "| one sample under codex (stock × off, local, sim) | start-up s / launch to 1st request s / sample wall s / "
-        "model calls | 0.20 / 2.71 / 18.2 / 6 | |"]
