@@ -136,12 +136,17 @@ def setup_workspace(
     Raises:
         RuntimeError: a real (non-simulated) model would run in the unisolated local sandbox
             without ``allow_local=true``.
+        readbench.base.budget.BudgetStop: the run's budget is spent or every compared arm is
+            decided (the sample does not start).
     """
     read_variant = get_variant(variant)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         from readbench.corpus import deps_dir, source_tree
+        from readbench.base.budget import gate
         from readbench.sim.provider import SimAgentAPI
+
+        gate()  # --budget-usd / --sequential: no sample starts once the run is stopped (readbench.base.budget)
 
         if sandbox_kind == "local" and not allow_local and not isinstance(get_model().api, SimAgentAPI):
             raise RuntimeError(
