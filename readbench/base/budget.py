@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Budget", "BudgetStop", "active", "charge", "gate", "sample_spend", "spent_in_logs", "use"]
+__all__ = ["Budget", "BudgetStop", "active", "charge", "gate", "record_outcome", "sample_spend", "spec_label", "spent_in_logs", "use"]
 
 
 class BudgetStop(RuntimeError):
@@ -54,7 +54,10 @@ class Budget:
     samples_refused: int = 0
     decided: Callable[[], str | None] | None = None
     stop_reason: str | None = None
-    _log: list[float] = field(default_factory=list)
+    outcomes: dict[tuple[str, str], dict[tuple[str, int], float]] = field(default_factory=dict)
+    """Success per (model, arm label) per (sample id, epoch): finished samples (``--sequential``)."""
+    arms_by_eval: dict[str, str] = field(default_factory=dict)
+    """The arm label of each running eval (inspect's eval id), set by the agent loop."""
 
     def __post_init__(self) -> None:
         if self.limit_usd is not None and (not math.isfinite(self.limit_usd) or self.limit_usd <= 0):
@@ -125,24 +128,53 @@ def sample_spend(cache_metrics: dict[str, Any] | None, fork: dict[str, Any] | No
     return max(float(cache_metrics[key]) - float(replayed), 0.0)
 
 
-def charge(cache_metrics: dict[str, Any] | None, fork: dict[str, Any] | None) -> None:
-    """Add one ended sample's spend (`sample_spend`) to the active budget; nothing without one."""
+def charge(cache_metrics: dict[str, Any] | None, fork: dict[str, Any] | None, arm: str | None = None) -> None:
+    """Add one ended sample's spend (`sample_spend`) to the active budget; nothing without one.
+
+    Args:
+        arm: the sample's arm label (``variant × dcp``) for `record_outcome`; None for a trunk
+            sample (its outcome is its first arm's fork's, recorded there).
+    """
     b = _ACTIVE
     if b is None:
         return
+    if arm is not None:
+        from inspect_ai.log._samples import sample_active
+
+        active_sample = sample_active()
+        if active_sample is not None:
+            b.arms_by_eval[active_sample.eval_id] = arm
     spend = sample_spend(cache_metrics, fork, b.cache_model)
     b.spent_usd += spend
     b.samples_charged += 1
-    b._log.append(spend)
 
 
-def spent_in_logs(run_dir: Path, cache_model: str) -> float:
+def record_outcome(success: float) -> None:
+    """Record the scored sample's success for sequential stopping (nothing without an active
+    budget, or for a sample whose arm the loop did not name, e.g. a trunk's)."""
+    b = _ACTIVE
+    if b is None:
+        return
+    from inspect_ai.log._samples import sample_active
+
+    s = sample_active()
+    if s is None or s.eval_id not in b.arms_by_eval:
+        return
+    b.outcomes.setdefault((s.model, b.arms_by_eval[s.eval_id]), {})[(str(s.sample.id), s.epoch)] = float(success)
+
+
+def spent_in_logs(run_dir: Path, cache_model: str, outcomes: dict[tuple[str, str], dict[tuple[str, int], float]]
+                  | None = None) -> float:
     """Spend of every sample already in a run's logs (``logs`` and the forked design's ``trunk``).
+
+    Args:
+        outcomes: when given, filled like `Budget.outcomes` with the success of every scored
+            sample in ``logs`` (a resumed ``--sequential`` run counts them).
 
     Raises:
         ValueError: as `sample_spend`.
     """
-    from inspect_ai.log import list_eval_logs, read_eval_log_samples
+    from inspect_ai.log import list_eval_logs, read_eval_log, read_eval_log_samples
 
     from .store import CACHE_METRICS, FORK
 
@@ -155,6 +187,27 @@ def spent_in_logs(run_dir: Path, cache_model: str) -> float:
                 samples = list(read_eval_log_samples(info.name, all_samples_required=False))
             except Exception:  # noqa: BLE001 - an unreadable log is set aside by prepare_log_dir and re-run
                 continue
+            key: tuple[str, str] | None = None
+            if sub == "logs" and outcomes is not None and samples:
+                header = read_eval_log(info.name, header_only=True).eval
+                args = header.task_args or {}
+                key = (header.model, f"{spec_label(args.get('variant'))} × {spec_label(args.get('dcp'))}")
             for s in samples:
                 total += sample_spend(s.store.get(CACHE_METRICS), s.store.get(FORK), cache_model)
+                score = next(iter((s.scores or {}).values()), None)
+                if key is not None and outcomes is not None and s.error is None and score is not None:
+                    outcomes.setdefault(key, {})[(str(s.id), s.epoch)] = float(score.as_float())
     return total
+
+
+def spec_label(spec: Any) -> str:
+    """A variant/DCP spec's name, as readbench.analysis.arms.spec_name (base cannot import analysis)."""
+    import json
+
+    if spec is False:
+        return "off"
+    if isinstance(spec, str):
+        return spec
+    if isinstance(spec, dict) and "name" in spec:
+        return str(spec["name"])
+    return json.dumps(spec, sort_keys=True)

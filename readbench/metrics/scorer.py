@@ -178,10 +178,12 @@ def readbench_scorer():
     per-sample metrics (metrics.md), each a scalar so `samples_df` keeps them."""
 
     async def score(state: TaskState, target: Target) -> Score:
+        from readbench.base.budget import record_outcome
         from readbench.corpus import get_task  # looked up at call time: tests replace it
 
         record = get_task(str(state.sample_id))
         success, explanation = await run_check(record.check, state.messages)
+        record_outcome(float(success))  # --sequential (readbench.base.budget)
         values = {key: store().get(key) for key in rbstore.SAMPLE_RESULT_KEYS}
         values = {k: v for k, v in values.items() if v is not None}
         sim = (state.output.metadata or {}) if state.output else {}

@@ -5,13 +5,14 @@ budget that keeps every finished sample (readbench.base.budget)."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pandas as pd
 import pytest
 from click.testing import CliRunner
 
 from readbench.analysis.table import read_table
-from readbench.base.budget import Budget, sample_spend
+from readbench.base.budget import Budget, sample_spend, spent_in_logs
 from readbench.run._cli import eval_cmd
 
 MATRIX = """
@@ -52,6 +53,11 @@ def test_budget_stops_cleanly_and_resumes_with_a_larger_budget(workdir):
     ref = _table("full")
     costs = ref["cost_usd_anthropic-5m"].tolist()
     assert len(costs) == 4 and min(costs) > 0
+    outcomes: dict = {}  # what a resumed --sequential run starts from
+    assert spent_in_logs(Path("results/full"), "anthropic-5m", outcomes) == pytest.approx(sum(costs), rel=1e-9)
+    assert outcomes == {("readbench/sim-pager", arm.split(" @ ")[0]): {
+        (r["sample_id"], r["epoch"]): r["success"] for r in ref[ref["arm"] == arm].to_dict("records")}
+        for arm in ref["arm"].unique()}
     # whichever sample runs first passes this budget alone: no other sample starts
     budget = min(costs) / 2
     stopped = _eval("--run-id", "cut", "--budget-usd", f"{budget:.10f}")
