@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .names import spec_name
+
 __all__ = ["Budget", "BudgetStop", "active", "charge", "gate", "record_outcome", "sample_spend", "spec_label", "spent_in_logs", "use"]
 
 
@@ -201,13 +203,5 @@ def spent_in_logs(run_dir: Path, cache_model: str, outcomes: dict[tuple[str, str
 
 
 def spec_label(spec: Any) -> str:
-    """A variant/DCP spec's name, as readbench.analysis.arms.spec_name (base cannot import analysis)."""
-    import json
-
-    if spec is False:
-        return "off"
-    if isinstance(spec, str):
-        return spec
-    if isinstance(spec, dict) and "name" in spec:
-        return str(spec["name"])
-    return json.dumps(spec, sort_keys=True)
+    """A variant/DCP spec's name for an arm label (readbench.base.names.spec_name; None as 'None')."""
+    return str(spec_name(spec))
