@@ -148,8 +148,8 @@ def setup_workspace(
     read_variant = get_variant(variant)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        from readbench.corpus import deps_dir, source_tree
         from readbench.base.budget import gate
+        from readbench.corpus import deps_dir, source_tree
         from readbench.sim.provider import SimAgentAPI
 
         gate()  # --budget-usd / --sequential: no sample starts once the run is stopped (readbench.base.budget)
