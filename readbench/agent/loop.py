@@ -37,6 +37,7 @@ from inspect_ai.util import LimitExceededError, store
 
 from readbench.agent._forking import infos_json, make_trunk, replay_of
 from readbench.base import store as rbstore
+from readbench.base.budget import charge, spec_label
 from readbench.base.store import CallLog
 from readbench.cache import CallRecord, sample_cache_metrics
 from readbench.dcp import DcpState, ProjectionCache, get_config, pi_context_usage, project, reported_tokens
@@ -320,6 +321,8 @@ def pi_agent(
             if replay is not None:
                 store().set(rbstore.FORK, {**store().get(rbstore.FORK, {}),
                                            **replay.not_spent(calls, records, cache_models)})
+            charge(store().get(rbstore.CACHE_METRICS) if records else None, store().get(rbstore.FORK),
+                   None if trunk is not None else f"{spec_label(variant)} × {spec_label(dcp)}")
         return state
 
     return execute

@@ -5,28 +5,12 @@ completeness scan and the baseline comparison.
 
 from __future__ import annotations
 
-import json
-from typing import Any
+from readbench.base.names import spec_name
 
 __all__ = ["LOOP_AGENT", "TASK_NAME", "arm_label", "arm_name", "spec_name"]
 
 TASK_NAME = "read_strategies"
 """The inspect task whose logs are the arms (readbench.run.task; ``readbench/read_strategies``)."""
-
-
-def spec_name(value: Any) -> str | None:
-    """Name of a variant/DCP spec (a matrix entry or a task arg): the string itself, a dict's
-    ``name``, else sorted JSON; None stays None.
-
-    ``False`` is ``"off"``: YAML 1.1 parses ``-T dcp=off`` to False before inspect records it
-    (readbench.run.task.dcp_spec maps it the same way when building the task)."""
-    if value is False:
-        return "off"
-    if value is None or isinstance(value, str):
-        return value
-    if isinstance(value, dict) and isinstance(value.get("name"), str):
-        return value["name"]
-    return json.dumps(value, sort_keys=True)
 
 
 LOOP_AGENT = "readbench"

@@ -4,7 +4,8 @@ per-sample metric of docs/specs/metrics.md as flat scalars in ``Score.metadata``
 Checker kinds (the task record's ``check``, readbench.corpus.Check):
 - ``tests``: the task's own test command, run by bash in the sandbox's repository root with
   the workspace env; success iff it exits 0 and pytest's summary lists no FAILED, SUBFAILED
-  or ERROR (corpus.md §3.1: pytest 9 reports failing subtests as SUBFAILED).
+  or ERROR (corpus.md §3.1: pytest 9 reports failing subtests as SUBFAILED). Its limit is
+  CPU time, not wall time (`check_limits`, GitHub issue 29).
 - ``answer``: the last ``ANSWER: <value>`` line of the final reply, compared exactly after
   whitespace and quote normalisation (corpus.md §3.2).
 - ``session``: the tests (if any) and each prompt's expected answer.
@@ -25,6 +26,32 @@ from readbench.corpus import Check, extract_answer, grade
 from readbench.corpus._testrun import CHECK_ENV, command_passed, parse_pytest_summary
 from readbench.metrics.reads import dcp_metrics, effort_metrics, read_metrics
 from readbench.tools._env import isolated
+
+#: the wall-clock backstop of a checker run, in multiples of the task's ``timeout_seconds``
+WALL_FACTOR = 10
+#: exit statuses of a process killed by SIGXCPU (the soft CPU-time limit): bash's 128 + 24, or
+#: the signal itself when bash exec'd the command
+CPU_LIMIT_STATUSES = (152, -24)
+
+
+def check_limits(timeout_seconds: float | None) -> tuple[int, int]:
+    """The checker's (CPU-seconds limit, wall-seconds backstop) for a task's ``timeout_seconds``.
+
+    The corpus sets ``timeout_seconds`` from the wall time of the unmodified tests on the build
+    machine (``min(cap, 3 x baseline + 10)``, readbench.corpus._build). Used as a wall-clock
+    limit it made grading depend on load: on 2 cores at load average ~27 the same workspace was
+    graded `solved` in one run and `wrong` (``tests timed out``) in another (2 of 84 smoke
+    samples, /work/coord/notes/determinism.md). It is now a soft ``ulimit -t`` on each process of
+    the test run (CPU seconds, which load does not inflate: a run that needed a few CPU seconds
+    idle needs about as many at any load), so a looping test is still stopped; the wall clock
+    only catches a run that hangs without using CPU (sleep, deadlock), after `WALL_FACTOR` times
+    as long. Absent or non-positive ``timeout_seconds``: 600.
+
+    Returns:
+        ``(cpu_seconds, wall_seconds)``, both whole seconds >= 1.
+    """
+    cpu = max(1, math.ceil(timeout_seconds)) if timeout_seconds and timeout_seconds > 0 else 600
+    return cpu, cpu * WALL_FACTOR
 
 
 def final_replies(messages: list[Any]) -> list[str]:
@@ -49,11 +76,12 @@ def final_replies(messages: list[Any]) -> list[str]:
 
 async def run_check(check: Check, messages: list[Any]) -> tuple[bool, str]:
     """Grade the sandbox workspace and the replies with the corpus's rule (readbench.corpus.grade:
-    the tests, if any, run in the sandbox with the workspace env and pass as
+    the tests, if any, run in the sandbox with the workspace env under `check_limits` and pass as
     readbench.corpus._testrun.command_passed says, and every expected answer matches).
 
     Returns:
-        (success, explanation).
+        (success, explanation); the explanation says when the CPU-time limit or the wall-clock
+        backstop stopped the tests.
 
     Raises:
         ValueError: the check has neither a test command nor an expected answer.
@@ -63,16 +91,20 @@ async def run_check(check: Check, messages: list[Any]) -> tuple[bool, str]:
     notes = []
     if check.test_cmd:
         ws = rbstore.workspace()
+        cpu, wall = check_limits(check.timeout_seconds)
+        script = f"ulimit -S -t {cpu}\nexec 2>&1\n{check.test_cmd}"
         try:
-            res = await sandbox().exec(isolated(["bash", "-c", "exec 2>&1\n" + check.test_cmd], {**ws["env"], **CHECK_ENV}),
-                                       timeout=int(check.timeout_seconds or 600))
+            res = await sandbox().exec(isolated(["bash", "-c", script], {**ws["env"], **CHECK_ENV}), timeout=wall)
             output = res.stdout + res.stderr
             tests_ok = command_passed(res.returncode, output)
             failed, errors, _ = parse_pytest_summary(output)
             notes.append(f"tests exit={res.returncode} failed={len(failed)} errors={len(errors)}")
+            if res.returncode in CPU_LIMIT_STATUSES:
+                tests_ok = False
+                notes.append(f"tests exceeded the CPU-time limit ({cpu} s)")
         except TimeoutError:
             tests_ok = False
-            notes.append("tests timed out")
+            notes.append(f"tests timed out after {wall} s wall time (CPU-time limit {cpu} s not reached)")
     success, oks = grade(check, replies, tests_ok)
     if oks:
         notes.append(f"answers {sum(oks)}/{len(oks)}")
@@ -148,10 +180,12 @@ def readbench_scorer():
     per-sample metrics (metrics.md), each a scalar so `samples_df` keeps them."""
 
     async def score(state: TaskState, target: Target) -> Score:
+        from readbench.base.budget import record_outcome
         from readbench.corpus import get_task  # looked up at call time: tests replace it
 
         record = get_task(str(state.sample_id))
         success, explanation = await run_check(record.check, state.messages)
+        record_outcome(float(success))  # --sequential (readbench.base.budget)
         values = {key: store().get(key) for key in rbstore.SAMPLE_RESULT_KEYS}
         values = {k: v for k, v in values.items() if v is not None}
         sim = (state.output.metadata or {}) if state.output else {}

@@ -43,11 +43,21 @@ RESULTS = Path("results")
               help="independent: every arm runs its whole trajectory; forked: one trunk per task x epoch x model "
               "(per group of arms with the same tool schemas), each arm forked at its first divergence (default: the matrix's `design`, "
               "else independent).")
+@click.option("--budget-usd", type=float, default=None,
+              help="Stop starting samples once the run has spent this many USD at the list prices of the matrix's "
+              "first cache model (forks pay only their calls after the fork point); running samples finish. "
+              "The run then exits 1 saying how far it got; re-run with a larger budget to resume.")
+@click.option("--sequential", is_flag=True, default=False,
+              help="Stop starting samples once every arm compared with stock × off is decided by an anytime-valid "
+              "confidence sequence of its paired success difference (Waudby-Smith & Ramdas 2024, empirical "
+              "Bernstein; 0 excluded, or inside ± the smallest success difference), or the budget is spent. "
+              "Give --max-tasks >= the number of arms so the arms progress together.")
 def eval_cmd(matrix_path: str, models: tuple[str, ...], sandbox_kind: str, run_id: str | None,
              task_args: tuple[str, ...], time_limit: int | None, max_retries: int | None, timeout: int | None,
              attempt_timeout: int | None, max_tokens: int | None, max_connections: int | None,
              max_tasks: int | None, model_base_url: str | None, model_args: tuple[str, ...],
-             smallest_success_pp: float | None, smallest_cost_ratio: float | None, design: str | None) -> None:
+             smallest_success_pp: float | None, smallest_cost_ratio: float | None, design: str | None,
+             budget_usd: float | None, sequential: bool) -> None:
     """Run a matrix of arms through inspect's eval_set, then write the table and the report.
 
     Exits 1 with one line when the run did not finish (Ctrl-C, a killed process, samples that
@@ -57,9 +67,11 @@ def eval_cmd(matrix_path: str, models: tuple[str, ...], sandbox_kind: str, run_i
     (readbench.run.settings; defaults for real models apply to what neither sets).
     """
     from readbench.analysis.completeness import incomplete_line, scan_logs
+    from readbench.base.budget import use as use_budget
     from readbench.run.matrix import check_run_id, load_matrix
     from readbench.run.progress import quiet_hook_banner
     from readbench.run.runner import RunLock, RunLocked, plan_run, prepare_log_dir, run_plan
+    from readbench.run.spending import start_budget
     from readbench.run.task_args import parse_cli_model_args, parse_cli_task_args
 
     quiet_hook_banner()
@@ -100,9 +112,17 @@ def eval_cmd(matrix_path: str, models: tuple[str, ...], sandbox_kind: str, run_i
             for name in prepare_log_dir(log_dir, plan):
                 click.echo(f"readbench: {name} could not be read; set aside as {name}.unreadable, its arm runs again",
                            err=True)
-            ok, interrupted = run_plan(plan, run_dir)
+            spending = start_budget(plan, run_dir, budget_usd, sequential)
+            try:
+                ok, interrupted = run_plan(plan, run_dir)
+            finally:
+                use_budget(None)
     except (RunLocked, ValueError) as ex:
         raise click.ClickException(str(ex))
+    if spending is not None:
+        click.echo(f"readbench: {spending.describe()}"
+                   + (f"; stopped ({spending.stop_reason}), {spending.samples_refused} sample starts refused"
+                      if spending.stop_reason else ""), err=True)
     try:
         report_path = build_report(run_dir)
     except ValueError as ex:  # e.g. no finished sample at all: nothing to report yet
@@ -118,6 +138,10 @@ def eval_cmd(matrix_path: str, models: tuple[str, ...], sandbox_kind: str, run_i
     click.echo(f"table:  {run_dir / 'table.parquet'}")
     click.echo(f"report: {report_path}")
     line = incomplete_line(scan_logs(log_dir))
+    if spending is not None and (spending.stop_reason or "").startswith("sequential stop"):
+        # decided: the samples not started are not needed (a resumed --sequential run starts from these pairs)
+        click.echo("readbench: finished early by --sequential; the samples not started are left out", err=True)
+        return
     if line is None and not ok:
         line = "incomplete: eval_set did not complete every task; re-run the same command to resume"
     if line is not None or interrupted:

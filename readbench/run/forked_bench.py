@@ -4,11 +4,10 @@ local sandbox; model calls and CPU time of each, and whether their per-arm table
 
 Each design runs in its own process (``python -m readbench.run.forked_bench DESIGN ...``) so its
 CPU time (user + system, the process and its children: tests, rg, tar) is its own. The local
-sandbox's directory is pinned per sample (``/tmp/rbfork-bench/<sha1 of the sample's metadata>``):
-its random temporary name otherwise changes the o200k token count of every request that holds
-the cwd, so two independent runs of one arm already differ by a few tokens (143,940 vs 143,924
-input tokens on more-itertools/bugfix/0); arms run one at a time (``--max-tasks 1``) so one
-sample's directory is never in use twice.
+sandbox's directory is fixed per sample and epoch by readbench itself (readbench.sandbox.local):
+a random temporary name changed the o200k token count of every request that holds the cwd, so
+two independent runs of one arm differed by a few tokens (143,940 vs 143,924 input tokens on
+more-itertools/bugfix/0); arms run one at a time (``--max-tasks 1``).
 
 Model calls counted: every ModelEvent in the logs (the trunk's and the forks' live calls for the
 forked design; every call for the independent one).
@@ -16,8 +15,6 @@ forked design; every call for the independent one).
 
 from __future__ import annotations
 
-import hashlib
-import json
 import resource
 import shutil
 import subprocess
@@ -28,37 +25,8 @@ from typing import Any
 
 __all__ = ["bench_forked", "compare_tables", "count_model_calls"]
 
-PIN_ROOT = Path("/tmp/rbfork-bench")
 #: columns that differ between any two runs (ids, paths, wall-clock times)
 RUN_COLUMNS = ["run_id", "eval_set_id", "eval_id", "log", "total_time", "working_time", "wall_seconds"]
-
-
-def _pin_local_sandbox() -> None:
-    """Make inspect's local sandbox directory a function of the sample's metadata."""
-    import inspect_ai.util._sandbox.local as local
-
-    original = local.LocalSandboxEnvironment.sample_init.__func__  # type: ignore[attr-defined]
-
-    class Pinned:
-        def __init__(self, path: Path) -> None:
-            if path.exists():
-                raise RuntimeError(f"{path} is in use by another sample (run arms one at a time)")
-            path.mkdir(parents=True)
-            self.name = str(path)
-
-        def cleanup(self) -> None:
-            shutil.rmtree(self.name, ignore_errors=True)
-
-    async def sample_init(cls: Any, task_name: str, config: Any, metadata: dict[str, str]) -> Any:
-        key = hashlib.sha1(json.dumps(metadata, sort_keys=True, default=str).encode()).hexdigest()[:12]
-        saved = local.tempfile.TemporaryDirectory
-        local.tempfile.TemporaryDirectory = lambda *a, **k: Pinned(PIN_ROOT / key)  # type: ignore[assignment]
-        try:
-            return await original(cls, task_name, config, metadata)
-        finally:
-            local.tempfile.TemporaryDirectory = saved  # type: ignore[assignment]
-
-    local.LocalSandboxEnvironment.sample_init = classmethod(sample_init)  # type: ignore[method-assign]
 
 
 def count_model_calls(log_dir: Path) -> int:
@@ -98,7 +66,6 @@ def _run(design: str, matrix: str, run_id: str, task_args: list[str]) -> None:
 
     from readbench.run._cli import eval_cmd
 
-    _pin_local_sandbox()
     args = ["--matrix", matrix, "--sandbox", "local", "--run-id", run_id, "--design", design, "--max-tasks", "1"]
     for t in task_args:
         args += ["-T", t]

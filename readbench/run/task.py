@@ -93,7 +93,9 @@ def _sandbox_spec(source: str, sandbox_kind: str, k8s_registry: str | None, agen
     """The per-sample sandbox: the source's image in docker (compose file) or k8s (Helm values);
     under a real harness, the source's image with the harness in it (readbench.agents.image)."""
     if sandbox_kind == "local":
-        return "local"
+        from readbench.sandbox.local import SANDBOX_NAME
+
+        return SANDBOX_NAME  # inspect's local sandbox with a fixed directory per sample and epoch
     from readbench.sandbox.images import compose_dir, compose_for, image_for_source
 
     image = image_for_source(source)
@@ -133,15 +135,24 @@ def setup_workspace(
 ) -> Solver:
     """Prepare one sample: repository tree, task files, store entries, pi's system prompt.
 
+    On the local sandbox the sample first claims its fixed directory
+    (readbench.sandbox.local.claim_workspace: ``<tmp>/readbench-ws/<sample id>-e<epoch>``), so the
+    cwd in the system prompt and in tool output is the same in every run and every arm.
+
     Raises:
         RuntimeError: a real (non-simulated) model would run in the unisolated local sandbox
             without ``allow_local=true``.
+        readbench.base.budget.BudgetStop: the run's budget is spent or every compared arm is
+            decided (the sample does not start).
     """
     read_variant = get_variant(variant)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
+        from readbench.base.budget import gate
         from readbench.corpus import deps_dir, source_tree
         from readbench.sim.provider import SimAgentAPI
+
+        gate()  # --budget-usd / --sequential: no sample starts once the run is stopped (readbench.base.budget)
 
         if sandbox_kind == "local" and not allow_local and not isinstance(get_model().api, SimAgentAPI):
             raise RuntimeError(
@@ -151,6 +162,9 @@ def setup_workspace(
         record = get_task(str(state.sample_id))
         sb = sandbox()
         if sandbox_kind == "local":
+            from readbench.sandbox.local import claim_workspace
+
+            await claim_workspace(sb, state.sample_id, state.epoch)  # the same path in every run (issue 29)
             res = await sb.exec(["cp", "-a", f"{source_tree(record.source)}/.", "."])
             if not res.success:
                 raise RuntimeError(f"copying {record.source} into the sandbox failed: {res.stderr}")

@@ -7,9 +7,11 @@ Modules (imported on demand; importing this package runs nothing and needs no Do
 - :mod:`readbench.sandbox.images`  -- content-addressed per-source images (repository tree at
   ``/repo``, unzipped pure wheels at ``/opt/readbench/deps``) and the compose file inspect runs.
 - :mod:`readbench.sandbox.k8s`     -- Helm values for inspect's Kubernetes sandbox (chart agent-env).
+- :mod:`readbench.sandbox.local`   -- ``readbench-local``: inspect's local sandbox in a fixed directory
+  per sample and epoch (the same cwd in every run and arm; GitHub issue 29).
 
 The shell scripts that provision an engine and build the offline base image live in
 ``sandboxes/`` (see sandboxes/README.md).
 """
 
-__all__ = ["engine", "images", "k8s"]
+__all__ = ["engine", "images", "k8s", "local"]

@@ -4,6 +4,11 @@ stdout and stderr are merged in arrival order (``exec 2>&1`` before the command)
 is tail-truncated to 2000 lines / 50 KB by readbench.tools.pi.bash, and a truncated run's
 full output is written to ``/tmp/pi-bash-<16 hex>.log`` inside the sandbox, as pi does. The
 command sees only the allow-listed environment (readbench.tools._env), never the host's.
+
+One deliberate difference from pi: test runners' wall-clock durations (pytest's ``... passed in
+10.55s``, unittest's ``Ran N tests in 0.004s``) are removed from the output before it is
+formatted (readbench.tools.durations, GitHub issue 29), so the same trajectory gives the same
+tool results, hence tokens, on an idle and a loaded machine.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from inspect_ai.util import sandbox
 
 from readbench.base import store as rbstore
 from readbench.tools._env import isolated
+from readbench.tools.durations import strip_test_durations
 from readbench.tools.pi.bash import format_bash_output, validate_bash_timeout
 
 #: pi has no default timeout; a harness still needs one so a looping test cannot hang a
@@ -53,7 +59,7 @@ def bash_tool() -> Tool:
             isolated(["timeout", "-k", "5", f"{limit:g}", "bash", "-c", "exec 2>&1\n" + command], ws["env"]),
             timeout=math.ceil(limit) + 30,
         )
-        output = (res.stdout + res.stderr).encode()
+        output = strip_test_durations((res.stdout + res.stderr).encode())
         timed_out = res.returncode in (124, 137)  # timeout(1): TERM sent / KILL after 5 s grace
         code = None if timed_out else res.returncode
         chunks = [output[i:i + CHUNK_BYTES] for i in range(0, len(output), CHUNK_BYTES)] or [b""]

@@ -53,7 +53,7 @@ def _run(tmp_path, sandbox_kind):
     [sample] = log.samples
     tool_texts = [m.text for m in sample.messages if m.role == "tool"]
     names = {line.split("=", 1)[0] for line in tool_texts[0].splitlines() if "=" in line}
-    assert names - BASH_OWN - {"KEY"} == {"PATH", "HOME", "LANG"}, names
+    assert names - BASH_OWN - {"KEY"} == {"PATH", "HOME", "LANG", "PYTHONHASHSEED"}, names
     assert "KEY=\n" in tool_texts[0] + "\n"
     assert "PATH=" in tool_texts[2] and SECRET not in tool_texts[2]
     with zipfile.ZipFile(log.location) as z:  # nothing anywhere in the log file

@@ -91,6 +91,7 @@ def test_forked_run_table_equals_the_independent_run_table(workdir):
     assert r.exit_code == 2 and "needs a run made with --design forked" in r.output
     report = (workdir / "results/forked/report/report.md").read_text()
     assert "## Divergence (forked design)" in report
+    assert "(no CUPED): the trunk's metrics are shared by both arms of a pair" in report
     assert "## Divergence" not in (workdir / "results/indep/report/report.md").read_text()
 
 

@@ -1,0 +1,146 @@
+"""``readbench-local``: inspect's local sandbox with a workspace path that is the same in every run.
+
+GitHub issue 29 item 1 ("two identical runs give identical tables and reports"). inspect's
+``local`` sandbox gives every sample a fresh ``tempfile.TemporaryDirectory`` (``/tmp/tmpXXXXXXXX``).
+That directory is the agent's working directory: it is in pi's system prompt ("Current working
+directory: ...", readbench.agent.prompt) and in any tool output that prints an absolute path
+(``pwd``, tracebacks), so two runs of the same inputs differed by a few input tokens per sample
+(measured on the smoke matrix: up to ~400 of 13-16 M per sample; /work/coord/notes/determinism.md).
+
+What this module changes, and only this: where the sample's directory is. `ReadbenchLocalSandbox`
+is inspect's `LocalSandboxEnvironment` (exec, read_file, write_file unchanged); the setup solver
+(readbench.run.task.setup_workspace) calls `claim_workspace` with the sample id and epoch, which
+moves the sample from its temporary directory to ``workspace_root() / workspace_name(id, epoch)``,
+e.g. ``/tmp/readbench-ws/tomlkit-longsession-0-e1``. The path does not depend on the arm or the
+model, so every arm of a sample sees the same cwd, as every arm does on Docker (the image's fixed
+repository directory): the path is no source of token differences between arms either.
+
+Concurrency: one directory can be wanted by two samples at once (arms run together with
+``--max-tasks`` > 1, two runs on one machine, two sample ids with the same slug). A claim holds an
+exclusive ``flock`` on ``<root>/<name>.lock`` until the sample's sandbox is cleaned up (the OS
+releases it if the process dies), so such samples take turns instead of sharing a tree; the wait
+is logged. A claimed directory is emptied first (a killed run's leftovers) and removed at cleanup.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import os
+import re
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+from inspect_ai.util import SandboxEnvironment, sandboxenv
+from inspect_ai.util._sandbox.local import LocalSandboxEnvironment
+
+__all__ = ["SANDBOX_NAME", "ReadbenchLocalSandbox", "claim_workspace", "workspace_name", "workspace_root"]
+
+logger = logging.getLogger(__name__)
+
+SANDBOX_NAME = "readbench-local"
+"""The sandbox type name a sample's spec uses (readbench.run.task._sandbox_spec)."""
+#: seconds between two tries of a lock another sample holds
+POLL_SECONDS = 0.5
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def workspace_root() -> Path:
+    """``$READBENCH_WORKSPACES`` if set, else ``<tempfile.gettempdir()>/readbench-ws`` (``/tmp/readbench-ws``)."""
+    root = os.environ.get("READBENCH_WORKSPACES")
+    return Path(root) if root else Path(tempfile.gettempdir()) / "readbench-ws"
+
+
+def workspace_name(sample_id: str | int, epoch: int) -> str:
+    """The directory name of one sample and epoch: the id with every run of characters outside
+    ``[A-Za-z0-9._-]`` replaced by ``-``, then ``-e<epoch>`` (``tomlkit/longsession/0``, 1 ->
+    ``tomlkit-longsession-0-e1``).
+
+    Raises:
+        ValueError: the id is empty after that, or the epoch is below 1.
+    """
+    slug = _UNSAFE.sub("-", str(sample_id)).strip("-.")
+    if not slug or epoch < 1:
+        raise ValueError(f"no workspace name for sample id {sample_id!r}, epoch {epoch!r} (need a non-empty id, epoch >= 1)")
+    return f"{slug}-e{epoch}"
+
+
+class _Claimed:
+    """The claimed directory in the place of inspect's TemporaryDirectory (``name``, ``cleanup()``)."""
+
+    def __init__(self, path: Path, lock_fd: int) -> None:
+        self.name = str(path)
+        self._lock_fd: int | None = lock_fd
+
+    def cleanup(self) -> None:
+        shutil.rmtree(self.name, ignore_errors=True)
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)  # releases the flock
+            self._lock_fd = None
+
+
+@sandboxenv(name=SANDBOX_NAME)
+class ReadbenchLocalSandbox(LocalSandboxEnvironment):
+    """inspect's local sandbox whose directory `claim_workspace` can fix (see the module docstring)."""
+
+    @classmethod
+    async def sample_init(cls, task_name: str, config: Any, metadata: dict[str, str]) -> dict[str, SandboxEnvironment]:
+        """One `ReadbenchLocalSandbox` (inspect's returns its own class, not ``cls``)."""
+        return {"default": cls()}
+
+    async def claim(self, path: Path) -> None:
+        """Move this sandbox to ``path`` (empty, created), waiting for any other holder of it.
+
+        Raises:
+            RuntimeError: this sandbox already claimed a directory.
+            OSError: ``path``'s parent or lock file cannot be created.
+        """
+        if isinstance(self.directory, _Claimed):
+            raise RuntimeError(f"this sandbox already works in {self.directory.name}")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path.parent / f"{path.name}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+        waited_since = None
+        try:
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if waited_since is None:
+                        waited_since = time.monotonic()
+                        logger.info("workspace %s is in use by another sample; waiting for it", path)
+                    await anyio.sleep(POLL_SECONDS)
+        except BaseException:
+            os.close(fd)
+            raise
+        if waited_since is not None:
+            logger.info("workspace %s free after %.1f s", path, time.monotonic() - waited_since)
+        shutil.rmtree(path, ignore_errors=True)
+        path.mkdir()
+        previous = self.directory
+        self.directory = _Claimed(path, fd)  # type: ignore[assignment]
+        self._sandbox_tools_dir = path / "sandbox-tools"
+        previous.cleanup()
+
+
+async def claim_workspace(sb: Any, sample_id: str | int, epoch: int) -> str:
+    """Give the sample's ``readbench-local`` sandbox its fixed directory and return it.
+
+    Args:
+        sb: the sample's sandbox (``inspect_ai.util.sandbox()``; inspect's proxy is fine).
+        sample_id, epoch: the sample (see `workspace_name`).
+
+    Returns:
+        The absolute directory (``workspace_root() / workspace_name(sample_id, epoch)``).
+
+    Raises:
+        TypeError: ``sb`` is not a ``readbench-local`` sandbox.
+        ValueError: see `workspace_name`.
+    """
+    path = workspace_root() / workspace_name(sample_id, epoch)
+    await sb.as_type(ReadbenchLocalSandbox).claim(path)
+    return str(path)
