@@ -54,7 +54,8 @@ Placement = str | Callable[[Sequence[Block]], Sequence[int]]
 PLACEMENTS = ("pi", "automatic", "pi+automatic", "none")
 _PI_LAST_KINDS = frozenset({"text", "image", "tool_result"})
 _UNCACHEABLE_KINDS = frozenset({"thinking", "params"})
-#: [blocks object, {(index, positions): lookback candidates}] of the latest request (`AnthropicCache._lookback`)
+#: [blocks object, {key: lookback candidates or breakpoints}] of the latest request
+#: (`AnthropicCache._lookback`, `AnthropicCache.breakpoints`)
 _LOOKBACK: list = [None, {}]
 
 
@@ -146,6 +147,21 @@ class AnthropicCache:
 
     def breakpoints(self, prep: PreparedRequest) -> tuple[int, ...]:
         """The request's breakpoints after placement (increasing block indices)."""
+        p = self.placement
+        if callable(p):
+            return self._breakpoints(prep)
+        blocks = prep.request.blocks
+        memo = _LOOKBACK  # remembered for the latest blocks object, as the lookback candidates
+        if memo[0] is not blocks:
+            memo[0] = blocks
+            memo[1] = {}
+        key = ("breakpoints", p, prep.request.breakpoints, self.max_breakpoints)
+        out = memo[1].get(key)
+        if out is None:
+            out = memo[1][key] = self._breakpoints(prep)
+        return out
+
+    def _breakpoints(self, prep: PreparedRequest) -> tuple[int, ...]:
         blocks = prep.request.blocks
         p = self.placement
         if prep.request.breakpoints is not None:
