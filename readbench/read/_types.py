@@ -47,12 +47,15 @@ def sha256_hex(data: bytes) -> str:
 
 
 #: A `bytes` object of at most this many bytes has its decoded text (`decoded`), line count and
-#: SHA-256 remembered by identity, the latest `FILE_MEMO_SLOTS` of them: the replay's read
-#: counterfactual (readbench.replay.read_counterfactual) runs every preset on the same rebuilt
+#: SHA-256 remembered by identity, the latest `FILE_MEMO_SLOTS` of them and at most
+#: `FILE_MEMO_TOTAL_BYTES` bytes in all (so at most ~5x that in memory with the texts): the replay's
+#: read counterfactual (readbench.replay.read_counterfactual) runs every preset on the same rebuilt
 #: file version, which is then decoded and hashed once for all of them.
 FILE_MEMO_MAX_BYTES = 1_000_000
 FILE_MEMO_SLOTS = 128
+FILE_MEMO_TOTAL_BYTES = 16_000_000
 _FILE_MEMO: dict[int, tuple[bytes, str, str, int]] = {}  # id(data) -> (data, text, sha256, lines)
+_file_memo_bytes = [0]
 
 
 def _remembered(data: bytes) -> tuple[bytes, str, str, int] | None:
@@ -61,12 +64,13 @@ def _remembered(data: bytes) -> tuple[bytes, str, str, int] | None:
     if type(data) is not bytes or len(data) > FILE_MEMO_MAX_BYTES:
         return None
     hit = _FILE_MEMO.get(id(data))
-    if hit is not None and hit[0] is data:
+    if hit is not None:  # the memo holds `data`: its id is not re-used meanwhile
         return hit
     text = decode_utf8(data)
     hit = _FILE_MEMO[id(data)] = (data, text, hashlib.sha256(data).hexdigest(), count_lines(text))
-    if len(_FILE_MEMO) > FILE_MEMO_SLOTS:
-        del _FILE_MEMO[next(iter(_FILE_MEMO))]
+    _file_memo_bytes[0] += len(data)
+    while len(_FILE_MEMO) > FILE_MEMO_SLOTS or _file_memo_bytes[0] > FILE_MEMO_TOTAL_BYTES:
+        _file_memo_bytes[0] -= len(_FILE_MEMO.pop(next(iter(_FILE_MEMO)))[0])
     return hit
 
 

@@ -23,6 +23,7 @@ def test_the_same_bytes_object_decodes_to_the_same_text_with_its_facts():
 
 def test_only_small_immutable_bytes_are_remembered_and_the_memo_is_bounded(monkeypatch):
     monkeypatch.setattr(_types, "_FILE_MEMO", {})
+    monkeypatch.setattr(_types, "_file_memo_bytes", [0])
     monkeypatch.setattr(_types, "FILE_MEMO_MAX_BYTES", 10)
     big = b"0123456789A"
     assert decoded(big) == "0123456789A" and decoded(big) is not decoded(big)
@@ -34,3 +35,14 @@ def test_only_small_immutable_bytes_are_remembered_and_the_memo_is_bounded(monke
     for d in kept:
         decoded(d)
     assert [v[0] for v in _types._FILE_MEMO.values()] == kept[2:]  # the latest three
+
+
+def test_the_memo_holds_a_bounded_number_of_bytes(monkeypatch):
+    monkeypatch.setattr(_types, "_FILE_MEMO", {})
+    monkeypatch.setattr(_types, "_file_memo_bytes", [0])
+    monkeypatch.setattr(_types, "FILE_MEMO_TOTAL_BYTES", 10)
+    kept = [bytes([65 + k]) * 4 for k in range(4)]
+    for d in kept:
+        decoded(d)
+    assert [v[0] for v in _types._FILE_MEMO.values()] == kept[2:]  # 8 of at most 10 bytes
+    assert _types._file_memo_bytes == [8]
