@@ -240,56 +240,38 @@ class RequestSet:
             cum0 = tuple(itertools.accumulate(b.tokens for b in start_blocks))
         pos = cum0[-1] if cum0 else 0
         h = hashes0[-1] if hashes0 else b""
+        blocks: list[Block] = []
+        hashes: list[bytes] = []
+        cum: list[int] = []
         # the salt changes only where the running position crosses a break's position
         cut, best = _salt_index(salt_at) if salt_at else ([], [])
         j = bisect.bisect_right(cut, pos)
         salt, nxt = (best[j - 1] if j else 0), (cut[j] if j < len(cut) else _INF)
-        new = base[k:]
+        memos = self._memos
         fk = (fit.a, fit.b, fit.n)
-        # every new block under the salt at `pos`: its calibrated tokens do not depend on the salt, so
-        # the positions tell whether one salt covers them all (no break position inside: the common case)
-        blocks = self._calibrated(new, fk, fit, salt)
-        cum = tuple(itertools.accumulate(map(_TOKENS, blocks), initial=pos))
-        if len(cum) > 1 and cum[-2] >= nxt:  # a block starts at or after a break position: per block
-            blocks, cum = self._calibrated_across(new, fk, fit, pos, cut, best)
-        hashes = tuple(itertools.accumulate(map(_CONTENT_HASH, blocks), _chain, initial=h))[1:]
-        result, result_hashes, result_cum = blocks0 + tuple(blocks), hashes0 + hashes, cum0 + cum[1:]
-        self._last = (key, base, result, result_hashes, result_cum, i, calib)
-        start, first = self.times[i]
-        return Request(result, start, first, output_tokens, prefix_hashes=result_hashes, cum_tokens=result_cum)
-
-    def _calibrated(self, new: tuple[Block, ...], fk: tuple[float, float, int], fit: TokenFit, salt: int) -> list[Block]:
-        """The calibrated block of each recorded block of `new` under the token fit `fit` (`fk`: its
-        key) and `salt`, from the memo (filled for the blocks not in it): looked up at C speed."""
-        memo = self._memos.setdefault((*fk, salt), {})
-        hits = list(map(memo.get, map(id, new)))
-        if None in hits or not all(map(operator.is_, map(_FIRST, hits), new)):
-            raw_ids = self._raw_ids
-            for n, b in enumerate(new):
-                hit = hits[n]
-                if hit is None or hit[0] is not b:
-                    tokens = 0 if b.kind == "params" else b.tokens if id(b) in raw_ids else fit.apply(b.tokens)
-                    hit = hits[n] = memo[id(b)] = (b, Block(b.kind, b.role, tokens, _salted(b.content_hash, salt), b.ends_message))
-        return list(map(_SECOND, hits))
-
-    def _calibrated_across(self, new: tuple[Block, ...], fk: tuple[float, float, int], fit: TokenFit, pos: int,
-                           cut: list[int], best: list[int]) -> tuple[list[Block], tuple[int, ...]]:
-        """The calibrated blocks of `new` starting at token `pos` when break positions (`cut`, with
-        the epoch `best` from each on) fall among them: each block salted by the position it starts
-        at. Returns the blocks and the cumulative tokens (`pos` first)."""
-        blocks: list[Block] = []
-        cum = [pos]
-        j = bisect.bisect_right(cut, pos)
-        salt, nxt = (best[j - 1] if j else 0), (cut[j] if j < len(cut) else _INF)
-        for b in new:
+        memo = memos.setdefault((*fk, salt), {})
+        blake = hashlib.blake2b
+        for b in base[k:]:
             if pos >= nxt:
                 j = bisect.bisect_right(cut, pos)
                 salt, nxt = best[j - 1], (cut[j] if j < len(cut) else _INF)
-            out = self._calibrated((b,), fk, fit, salt)[0]
+                memo = memos.setdefault((*fk, salt), {})
+            hit = memo.get(id(b))
+            if hit is not None and hit[0] is b:
+                out = hit[1]
+            else:
+                tokens = 0 if b.kind == "params" else b.tokens if id(b) in self._raw_ids else fit.apply(b.tokens)
+                out = Block(b.kind, b.role, tokens, _salted(b.content_hash, salt), b.ends_message)
+                memo[id(b)] = (b, out)
             blocks.append(out)
+            h = blake(h + out.content_hash, digest_size=16).digest()  # blocks.chain_hashes, one step
+            hashes.append(h)
             pos += out.tokens
             cum.append(pos)
-        return blocks, tuple(cum)
+        result, result_hashes, result_cum = blocks0 + tuple(blocks), hashes0 + tuple(hashes), cum0 + tuple(cum)
+        self._last = (key, base, result, result_hashes, result_cum, i, calib)
+        start, first = self.times[i]
+        return Request(result, start, first, output_tokens, prefix_hashes=result_hashes, cum_tokens=result_cum)
 
     def _salt_at(self, calib: Calibration, i: int) -> tuple[tuple[int, int], ...]:
         """(token position, epoch) of the breaks of `calib` at or before call i (epoch k + 1 for
@@ -374,16 +356,6 @@ class RequestSets:
 
 _IDENTITY = TokenFit()
 _INF = float("inf")
-_TOKENS = operator.attrgetter("tokens")
-_CONTENT_HASH = operator.attrgetter("content_hash")
-_FIRST = operator.itemgetter(0)
-_SECOND = operator.itemgetter(1)
-
-
-def _chain(h: bytes, content: bytes) -> bytes:
-    """One step of `readbench.cache.blocks.chain_hashes`: the hash of the prefix `h` extended by a
-    block whose content hash is `content`."""
-    return hashlib.blake2b(h + content, digest_size=16).digest()
 
 
 def _identical_prefix(a: tuple, b: tuple) -> int:
