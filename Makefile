@@ -16,10 +16,10 @@ PYTEST_ARGS ?= -n 2 --dist loadfile
 .PHONY: setup corpus images eval report plan test lint bench nightly weekly baseline setup-differential setup-ccusage setup-browser setup-llm docker clean
 
 setup: $(STAMP)
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml Makefile   # Makefile: the extras installed are named here
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip   # pip 23's resolver backtracks for many minutes on this tree
-	$(BIN)/pip install -q -e ".[dev,docker,k8s,openai]"   # openai: the real-model tests talk to a local server
+	$(BIN)/pip install -q -e ".[dev,docker,k8s,openai,anthropic]"   # openai: the real-model tests talk to a local server and pi reaches the bridge by chat completions; anthropic: Claude Code reaches the bridge by the Messages API
 	touch $@
 
 corpus: setup

@@ -243,7 +243,7 @@ def run_bench(out_dir: Path = Path("results/bench"), only: tuple[str, ...] = (),
     return result
 
 
-BENCH_AGENTS = ("readbench", "pi", "pi@1.6.0")
+BENCH_AGENTS = ("readbench", "pi", "pi@1.6.0", "claude-code", "codex")
 
 
 def _startup(agent: str) -> float | None:
@@ -265,8 +265,10 @@ def _startup(agent: str) -> float | None:
 
 def bench_agents(agents: tuple[str, ...] = BENCH_AGENTS, model: str = "readbench/sim-pager") -> dict[str, Any]:
     """Per-sample start-up and run time of each harness beside the loop (GitHub issue 24 item 6):
-    {agent: {startup_seconds, eval_wall_seconds, sample_wall_seconds, model_calls, solved}}.
-    start-up: wall seconds of the harness's own ``--version`` from the cached prefix (median of 3);
+    {agent: {startup_seconds, first_request_seconds, eval_wall_seconds, sample_wall_seconds, model_calls,
+    solved}}. start-up: wall seconds of the harness's own ``--version`` from the cached prefix (median
+    of 3; Claude Code's native binary answers it without starting up); first request: seconds from the
+    harness's command in the sandbox to its first relayed model request (its real start-up);
     a sample: the first corpus ``locate`` task under ``stock × off`` in the local sandbox with
     ``readbench/sim-pager``.
 
@@ -287,7 +289,8 @@ def bench_agents(agents: tuple[str, ...] = BENCH_AGENTS, model: str = "readbench
         if log.status != "success" or not log.samples:
             raise RuntimeError(f"bench agents: {agent}'s sample did not finish: {log.error}")
         meta = log.samples[0].scores["readbench"].metadata
-        out[agent] = {"startup_seconds": _startup(agent), "eval_wall_seconds": wall,
+        first = log.samples[0].store.get("readbench:harness_first_request_seconds")  # agents.run.FIRST_REQUEST_KEY
+        out[agent] = {"startup_seconds": _startup(agent), "first_request_seconds": first, "eval_wall_seconds": wall,
                       "sample_wall_seconds": meta["wall_seconds"], "model_calls": meta["turns"],
                       "solved": log.samples[0].scores["readbench"].value}
     return out
@@ -367,8 +370,10 @@ def format_table(result: dict[str, Any]) -> str:
                                 f"{big['floor_cpu_seconds']:.2f} CPU s) | CPU s x floor | {m['cpu_x_floor']:.0f}x | |")
     for agent, m in (result.get("agents") or {}).items():
         start = "" if m["startup_seconds"] is None else f"{m['startup_seconds']:.2f} / "
+        first = "" if m.get("first_request_seconds") is None else f"{m['first_request_seconds']:.2f} / "
         rows.append(f"| one sample under {agent} (stock × off, local, sim) | {'start-up s / ' if start else ''}"
-                    f"sample wall s / model calls | {start}{m['sample_wall_seconds']:.1f} / {m['model_calls']:.0f} | |")
+                    f"{'first request s / ' if first else ''}sample wall s / model calls | "
+                    f"{start}{first}{m['sample_wall_seconds']:.1f} / {m['model_calls']:.0f} | |")
     fk = result.get("forked")
     if fk:
         what = f"{fk['matrix']} {' '.join(fk['task_args'])}, sim, local"

@@ -14,7 +14,9 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["PiFiles", "pi_command", "pi_files"]
+from readbench.agents.launch import Launch, LaunchInput
+
+__all__ = ["PiFiles", "launch", "pi_command", "pi_files"]
 
 TOOLS = "read,bash,edit,write,grep"
 """pi's tools an arm enables: readbench's loop's set (readbench.tools.make_tools)."""
@@ -83,3 +85,19 @@ def newest_session(listing: str, session_dir: str) -> str:
     if not names:
         raise RuntimeError(f"pi wrote no session file in {session_dir}")
     return str(Path(session_dir) / names[0])
+
+
+def launch(given: LaunchInput) -> Launch:
+    """pi's `Launch` (readbench.agents.launch): the agent dir, the arm's extension and one
+    `pi --print` over every prompt; the session JSONL from `--session-dir`.
+
+    Raises:
+        ValueError: a read preset pi's extension cannot express (named).
+    """
+    from readbench.agents.pi_extension import pi_extension
+
+    files = pi_files(given.work, given.port, pi_extension(given.variant), given.context_window)
+    env = {**given.env, "PI_CODING_AGENT_DIR": files.agent_dir, "PI_OFFLINE": "1", "PI_SKIP_VERSION_CHECK": "1",
+           "HOME": given.work}
+    return Launch(files.files, [pi_command(given.node, given.exe, files, given.prompts)], env, files.session_dir,
+                  "readbench.sessions.pi")

@@ -2,12 +2,16 @@
 bridge, under one arm (GitHub issue 24; docs/specs/agents.md §1, §4).
 
 Per sample:
-1. the arm's read preset becomes the harness's own extension (pi: `readbench.agents.pi_extension`)
-   and the harness is started in the sandbox with the sample's prompts, its model endpoint the
-   bridge, which relays every request to the sample's inspect model (any provider, and
-   readbench's simulated agent `readbench/sim-*`, whose actions are pi's tool calls);
+1. the arm's read preset becomes the harness's own extension (pi: `readbench.agents.pi_extension`;
+   Claude Code: a PreToolUse hook, `readbench.agents.claude_hooks`) and the harness is started in
+   the sandbox with the sample's prompts (its `readbench.agents.launch.Launch`), its model
+   endpoint the bridge, which relays every request to the sample's inspect model (any provider,
+   and readbench's simulated agent `readbench/sim-*`, which speaks each harness's tools through
+   `readbench.sim.dialect`);
 2. the arm's DCP configuration is the bridge's `filter`: readbench's projection
-   (`readbench.dcp.project`) of the relayed request, as pi-dcp's `context` hook does inside pi;
+   (`readbench.dcp.project`) of the relayed request, as pi-dcp's `context` hook does inside pi
+   (another harness's tool calls renamed to pi's for the projection, whose strategies key on pi's
+   names, and named back after it: `readbench.sim.dialect.pi_named`);
    the bridge's `response_filter` records every request as relayed (projected messages, tools)
    with its output, for the per-call log and the cache simulation;
 3. at the end the harness's own session file is pulled out of the sandbox and imported with
@@ -16,9 +20,10 @@ Per sample:
    importer found (`readbench.sessions.reads.read_calls`).
 
 Cache figures: `cost_usd_*` and the cache metrics are readbench's simulator over the requests as
-relayed (readbench.cache.sample_cache_metrics, the same as the loop's); the `native_*` usage is the
-provider's answer to the bridge, whose cache breakpoints are inspect's (agents.md §1), not the
-harness's own placement.
+relayed (readbench.cache.sample_cache_metrics, the same as the loop's: pi's breakpoint placement);
+`harness_cost_usd_*` / `bridge_cost_usd_*` price the same requests under the harness's own placement
+and under inspect's, which the bridge actually used (readbench.agents.cache_placement); the
+`native_*` usage is the provider's answer to the bridge (inspect's placement, agents.md §1).
 """
 
 from __future__ import annotations
@@ -31,17 +36,22 @@ from pathlib import Path
 from typing import Any
 
 from inspect_ai.agent import Agent, AgentState, agent, sandbox_agent_bridge
-from inspect_ai.model import ChatMessage, ChatMessageTool, GenerateInput, Model, ModelOutput, get_model
+from inspect_ai.model import ChatMessage, ChatMessageTool, ChatMessageUser, GenerateInput, Model, ModelOutput, get_model
 from inspect_ai.util import sandbox, store
 
 from readbench.agent.loop import _times, native_fields, rejected_request
+from readbench.agents.launch import Launch
 from readbench.base import store as rbstore
 from readbench.base.store import CallLog
 from readbench.cache.adapter import CallRecord
 from readbench.dcp import DcpState, ProjectionCache, get_config, pi_context_usage, project, reported_tokens
 from readbench.harness.agents import get_agent
 
-__all__ = ["harness_agent", "read_details"]
+__all__ = ["FIRST_REQUEST_KEY", "harness_agent", "read_details"]
+
+FIRST_REQUEST_KEY = "readbench:harness_first_request_seconds"
+"""Sample store key: seconds from the harness's start (its first command, the bridge already up) to its
+first relayed model request — the harness's own start-up inside the sandbox (`readbench bench --only agents`)."""
 
 DOCKER_PREFIX = "/opt/readbench"
 """Where `readbench images --agents` puts Node.js (`node/`) and the harness (`agent/`) in an image."""
@@ -54,23 +64,33 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def read_details(session: Any) -> dict[str, dict[str, Any]]:
+def read_details(session: Any, cwd: str | None = None, shell_reads: bool = False) -> dict[str, dict[str, Any]]:
     """Read facts per tool-call id from an imported session (readbench.sessions.reads), in the shape
     the loop's read tool writes (`metadata["readbench"]`: path, first/last line, capped, blocked),
-    so `readbench.metrics.reads.read_metrics` reads a harness's session as it reads the loop's."""
+    so `readbench.metrics.reads.read_metrics` reads a harness's session as it reads the loop's.
+    A path under `cwd` (Claude Code's absolute `file_path`) is made relative to it, as pi's are.
+    `shell_reads`: include reads through the shell (`via_shell`; a harness with no read tool, Codex),
+    which read_metrics then counts as reads; without it a shell read is left out, as the loop does
+    not count its `bash` reads."""
+    from readbench.harness.claude_code import hook_reason
     from readbench.read.registry import blocked
     from readbench.sessions.reads import read_calls, tool_results
 
     results = tool_results(session)
     out: dict[str, dict[str, Any]] = {}
     for r in read_calls(session, results):
+        if r.via_shell and not shell_reads:
+            continue
         message = results.get(r.tool_call_id)
         text = message.text if message is not None else ""
+        path = r.path[len(cwd) + 1:] if cwd and r.path and r.path.startswith(cwd.rstrip("/") + "/") else r.path
         out[r.tool_call_id] = {
-            "path": r.path, "offset": r.offset, "limit": r.limit, "first_line": r.first_line,
+            "path": path, "offset": r.offset, "limit": r.limit, "first_line": r.first_line,
             "last_line": r.last_line, "total_lines": r.total_lines, "capped": bool(r.capped),
-            "blocked": blocked(text) is not None, "content_sha256": "", "via_shell": r.via_shell,
+            "blocked": blocked(hook_reason(text)) is not None, "content_sha256": "", "via_shell": r.via_shell,
         }
+        if r.seen:  # the harness cut the middle out: the lines the model saw (Codex)
+            out[r.tool_call_id]["seen"] = [list(span) for span in r.seen]
     return out
 
 
@@ -93,6 +113,7 @@ class _Relay:
         self.t0 = time.monotonic()
         self.max_turns = max_turns
         self.turn_limited = False
+        self.first_request: float | None = None  # monotonic time of the first relayed request
 
     def at_turn_limit(self) -> bool:
         """The next call would pass `max_turns` (the loop's rule: stop before it, no call made)."""
@@ -100,14 +121,20 @@ class _Relay:
 
     async def filter(self, model: Model, messages: list[ChatMessage], tools: Any, tool_choice: Any,
                      config: Any) -> GenerateInput | ModelOutput | None:
+        if self.first_request is None:
+            self.first_request = time.monotonic()
         if self.at_turn_limit():  # answer without the model: no tool call, so the harness stops
             self.turn_limited = True
             return ModelOutput.from_content(model.name, "", stop_reason="stop")
+        from readbench.sim.dialect import dialect_for, pi_named
+
         usage = pi_context_usage(list(messages), self.window, self.reported)
-        projection = project(list(messages), self.config, state=self.state, cwd=self.cwd, cache=self.cache,
-                             usage=usage)
+        # DCP strategies key on pi's tool names and `path`: another harness's calls are renamed for
+        # the projection and named back after it (readbench.sim.dialect.pi_named)
+        named, restore = pi_named(list(messages), dialect_for(list(tools or [])))
+        projection = project(named, self.config, state=self.state, cwd=self.cwd, cache=self.cache, usage=usage)
         self.state = projection.state
-        view = projection.messages
+        view = restore(projection.messages)
         self.pending[id(view)] = (list(messages), projection, time.monotonic())
         return GenerateInput(input=view, tools=tools, tool_choice=tool_choice, config=config)
 
@@ -147,8 +174,8 @@ def harness_agent(
     """Run real harness `agent` (readbench.harness.agents) in the sample's sandbox under one arm.
 
     Args:
-        agent: an agent name other than `readbench` (`pi`, `pi@1.6.0`; Claude Code and Codex
-            are listed but not runnable yet: refused here by name).
+        agent: an agent name other than `readbench` (`pi`, `pi@1.6.0`, `claude-code`; Codex is
+            listed but not runnable yet: refused here by name). How each starts: readbench.agents.launch.
         variant, dcp, cache_models, context_window_tokens: as readbench.agent.loop.pi_agent.
         max_turns: most relayed model calls per sample: the call past it is answered by the bridge's
             filter with an empty reply and no tool call (no model call, nothing billed), so the
@@ -157,19 +184,18 @@ def harness_agent(
     Raises:
         ValueError: an unknown agent, one readbench cannot run yet, or a preset it cannot express.
     """
-    from readbench.agents.pi_extension import pi_extension
+    from readbench.agents.launch import LAUNCHERS, LaunchInput, launch
     from readbench.harness.agents import RUNNABLE
 
     spec = get_agent(agent)
-    if spec.harness is None or spec.harness.name not in RUNNABLE:
-        raise ValueError(f"agent {agent!r}: readbench runs only pi's releases inside the sandbox so far "
-                         "(Claude Code and Codex are installed and listed, not run)")
-    extension = pi_extension(variant)
+    if spec.harness is None or spec.harness.name not in RUNNABLE or spec.harness.name not in LAUNCHERS:
+        raise ValueError(f"agent {agent!r}: readbench runs only {', '.join(sorted(RUNNABLE))} inside the sandbox "
+                         "so far (the others are installed and listed, not run)")
+    harness = spec.harness.name
+    launch(harness, LaunchInput("/w", 1, "node", "exe", variant, ["p"], None, context_window_tokens))  # refuse early
     cache_models = list(cache_models or ["anthropic-5m", "openai", "deepseek"])
 
     async def execute(state: AgentState) -> AgentState:
-        from readbench.agents.pi_run import pi_command, pi_files
-
         ws = rbstore.workspace()
         oracle: dict[str, Any] = store().get(rbstore.ORACLE, {})
         prompts = [str(p) for p in oracle.get("prompts", [])] or [state.messages[-1].text]
@@ -184,72 +210,94 @@ def harness_agent(
         else:
             node, prefix, work = f"{DOCKER_PREFIX}/node/bin/node", Path(f"{DOCKER_PREFIX}/agent"), "/tmp/readbench-agent"
         assert spec.pin is not None
-        files = pi_files(work, port, extension, context_window_tokens)
-        sb = sandbox()
-        for path, text in files.files.items():
-            await sb.write_file(path, text)
-        argv = pi_command(node, str(prefix / "node_modules" / ".bin" / spec.pin.bin), files, prompts)
-        env = {**ws.get("env", {}), "PI_CODING_AGENT_DIR": files.agent_dir, "PI_OFFLINE": "1",
-               "PI_SKIP_VERSION_CHECK": "1", "HOME": work}
+        env = dict(ws.get("env", {}))
         rg = str(ws.get("rg") or "")
         if rg.startswith("/"):  # pi's grep runs `rg` from PATH: the local sandbox's is the venv's
             env["PATH"] = f"{Path(rg).parent}:{env.get('PATH', '')}"
+        run = launch(harness, LaunchInput(work, port, node, str(prefix / "node_modules" / ".bin" / spec.pin.bin),
+                                          variant, prompts, ws.get("cwd"), context_window_tokens, env))
+        sb = sandbox()
+        for path, text in run.files.items():
+            await sb.write_file(path, text)
         t0 = time.monotonic()
         try:
             async with sandbox_agent_bridge(state, filter=relay.filter, response_filter=relay.response, port=port):
-                result = await sb.exec(argv, cwd=ws.get("cwd"), env=env)
+                started = time.monotonic()
+                for argv in run.runs:
+                    result = await sb.exec(argv, cwd=ws.get("cwd"), env=run.env)
+                    if not result.success or relay.turn_limited:
+                        break
             if relay.turn_limited:
                 store().set(rbstore.STOP_REASON, "turn_limit")
             if not result.success:
                 store().set(rbstore.STOP_REASON, "error")
-                raise RuntimeError(f"pi exited with {result.returncode}: {(result.stderr or result.stdout)[-800:]}")
-            state = await _import_session(state, files.session_dir, drop_last_reply=relay.turn_limited)
+                raise RuntimeError(f"{harness} exited with {result.returncode}: {result.stderr[-600:]}"
+                                   f"{result.stdout[-600:]}")
+            state = await _import_session(state, run, ws.get("cwd"), drop_last_reply=relay.turn_limited)
         finally:
+            if relay.first_request is not None:  # the harness's start-up: its exec to its first model request
+                store().set(FIRST_REQUEST_KEY, relay.first_request - started)
             store().set(rbstore.CALLS, [asdict(c) for c in relay.calls])
             store().set(rbstore.WALL_SECONDS, time.monotonic() - t0)
             from readbench.metrics.native import native_metrics
 
             store().set(rbstore.NATIVE_METRICS, native_metrics([asdict(c) for c in relay.calls], get_model().name))
             if relay.records:
+                from readbench.agents.cache_placement import placement_metrics
                 from readbench.cache import sample_cache_metrics
 
-                store().set(rbstore.CACHE_METRICS,
-                            sample_cache_metrics(relay.records, cache_models, unpruned_calls=relay.unpruned))
+                metrics = sample_cache_metrics(relay.records, cache_models, unpruned_calls=relay.unpruned)
+                metrics.update(placement_metrics(relay.records, cache_models, harness))  # the second figure
+                store().set(rbstore.CACHE_METRICS, metrics)
         return state
 
     return execute
 
 
-async def _import_session(state: AgentState, session_dir: str, drop_last_reply: bool = False) -> AgentState:
-    """The pi session file pulled out of the sandbox and imported: its transcript becomes the
-    sample's history, each read result carrying its read facts (`read_details`). With
-    `drop_last_reply`, the filter's empty reply at the turn limit (no model call) is left out.
+async def _import_session(state: AgentState, run: Launch, cwd: str | None = None,
+                          drop_last_reply: bool = False) -> AgentState:
+    """The harness's session file (the newest `*.jsonl` under `run.session_dir`, a main session, not
+    a sub-agent's) pulled out of the sandbox and imported with `run.importer` (a readbench.sessions
+    module): its transcript becomes the sample's history, each read result carrying its read facts
+    (`read_details`, paths relative to `cwd`; shell reads too when `run.shell_reads`), each user
+    message the harness sent as context (`run.context_prefixes`) marked `harness_context` (no prompt
+    to the scorer). With `drop_last_reply`, the filter's empty reply at the turn limit (no model
+    call) is left out.
 
     Raises:
-        RuntimeError: pi wrote no session file.
+        RuntimeError: the harness wrote no session file.
     """
-    from readbench.sessions.pi import load
+    import importlib
 
+    session_dir = run.session_dir
+    load = importlib.import_module(run.importer).load
     sb = sandbox()
-    found = await sb.exec(["find", session_dir, "-name", "*.jsonl", "-type", "f"])
+    found = await sb.exec(["find", session_dir, "-name", "*.jsonl", "-type", "f", "-not", "-path", "*/subagents/*"])
     names = sorted(n for n in found.stdout.split("\n") if n.endswith(".jsonl"))
     if not found.success or not names:
-        raise RuntimeError(f"pi wrote no session file under {session_dir}: {found.stderr}")
+        raise RuntimeError(f"the harness wrote no session file under {session_dir}: {found.stderr}")
     text = await sb.read_file(names[-1])
     with tempfile.TemporaryDirectory() as tmp:
         host = Path(tmp) / Path(names[-1]).name
         host.write_text(text)
-        (session,) = load(host)
-    details = read_details(session)
+        session = load(host)[0]
+    details = read_details(session, cwd, shell_reads=run.shell_reads)
     messages = session.messages
     if drop_last_reply and messages and messages[-1].role == "assistant" and not messages[-1].text \
             and not messages[-1].tool_calls:
         messages = messages[:-1]
+    answered = [c for c in session.calls if c.output is not None]
+    if not drop_last_reply and answered and messages and messages[-1].role != "assistant":
+        # a session's messages are its last context (what a next call would send): the final reply,
+        # which no later line extends (Claude Code's), is only the last call's output
+        messages = [*messages, answered[-1].output]
     for message in messages:
         if isinstance(message, ChatMessageTool) and message.tool_call_id in details:
             message.metadata = {**(message.metadata or {}), "readbench": details[message.tool_call_id]}
-    system = [m for m in state.messages if m.role == "system"][:0]
-    state.messages = system + messages
+        elif run.context_prefixes and isinstance(message, ChatMessageUser) \
+                and message.text.lstrip().startswith(run.context_prefixes):
+            message.metadata = {**(message.metadata or {}), "harness_context": True}  # not a prompt (scorer)
+    state.messages = messages
     last = [c for c in session.calls if c.output is not None][-2 if drop_last_reply else -1:]
     if last and last[0].output is not None:
         state.output = ModelOutput.from_message(last[0].output)

@@ -20,6 +20,7 @@ import pandas as pd
 from . import _figures, _sections
 from ._decision import ALPHA, decision_section, family_sizes, pareto_points
 from ._document import Block, Bullets, Heading, Image, Paragraph, to_html, to_markdown
+from ._placement import placement_section
 from .aggregate import arm_summaries, prepare
 from .compare import paired_comparisons
 from .completeness import LogScan, incomplete_section, mark_partial
@@ -230,6 +231,7 @@ def render_report(
     blocks += _sections.family_section(families, multi)
     if models:
         blocks += _sections.cache_section(summaries, models, multi)
+        blocks += placement_section(shown, models, multi)
     if divergence is not None:
         blocks += divergence_section(divergence)
     blocks += _sections.paired_section(comparisons, notes, multi)

@@ -13,7 +13,14 @@ Prices move monthly: they are data (`prices.csv`, `models.csv`), never constants
     simulator applies), min_cacheable_tokens, read_multiplier (cache read price / input price,
     descriptive; billing uses prices.csv), granularity_tokens (hits are floored to a multiple),
     ttl_seconds (idle TTL for providers whose TTL is per model; empty for Anthropic, whose TTL
-    the cache model sets), tokenizer (family for `count_tokens`), source, date.
+    the cache model sets), tokenizer (family for `count_tokens`), earlier_reasoning (`dropped`:
+    the provider removes the reasoning / thinking blocks of earlier turns - those before the
+    request's last plain user message - from what the model receives, so a new user turn changes
+    the prefix at the previous turn's first reasoning block: OpenAI's Responses API, "any
+    reasoning items from turn 1 are ignored and removed" (OpenAI cookbook "Better performance from
+    reasoning models using the Responses API", 2025-05-11 [off]; not in caching.md §2); Anthropic
+    models before Opus 4.5 / Sonnet 4.6 and Haiku <= 4.5, caching.md §1.4 "plain user message after
+    thinking turns"; `kept` otherwise), source, date.
 `aliases.csv`:
     alias, model, source: how providers and harnesses spell a model that the rules of
     `canonical_model` do not map by themselves (sessions.md §5: `claude-opus-4-6`, date
@@ -85,6 +92,7 @@ class ModelSpec:
     tokenizer: str
     source: str
     date: dt.date
+    drops_earlier_reasoning: bool = False
 
 
 def _rows(name: str) -> list[dict[str, str]]:
@@ -136,9 +144,13 @@ def list_model_specs() -> tuple[ModelSpec, ...]:
             tokenizer=r["tokenizer"],
             source=r["source"],
             date=dt.date.fromisoformat(r["date"]),
+            drops_earlier_reasoning=r.get("earlier_reasoning", "kept") == "dropped",
         )
         if spec.cache_family not in CACHE_FAMILIES or spec.rules not in RULES:
             raise ValueError(f"models.csv row {spec.model!r}: bad cache_family/rules")
+        if r.get("earlier_reasoning", "kept") not in ("kept", "dropped"):
+            raise ValueError(f"models.csv row {spec.model!r}: earlier_reasoning must be 'kept' or 'dropped', "
+                             f"got {r['earlier_reasoning']!r}")
         out.append(spec)
     return tuple(out)
 

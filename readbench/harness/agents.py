@@ -25,9 +25,10 @@ __all__ = ["LOOP", "NPM_DIR", "RUNNABLE", "Agent", "agent_names", "check_arm", "
 LOOP = "readbench"
 """The agent name of readbench's own loop (the default of a matrix's `agents:`)."""
 
-RUNNABLE = frozenset({"pi"})
-"""Harnesses readbench runs inside the sandbox today (readbench.agents.run); the others are pinned
-and installable, and an arm naming them is refused by name when its task is built."""
+RUNNABLE = frozenset({"pi", "claude-code", "codex"})
+"""Harnesses readbench runs inside the sandbox today (readbench.agents.run, each with a launcher in
+readbench.agents.launch.LAUNCHERS); the others are pinned and installable, and an arm naming them is
+refused by name when its task is built."""
 
 NPM_DIR = Path(__file__).parent / "npm"
 """Committed `package.json` + `package-lock.json` per pin: `NPM_DIR/<harness>@<version>/`."""

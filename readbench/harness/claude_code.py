@@ -4,7 +4,19 @@ limit?}` returns 2000 numbered lines when no limit is given (readbench's `claude
 `Bash {command}`; `Edit`, `MultiEdit`, `Write`, `NotebookEdit {notebook_path}` change files;
 `Grep` searches contents."""
 
+import re
+
 from readbench.harness._record import Harness, NpmPin, ReadArm, ReadTool, ShellTool
+
+HOOK_DENIAL = re.compile(r"^PreToolUse:\w+ hook error: ")
+"""What Claude Code 2.1.332 puts before a PreToolUse hook's `permissionDecisionReason` in the tool
+result the model sees (probed through inspect's sandbox agent bridge, notes/claude.md)."""
+
+
+def hook_reason(text: str) -> str:
+    """The hook's own reason in a denied call's result text (`text` without `HOOK_DENIAL`)."""
+    return HOOK_DENIAL.sub("", text, count=1)
+
 
 HARNESS = Harness(
     name="claude-code",
@@ -22,8 +34,10 @@ HARNESS = Harness(
                 "claude", ">=22.0.0"),),
     own_read="Claude Code's own Read (no hook)",
     read_arms=(ReadArm("paged", {"over_cap": "block", "as_error": True, "max_chars": None},
-                       "project hook <cwd>/.claude/settings.json: PreToolUse on Read denies a read over the preset's "
-                       "caps with the preset's message (agents.md §3)"),),
-    runs="claude --print --output-format stream-json at inspect's sandbox agent bridge (ANTHROPIC_BASE_URL); "
-         "project JSONL under $HOME/.claude/projects",
+                       "PreToolUse hook on Read (the hooks JSON of <project>/.claude/settings.json, passed with "
+                       "--settings) denies a read over the preset's caps with the preset's message; Claude Code shows "
+                       "it as 'PreToolUse:Read hook error: <message>' (agents.md §3)"),),
+    runs="claude --print --output-format stream-json --tools Read,Grep,Bash,Edit,Write at inspect's sandbox agent "
+         "bridge (ANTHROPIC_BASE_URL, model inspect), one process per prompt (--session-id, then --resume); project "
+         "JSONL under $HOME/.claude/projects (readbench.agents.claude_run)",
 )

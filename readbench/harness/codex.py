@@ -7,6 +7,11 @@ PowerShell on Windows), so no read preset reproduces it; `apply_patch` (its patc
 
 from readbench.harness._record import Harness, NpmPin, ShellTool
 
+CONTEXT_PREFIXES = ("<environment_context>", "<user_instructions>", "<skills_instructions>", "# AGENTS.md instructions",
+                    "<permissions instructions>", "<turn_aborted>", "<collaboration_mode>")
+"""How the context blocks Codex sends as user messages begin (cli 0.171.0: environment, skills,
+AGENTS.md): they are not the user's prompts."""
+
 HARNESS = Harness(
     name="codex",
     title="Codex CLI",
@@ -21,6 +26,6 @@ HARNESS = Harness(
                 "sha512-1IOFzL2Xg86tLdw6kDo3GoKbkQENgQi7TI6rlEvN132R7ngSw7SNOIQoTcnKzSZZ8kf9N9GynCweSoaFbqk2Eg==",
                 "codex", ">=16"),),
     own_read="Codex's shell (it has no read tool, so no read preset applies to it)",
-    runs="codex exec at inspect's sandbox agent bridge (OPENAI_BASE_URL, Responses API); rollout under "
-         "$CODEX_HOME/sessions",
+    runs="codex exec --model gpt-5.5 at inspect's sandbox agent bridge (model provider in $CODEX_HOME/config.toml, "
+         "Responses API; readbench.agents.codex_run); rollout under $CODEX_HOME/sessions",
 )

@@ -29,12 +29,14 @@ from readbench.tools._env import isolated
 
 def final_replies(messages: list[Any]) -> list[str]:
     """The agent's final reply to each user prompt: the last assistant text before the next
-    user message, and the last assistant text overall (one entry per user prompt answered)."""
+    user message, and the last assistant text overall (one entry per user prompt answered). A user
+    message a harness sent as context (metadata `harness_context`: Codex's `<environment_context>`
+    and the like, marked when its rollout is imported) is no prompt."""
     replies: list[str] = []
     current: str | None = None
     seen_user = False
     for message in messages:
-        if isinstance(message, ChatMessageUser):
+        if isinstance(message, ChatMessageUser) and not (message.metadata or {}).get("harness_context"):
             if seen_user:
                 replies.append(current or "")
             seen_user, current = True, None

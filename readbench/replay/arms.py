@@ -238,7 +238,7 @@ class ArmSimulator:
                 cost[k] += usage.cost_usd
                 read[k] += usage.cache_read_tokens
                 total[k] += usage.input_tokens
-        sims = [(k, SessionSimulator(cms[k], self.when)) for k in todo]
+        sims = [(k, SessionSimulator(cms[k], self.when, calib.granularity)) for k in todo]
         for i, call in enumerate(self.session.calls if sims else ()):
             out = call.usage.output_tokens if call.usage is not None else 0
             req = rs.request(i, calib, out)

@@ -303,7 +303,7 @@ def _rows(session, rs, calib, cache_model, when, mode, models, comparable, tier,
                 "recorded_cost_usd": call.cost_usd, "billed_miss": billed_miss, "billed_reason": reason,
                 "read_within_5pct": abs(usage.cache_read_tokens - b.cache_read_tokens) <= WITHIN * b.cache_read_tokens,
             })
-            prev_billed, prev_model = cached_after(b, models[i]), models[i]
+            prev_billed, prev_model = cached_after(b, models[i], calib.granularity.get(models[i])), models[i]
         else:
             row.update({"billed_input_tokens": None, "billed_cache_read_tokens": None, "billed_cache_write_tokens": None,
                         "billed_uncached_input_tokens": None, "billed_output_tokens": None, "billed_cost_usd": math.nan,

@@ -20,7 +20,11 @@ constant chosen for a file:
 (f) `infer_insertions`: unrecorded content that enters a context mid-way and stays (sessions.md
     §2: Claude Code's reminders and plan-mode instructions, files re-attached after a
     compaction): a lasting rise of the billed prompt over the calibrated one; the token fit is
-    then redone without it.
+    then redone without it;
+(g) `infer_granularity`: for providers that floor cache hits (OpenAI <= 5.5, DeepSeek, Gemini
+    implicit; caching.md §2.1, §4), the granularity the billed reads show (every one a multiple of
+    it), in place of the table's (gpt-5.5's bills read in multiples of 512, not the 2,048 of
+    caching.md §2.1).
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ from readbench.replay.requests import CALL_KINDS, Break, Calibration, Insertion,
 from readbench.replay.simulate import MISS_MIN_TOKENS, is_miss, price_date, run
 from readbench.sessions import BilledUsage, Call, Session
 
-__all__ = ["MAX_BREAK_PASSES", "MIN_PAIRS", "billed", "break_counts", "cached_after", "break_rates", "calibrate", "content_calibration", "levels", "pooled_fits", "fit_tokens", "infer_breaks", "infer_insertions", "infer_tier", "insertion_offsets", "insertion_threshold", "start_tokens"]
+__all__ = ["MAX_BREAK_PASSES", "MAX_GRANULARITY", "MIN_GRANULARITY_READS", "MIN_PAIRS", "billed", "break_counts", "cached_after", "break_rates", "calibrate", "content_calibration", "levels", "pooled_fits", "fit_tokens", "infer_breaks", "infer_granularity", "infer_insertions", "infer_tier", "insertion_offsets", "insertion_threshold", "start_tokens"]
 
 #: Priced calls a model needs before its token fit replaces the identity.
 MIN_PAIRS = 8
@@ -49,6 +53,12 @@ MAX_BREAK_PASSES = 25
 MAX_INSERTION_REFITS = 6
 #: models.csv rule sets whose providers cache the whole prompt automatically, with no write charge.
 _AUTOMATIC_RULES = ("openai-automatic", "gemini-implicit", "deepseek-units")
+#: Non-zero billed reads of a model `infer_granularity` needs before the bill's granularity replaces
+#: the table's: 8 reads all multiples of 4g by chance when the truth is g happens with (1/4)^8 < 2e-5.
+MIN_GRANULARITY_READS = 8
+#: The largest granularity `infer_granularity` reports (tokens): the coarsest implicit-breakpoint
+#: interval the spec knows is 2,048 (caching.md §2.1); above 4,096 a common factor is taken as chance.
+MAX_GRANULARITY = 4096
 
 
 def billed(call: Call) -> BilledUsage | None:
@@ -59,11 +69,12 @@ def billed(call: Call) -> BilledUsage | None:
     return u if u is not None and u.input_tokens > 0 else None
 
 
-def cached_after(usage: BilledUsage, model: str) -> int:
+def cached_after(usage: BilledUsage, model: str, granularity: int | None = None) -> int:
     """Tokens a call left cached for the next one, as its bill shows them: read + write where the
     provider charges writes (Anthropic, GPT-5.6+); where caching is automatic without a write
     charge (OpenAI before GPT-5.6, Gemini implicit, DeepSeek: caching.md §2.1, §3, §4) the
-    whole prompt, floored to the model's hit granularity, and 0 below its minimum."""
+    whole prompt, floored to the model's hit granularity (`granularity`, else the table's), and 0
+    below its minimum."""
     from readbench.cache.prices import get_model_spec
 
     try:
@@ -75,8 +86,38 @@ def cached_after(usage: BilledUsage, model: str) -> int:
     prompt = usage.input_tokens
     if prompt < spec.min_cacheable_tokens:
         return 0
-    g = max(spec.granularity_tokens, 1)
+    g = max(granularity if granularity is not None else spec.granularity_tokens, 1)
     return prompt // g * g
+
+
+def infer_granularity(session: Session, models: list[str], window: range | list[int]) -> dict[str, int]:
+    """Per priced model whose provider floors cache hits (`_AUTOMATIC_RULES`), the granularity its
+    bills show over the calls in `window` (module docstring (g)): the largest power of two, at most
+    `MAX_GRANULARITY`, that divides every non-zero billed cache read; a model with fewer than
+    `MIN_GRANULARITY_READS` such reads is absent (the table's granularity stands). `models`: the
+    canonical priced model of each call."""
+    from readbench.cache.prices import get_model_spec
+
+    reads: dict[str, list[int]] = {}
+    for i in window:
+        u = billed(session.calls[i])
+        if u is None or u.cache_read_tokens <= 0:
+            continue
+        reads.setdefault(models[i], []).append(int(u.cache_read_tokens))
+    out: dict[str, int] = {}
+    for model, rs in reads.items():
+        try:
+            if get_model_spec(model).rules not in _AUTOMATIC_RULES:
+                continue
+        except ValueError:
+            continue
+        if len(rs) < MIN_GRANULARITY_READS:
+            continue
+        g = MAX_GRANULARITY
+        while g > 1 and any(r % g for r in rs):
+            g //= 2
+        out[model] = g
+    return out
 
 
 def levels(session: Session, rs: RequestSet, window: range | list[int],
@@ -194,7 +235,7 @@ def start_tokens(session: Session, rs: RequestSet, fits: dict[str, TokenFit], wi
         if u is None or key in out:
             continue
         fit = fits.get(rs.models[i], TokenFit())
-        recorded = sum(fit.apply(b.tokens) for b in rs.base[i] if b.kind != "params")
+        recorded = sum(fit.apply(b.tokens) for b in rs.recorded(i))
         out[key] = max(u.input_tokens - recorded, 0)
     return out
 
@@ -253,7 +294,7 @@ def infer_breaks(
                 continue
             model = rs.models[i]
             before = prev.get(model)
-            prev[model] = (cached_after(bill, model), usage.input_tokens)
+            prev[model] = (cached_after(bill, model, calib.granularity.get(model)), usage.input_tokens)
             if i not in window or i in known or before is None:
                 continue
             if not is_miss(bill.cache_read_tokens, before[0]) or diag.reason is not None:
@@ -339,13 +380,16 @@ def content_calibration(session: Session, rs: RequestSet, when: dt.date, window:
     if unseen:
         notes.append(f"{len(unseen)} (model, context) pairs start outside the fitted calls: their unrecorded start "
                      "is taken as the model's head (or none)")
+    granularity = infer_granularity(session, rs.models, window)
+    if granularity:
+        notes.append("hit granularity from the billed reads: " + ", ".join(f"{m} {g} tokens" for m, g in sorted(granularity.items())))
     if found:
         notes.append(f"{len(found)} unrecorded insertion{'s' if len(found) != 1 else ''} inferred from the bill "
                      f"(content entering a context mid-way and staying: {sum(x.tokens for x in found)} tokens in all; "
                      "first at call " + ", ".join(f"{x.call_index} (+{x.tokens})" for x in found[:5])
                      + (", ..." if len(found) > 5 else "") + ")")
     return Calibration(tokens=fits, heads=heads, head_cuts=cuts, context_extra=extra, tier=tier,
-                       cold_start_tokens=cold, insertions=tuple(found), notes=tuple(notes))
+                       cold_start_tokens=cold, insertions=tuple(found), granularity=granularity, notes=tuple(notes))
 
 
 def infer_insertions(session: Session, rs: RequestSet, calib: Calibration, window: range) -> list[Insertion]:
@@ -355,7 +399,10 @@ def infer_insertions(session: Session, rs: RequestSet, calib: Calibration, windo
     minus its calibrated prompt under `calib` (head, token fit, context starts). A call whose
     residual rises above the previous priced call's by more than `insertion_threshold` of its
     prompt, and stays up at the next priced call of the same context (at least half of the rise
-    remains), starts an insertion of that rise, placed after the messages the previous call sent.
+    remains), starts an insertion of that rise, placed after the messages the previous call sent
+    - unless the previous call was a one-call dip: a rise must also clear the residual of the call
+    before it (real Codex rollouts carry token counts of foreign requests, e.g. 12,546 tokens
+    between two ~50k-token prompts, whose recovery is no content entering the context).
     The first call of a context is its start, not an insertion (`start_tokens`); a rise at the
     last priced call of a context cannot be told from noise and is left alone.
     """
@@ -371,8 +418,11 @@ def infer_insertions(session: Session, rs: RequestSet, calib: Calibration, windo
         for k in range(1, len(rows) - 1):
             (prev_i, r0), (i, r1), (_, r2) = rows[k - 1], rows[k], rows[k + 1]
             rise = r1 - r0
-            if rise <= insertion_threshold(session.calls[i].usage.input_tokens) or r2 - r0 < rise / 2:
+            threshold = insertion_threshold(session.calls[i].usage.input_tokens)
+            if rise <= threshold or r2 - r0 < rise / 2:
                 continue
+            if k >= 2 and r1 - rows[k - 2][1] <= threshold:
+                continue  # the recovery from a one-call dip (a foreign request's bill), not a rise
             found.append(Insertion(i, ctx, _non_system(session, prev_i), int(rise)))
     return sorted(found, key=lambda x: x.call_index)
 

@@ -91,6 +91,9 @@ class Calibration:
             see (`kind_rate`: an unseen kind takes its coarser kind's rate).
         break_counts: call kind -> (breaks, priced calls) behind `break_rates`.
         insertions: unrecorded content entering a context mid-way, inferred from the bill.
+        granularity: model -> the hit granularity its bills show (tokens: every billed cache read
+            a multiple of it), for providers that floor hits (`readbench.replay.calibrate.
+            infer_granularity`); absent = models.csv `granularity_tokens`.
         notes: what was fitted and what could not be, in words.
     """
 
@@ -104,6 +107,7 @@ class Calibration:
     break_rates: dict[str, float] = field(default_factory=dict)
     break_counts: dict[str, tuple[int, int]] = field(default_factory=dict)
     insertions: tuple[Insertion, ...] = ()
+    granularity: dict[str, int] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
 
     def head(self, model: str) -> int:
@@ -114,7 +118,7 @@ class Calibration:
 #: Call kinds (`RequestSet.call_kind`) and the coarser kind whose break rate stands in for one
 #: the fitted calls never saw (`user_turn`: every kind of user turn together).
 CALL_KINDS: dict[str, str | None] = {
-    "tool": None, "user_turn": None, "prompt": "user_turn", "resume": "user_turn", "after_abort": "user_turn",
+    "tool": None, "opening": None, "user_turn": None, "prompt": "user_turn", "resume": "user_turn", "after_abort": "user_turn",
     "notification": "user_turn", "command": "user_turn", "thinking_change": "user_turn", "model_change": "user_turn",
 }
 

@@ -20,7 +20,16 @@ a `Calibration` then maps it to what the provider most likely received:
   block that starts at or after the break's token position carries a new content salt, so the
   provider's cache sees new bytes there (a restart re-rendering the system prompt is a break at
   position 0);
-- thinking parameters and the like enter as the call's `params` block (caching.md §8.1).
+- thinking parameters and the like enter as the call's `params` block (caching.md §8.1);
+- where the priced model's provider drops the reasoning of earlier turns (models.csv
+  `earlier_reasoning`, `readbench.cache.prices`: OpenAI's Responses API; Anthropic models before
+  Opus 4.5 / Sonnet 4.6, caching.md §1.4), the thinking blocks before a call's last plain user
+  message are left out of its request (one that ended its message leaves a 0-token marker, so
+  messages keep their count): the prefix then changes at the previous turn's first reasoning
+  block when a new user turn starts, as the bills show (Codex: a user turn's read is the previous
+  turn's first prompt, not the previous call's);
+- a thinking block recorded empty with a signature carries the reasoning its response was billed
+  for (`readbench.replay.thinking`), not 0 tokens.
 Blocks are interned per (recorded block, salt), so consecutive requests share block objects; each
 request carries its chained prefix hashes and cumulative tokens, extended from the previous call's
 over the identical prefix, so the simulator prepares it with no work and a call costs O(new
@@ -40,6 +49,7 @@ from inspect_ai.model import ChatMessage
 from readbench.cache.adapter import CallRecord, RequestBuilder
 from readbench.cache.blocks import Block, Request, chain_hashes
 from readbench.replay.records import CALL_KINDS, Break, Calibration, Insertion, TokenFit, kind_rate
+from readbench.replay.thinking import thinking_sizes
 from readbench.sessions import Session
 
 __all__ = ["CALL_KINDS", "Break", "Calibration", "Insertion", "RequestSet", "RequestSets", "TokenFit", "call_records",
@@ -89,8 +99,16 @@ class RequestSet:
         self.times: list[tuple[float, float]] = []
         prev = float("-inf")
         records = records if records is not None else call_records(session, requests)
+        self._markers: dict[int, tuple[Block, Block]] = {}  # id(dropped thinking block) -> (it, its marker)
+        self._raw_ids: set[int] = set()  # blocks whose tokens are not calibrated: markers, insertions
+        drops = {m: _drops_earlier_reasoning(m) for m in set(models)}
+        self._sizes = thinking_sizes(session, family)
+        self._sized: dict[int, tuple[Block, Block]] = {}  # id(signed empty thinking block) -> (it, sized copy)
         for i, call in enumerate(session.calls):
-            self.base.append(builder.blocks(records[i], family))
+            blocks = builder.blocks(records[i], family)
+            if drops[models[i]]:
+                blocks = self._without_earlier_reasoning(blocks)
+            self.base.append(self._with_thinking_sizes(blocks) if self._sizes else blocks)
             start = call.ts_start_seconds
             if start is None:
                 start = (prev + UNTIMED_STEP_SECONDS) if prev > float("-inf") else 0.0
@@ -106,7 +124,6 @@ class RequestSet:
         self._starts: dict[tuple, tuple[Calibration, tuple[Block, ...]]] = {}
         self._last: tuple | None = None  # (key, recorded blocks, calibrated blocks, hashes, cum tokens, call, calib)
         self._inserted: dict[Insertion, Block] = {}  # one Block object per insertion (ids: no token fit)
-        self._raw_ids: set[int] = set()
         self._kinds: list[str | None] = [None] * len(session.calls)
         self._events: dict[int, set[str]] | None = None
         self._counted: list[tuple[int, int]] | None = None
@@ -118,7 +135,10 @@ class RequestSet:
 
     def call_kind(self, i: int) -> str:
         """What started call i, from recorded facts (`CALL_KINDS`): `tool` when it sends tool
-        results; a user turn is `prompt`, or more precisely (first match) `resume` (the harness
+        results, `opening` when it does so inside the session's first user turn (before any later
+        user turn: Claude Code's first calls break at ten times the rate of later ones on real bills,
+        so they are counted apart from the tool calls of the rest of a session; the figures are in
+        the calibration document's section 5, step 7); a user turn is `prompt`, or more precisely (first match) `resume` (the harness
         restarted before it), `after_abort` (the previous call was aborted or errored),
         `notification` (Claude Code's background-task notification), `command` (the user's own
         command output, e.g. Claude Code's `/mcp`), `thinking_change` or `model_change` (an event
@@ -140,7 +160,7 @@ class RequestSet:
         ctx = self.session.contexts[call.context]
         last = ctx[call.n_messages - 1] if call.n_messages else None
         if isinstance(last, ChatMessageTool) or not isinstance(last, ChatMessageUser):
-            return "tool"
+            return "opening" if i > 0 and all(self.call_kind(j) == "opening" for j in range(1, i)) else "tool"
         events = self._events.get(i, set())
         if "resume" in events:
             return "resume"
@@ -157,16 +177,59 @@ class RequestSet:
                 return kind
         return "prompt"
 
+    def _without_earlier_reasoning(self, blocks: tuple[Block, ...]) -> tuple[Block, ...]:
+        """`blocks` without the thinking blocks before the last plain user message (text or image
+        from the user: a tool result does not start a turn); a dropped block that ended its message
+        is replaced by its 0-token marker (one object per dropped block, so calls share it)."""
+        last = next((j for j in range(len(blocks) - 1, -1, -1)
+                     if blocks[j].role == "user" and blocks[j].kind in ("text", "image")), None)
+        if last is None or not any(b.kind == "thinking" for b in blocks[:last]):
+            return blocks
+        out: list[Block] = []
+        for b in blocks[:last]:
+            if b.kind != "thinking":
+                out.append(b)
+            elif b.ends_message:
+                hit = self._markers.get(id(b))
+                if hit is None or hit[0] is not b:
+                    marker = Block("thinking", b.role, 0, _salted(b.content_hash, _DROPPED_SALT), True)
+                    hit = self._markers[id(b)] = (b, marker)
+                    self._raw_ids.add(id(marker))
+                out.append(hit[1])
+        return tuple(out) + blocks[last:]
+
+    def _with_thinking_sizes(self, blocks: tuple[Block, ...]) -> tuple[Block, ...]:
+        """`blocks` with each signed empty thinking block sized from its response's bill
+        (`readbench.replay.thinking`; one sized copy per block, shared by every call)."""
+        sizes = self._sizes
+        if not any(b.kind == "thinking" and b.content_hash in sizes for b in blocks):
+            return blocks
+        out = []
+        for b in blocks:
+            if b.kind == "thinking" and b.content_hash in sizes:
+                hit = self._sized.get(id(b))
+                if hit is None or hit[0] is not b:
+                    hit = self._sized[id(b)] = (b, Block(b.kind, b.role, b.tokens + sizes[b.content_hash], b.content_hash,
+                                                         b.ends_message))
+                b = hit[1]
+            out.append(b)
+        return tuple(out)
+
+    def recorded(self, i: int) -> list[Block]:
+        """Call i's recorded blocks that carry content: not `params` blocks nor the markers of
+        dropped earlier-turn reasoning (no calibration)."""
+        return [b for b in self.base[i] if b.kind != "params" and id(b) not in self._raw_ids]
+
     def counted(self, i: int) -> tuple[int, ...]:
         """readbench's token count of each recorded block of call i (no calibration)."""
         return tuple(b.tokens for b in self.base[i])
 
     def counted_total(self, i: int) -> tuple[int, int]:
-        """(tokens, blocks) of call i's recorded blocks other than `params` blocks (no calibration)."""
+        """(tokens, blocks) of call i's `recorded` blocks (no calibration)."""
         if self._counted is None:
             self._counted = []
-            for base in self.base:
-                blocks = [b.tokens for b in base if b.kind != "params"]
+            for k in range(len(self.base)):
+                blocks = [b.tokens for b in self.recorded(k)]
                 self._counted.append((sum(blocks), len(blocks)))
         return self._counted[i]
 
@@ -356,6 +419,19 @@ class RequestSets:
 
 _IDENTITY = TokenFit()
 _INF = float("inf")
+#: The salt of the markers that stand for dropped earlier-turn reasoning blocks (never a break epoch).
+_DROPPED_SALT = 2**31 - 1
+
+
+def _drops_earlier_reasoning(model: str) -> bool:
+    """True when `model`'s provider removes earlier turns' reasoning (models.csv `earlier_reasoning`);
+    False for a model readbench has no row for."""
+    from readbench.cache.prices import get_model_spec
+
+    try:
+        return get_model_spec(model).drops_earlier_reasoning
+    except ValueError:
+        return False
 
 
 def _identical_prefix(a: tuple, b: tuple) -> int:

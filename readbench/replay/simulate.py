@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from readbench.cache.blocks import PreparedRequest, Request
 from readbench.cache.prices import get_model_spec, price_date
@@ -84,12 +84,16 @@ def _why(blocks: tuple, k: int, compaction: bool) -> tuple[str, int | None]:
     return "an earlier message edited", _message_index(blocks, k)
 
 
-def _floored(model: str, tokens: int) -> int:
+def _floored(model: str, tokens: int, granularity: int | None = None) -> int:
     """`tokens` floored to the multiple of the model's hit granularity its provider reports
-    (models.csv `granularity_tokens`: OpenAI's implicit breakpoints, DeepSeek's storage units;
-    1 for Anthropic): a read that short of the cached prefix is a hit, not a miss."""
-    g = max(get_model_spec(model).granularity_tokens, 1)
+    (`granularity`, else models.csv `granularity_tokens`: OpenAI's implicit breakpoints, DeepSeek's
+    storage units; 1 for Anthropic): a read that short of the cached prefix is a hit, not a miss."""
+    g = max(granularity if granularity is not None else get_model_spec(model).granularity_tokens, 1)
     return tokens // g * g
+
+
+#: models.csv rule sets whose policies floor hits to a granularity (`granularity_tokens` override).
+GRANULAR_RULES = ("openai-automatic", "gemini-implicit", "deepseek-units")
 
 
 class SessionSimulator:
@@ -98,14 +102,17 @@ class SessionSimulator:
     Args:
         cache_model: a name of `readbench.cache.CACHE_MODELS`.
         as_of: the session's date; each model is priced at `price_date(model, as_of)`.
+        granularity: model -> hit granularity (tokens) in place of models.csv's, for the models whose
+            rules floor hits (`GRANULAR_RULES`; `Calibration.granularity`).
 
     Raises:
         ValueError: an unknown cache model, or a model without a price (naming the file to add it to).
     """
 
-    def __init__(self, cache_model: str, as_of: dt.date) -> None:
+    def __init__(self, cache_model: str, as_of: dt.date, granularity: dict[str, int] | None = None) -> None:
         self.cache_model = cache_model
         self.as_of = as_of
+        self.granularity = dict(granularity or {})
         self._sims: dict[str, CacheSimulator] = {}
         self._prev: dict[str, tuple[PreparedRequest, float, int]] = {}  # model -> (prep, start, call)
         self.last_model: str | None = None
@@ -113,7 +120,10 @@ class SessionSimulator:
     def _sim(self, model: str) -> CacheSimulator:
         sim = self._sims.get(model)
         if sim is None:
-            sim = self._sims[model] = CacheSimulator(self.cache_model, model, as_of=price_date(model, self.as_of))
+            g = self.granularity.get(model)
+            params: dict[str, Any] = (
+                {"granularity_tokens": g} if g is not None and get_model_spec(model).rules in GRANULAR_RULES else {})
+            sim = self._sims[model] = CacheSimulator(self.cache_model, model, as_of=price_date(model, self.as_of), **params)
         return sim
 
     def seed(self, model: str, request: Request, tokens: int, ts_seconds: float, ttl_seconds: float) -> None:
@@ -187,7 +197,7 @@ class SessionSimulator:
                 return usage, Diagnosis(0, None, "", None, gap)
             short = prev[0].total_tokens < get_model_spec(model).min_cacheable_tokens
             return usage, Diagnosis(0, "below_minimum" if short else "ttl_expired", "", None, gap)
-        if not is_miss(usage.cache_read_tokens, _floored(model, expected)):
+        if not is_miss(usage.cache_read_tokens, _floored(model, expected, self.granularity.get(model))):
             return usage, Diagnosis(expected, None, "", None, gap)
         prep = prev[0]
         if key >= len(cur.hashes) or cur.hashes[key] != prep.hashes[key]:
@@ -210,7 +220,7 @@ def _simulation_key(calib: Calibration) -> tuple:
     """The fields of `calib` that the requests of a RequestSet depend on (not its rates or notes)."""
     return (tuple(sorted((m, (f.a, f.b, f.n)) for m, f in calib.tokens.items())), tuple(sorted(calib.heads.items())),
             calib.head_cuts, tuple(sorted(calib.context_extra.items())), calib.cold_start_tokens, calib.breaks,
-            calib.insertions)
+            calib.insertions, tuple(sorted(calib.granularity.items())))
 
 
 def run_key(cache_model: str, when: dt.date, ttl_seconds: float, calib: Calibration) -> tuple:
@@ -234,7 +244,7 @@ def run(session: Session, rs: RequestSet, calib: Calibration, cache_model: str, 
     if done is not None:
         yield from done
         return
-    sim = SessionSimulator(cache_model, when)
+    sim = SessionSimulator(cache_model, when, calib.granularity)
     compactions = {e.call_index for e in session.events if e.kind == "compaction"}
     results = []
     for i, call in enumerate(session.calls):

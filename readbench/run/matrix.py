@@ -9,7 +9,8 @@ A matrix file (YAML, e.g. evals/smoke.yaml)::
     variants: [stock, A, B]      # preset names, names defined under `presets`, or inline {base: B, name: B-x, ...}
     dcp: ["off"]                 # configuration names, or names defined under `dcp_presets`
     agents: [readbench]          # `readbench agents`: readbench's loop (default) or real harnesses
-                                 # (pi, pi@1.6.0, claude-code, codex); each arm runs under each agent
+                                 # (pi, pi@1.6.0, claude-code, codex); each arm runs under each agent,
+                                 # or `{name: codex, variants: [stock]}`: that agent runs only those variants
                                  # (`all` in variants, dcp or cache_models: every registered one)
     arms:                        # optional extra (variant, dcp) pairs beyond variants x dcp
       - [stock, pi-dcp]
@@ -112,6 +113,8 @@ class Matrix:
         smallest: the smallest differences that matter to the decision and the nightly verdict
             (``smallest_difference``; readbench.analysis.smallest; default 5 pp and 0.9).
         agents: agent names (readbench.harness.agents; default ``["readbench"]``, the loop).
+        agent_variants: agent -> the names of the variants it runs, for an agent the file restricts
+            (``{name: codex, variants: [stock]}``); an agent not here runs every variant.
         design: ``independent`` (every arm runs its whole trajectory) or ``forked`` (one trunk per
             task x epoch x model and schema group, each arm forked at its first divergence:
             readbench.run.forked).
@@ -133,10 +136,13 @@ class Matrix:
     smallest: SmallestDifference = field(default_factory=SmallestDifference)
     agents: list[str] = field(default_factory=lambda: ["readbench"])
     design: str = "independent"
+    agent_variants: dict[str, list[str]] = field(default_factory=dict)
 
     def agent_arms(self) -> list[tuple[Spec, Spec, str]]:
-        """(variant, dcp, agent) triples: every `arms` pair under every agent, agents outermost."""
-        return [(v, d, a) for a in self.agents for v, d in self.arms()]
+        """(variant, dcp, agent) triples: every `arms` pair under every agent (only the variants
+        `agent_variants` names, for an agent it restricts), agents outermost."""
+        return [(v, d, a) for a in self.agents for v, d in self.arms()
+                if a not in self.agent_variants or str(spec_name(v)) in self.agent_variants[a]]
 
     def arms(self) -> list[tuple[Spec, Spec]]:
         """(variant, dcp) pairs in a stable order: the product, then the extra arms (no duplicates)."""
@@ -289,7 +295,7 @@ def load_matrix(path: str | Path) -> Matrix:
         if not (isinstance(item, list) and len(item) == 2):
             raise ValueError(f"{path}: arms: each arm is [variant, dcp], got {item!r}")
         extra.append((variant(item[0], f"{path}: arms[{i}] variant"), dcp(item[1], f"{path}: arms[{i}] dcp")))
-    agents = _agents(raw, path, variants + [v for v, _ in extra])
+    agents, agent_variants = _agents(raw, path, variants + [v for v, _ in extra])
     _unique(variants + [v for v, _ in extra if v not in variants], "variants", path)
     _unique(dcps + [d for _, d in extra if d not in dcps], "dcp", path)
     epochs = raw.get("epochs", 1)
@@ -337,30 +343,56 @@ def load_matrix(path: str | Path) -> Matrix:
         smallest=smallest,
         agents=agents,
         design=check_design(raw.get("design", "independent"), str(path), agents),
+        agent_variants=agent_variants,
     )
 
 
-def _agents(raw: dict[str, Any], path: Path, variants: list[Spec]) -> list[str]:
-    """The file's `agents:` (default the loop), each known and able to express every variant.
+def _agents(raw: dict[str, Any], path: Path, variants: list[Spec]) -> tuple[list[str], dict[str, list[str]]]:
+    """The file's `agents:` (default the loop), each known and able to express every variant it
+    runs: all of them, or for an entry `{name: AGENT, variants: [...]}` the ones named there.
+
+    Returns:
+        (agent names, agent -> the variant names it runs, for each restricted agent).
 
     Raises:
-        ValueError: not a non-empty list of names, an unknown agent, a repeated one, or an agent
-            that cannot express one of the variants (readbench.harness.agents.check_arm).
+        ValueError: not a non-empty list of names or entries, an unknown agent, a repeated one, a
+            restriction naming a variant the file does not run, or an agent that cannot express
+            one of its variants (readbench.harness.agents.check_arm).
     """
     from readbench.harness.agents import LOOP, check_arm, get_agent
     from readbench.read import get_variant
 
-    agents = raw.get("agents", [LOOP])
-    if not isinstance(agents, list) or not agents or not all(isinstance(a, str) for a in agents):
-        raise ValueError(f"{path}: `agents` must be a non-empty list of agent names, got {agents!r}")
+    entries = raw.get("agents", [LOOP])
+    if not isinstance(entries, list) or not entries:
+        raise ValueError(f"{path}: `agents` must be a non-empty list of agent names, got {entries!r}")
+    agents: list[str] = []
+    only: dict[str, list[str]] = {}
+    names = {str(spec_name(v)): v for v in variants}
+    for entry in entries:
+        if isinstance(entry, dict) and set(entry) == {"name", "variants"} and isinstance(entry["name"], str) \
+                and isinstance(entry["variants"], list) and entry["variants"] \
+                and all(isinstance(x, str) for x in entry["variants"]):
+            unknown = [x for x in entry["variants"] if x not in names]
+            if unknown:
+                raise ValueError(f"{path}: agents: {entry['name']!r} names variants the file does not run: {unknown} "
+                                 f"(variants: {sorted(names)})")
+            agents.append(entry["name"])
+            only[entry["name"]] = list(entry["variants"])
+        elif isinstance(entry, str):
+            agents.append(entry)
+        else:
+            raise ValueError(f"{path}: `agents` entries are agent names or {{name: AGENT, variants: [VARIANT, ...]}}, "
+                             f"got {entry!r}")
     if len(set(agents)) != len(agents):
         raise ValueError(f"{path}: `agents` must not repeat a name, got {agents!r}")
     for agent in agents:
         try:
             get_agent(agent)
-            for spec in variants:
+            for name, spec in names.items():
+                if agent in only and name not in only[agent]:
+                    continue
                 v = get_variant(spec)
                 check_arm(agent, v.name, v.family, v.params)
         except ValueError as ex:
             raise ValueError(f"{path}: agents: {ex}") from None
-    return list(agents)
+    return agents, only

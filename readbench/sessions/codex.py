@@ -31,6 +31,13 @@ calls are the parent's (billed in its rollout): imported with their requests, wi
 `session_meta.base_instructions.text` is the system prompt when recorded; a `session_meta` after
 calls were made is a `resume` event; a `compacted` line replaces the history with its
 `replacement_history`.
+Review mode (`/review`, cli 0.77): between `entered_review_mode` and `exited_review_mode` the review
+runs as its own conversation (its prompt is not a response item; its token counts restart from
+zero: 3,113 input tokens against the thread's 94,337 on a real rollout): its calls get a context of
+their own (the system prompt, then what the rollout records during the review), and on exit the
+thread's context resumes with those items appended; the thread's counter resumes too, and the
+`token_count` Codex writes again with the thread's last totals is that copy, not a new call (it was
+billed twice).
 
 Older format (Sept 2025): a first line `{id, timestamp, instructions}`, then bare items and
 `{"record_type": "state"}` lines, no timestamps and no token counts: imported as a transcript
@@ -232,6 +239,8 @@ def load(path: Path) -> list[Session]:
     # history, token_count events included, before its own task: those calls are the parent's
     spawned_from: str | None = None
     tasks = metas = 0
+    review: tuple[list[ChatMessage], Any] | None = None  # in review mode: (the thread's messages, its last totals)
+    review_start = 0
     for n, obj in iter_jsonl(path, issues):
         where = f"{path}:{n}"
         kind, payload = obj.get("type"), obj.get("payload")
@@ -297,6 +306,20 @@ def load(path: Path) -> list[Session]:
         elif kind == "event_msg":
             if payload.get("type") == "task_started":
                 tasks += 1
+            if payload.get("type") in ("entered_review_mode", "exited_review_mode"):
+                out = items.flush()
+                if out is not None and open_call is not None:
+                    _attach_output(session, open_call, out)
+                open_call = None
+            if payload.get("type") == "entered_review_mode" and review is None:
+                review = (list(b.live), last_total)
+                b.reset([m for m in b.live if isinstance(m, ChatMessageSystem)])
+                review_start = len(b.live)
+                continue
+            if payload.get("type") == "exited_review_mode" and review is not None:
+                b.reset(review[0] + b.live[review_start:])
+                last_total, review = review[1], None
+                continue
             if payload.get("type") != "token_count":
                 continue
             info = payload.get("info")

@@ -8,12 +8,14 @@ A `ReadCall` is one tool call that read (part of) a file:
 - Claude Code's `Read` (`file_path`, `offset`, `limit`): the result's `toolUseResult.file`
   (`startLine`, `numLines`, `totalLines`) says what was delivered of how much;
 - shell reads through any bash/shell tool (Codex's `shell`, pi's and Claude Code's `bash`):
-  `cat F`, `sed -n 'A,Bp' F`, `head -n N F`, `tail -n N F`, `nl -ba F | sed -n 'A,Bp'`, each
+  `cat F`, `nl -ba F`, `sed -n 'A,Bp' F`, `head -n N F`, `tail -n N F`, `nl -ba F | sed -n 'A,Bp'` (B may
+  be `$`: to the end), each
   alone or after one `cd DIR && ` (pi's sessions mostly read that way; `cd` is kept in `cd`);
   PowerShell's `Get-Content [-Raw] [-Path|-LiteralPath] F [-TotalCount N | -Head N | -Tail N]`,
   optionally `| Select-Object [-Skip S] [-First N | -Last N]` (Codex's `shell_command` on Windows);
   Codex prefixes an output it cut for the model with `Total output lines: T` (T = lines the
-  command printed): such a read is `capped`. When the output is found and not cut, the lines it
+  command printed; readbench.harness.codex_output reads every form of its result): such a read is
+  `capped`. When the output is found and not cut, the lines it
   holds fix `last_line` (a range past the end of the file prints fewer lines), and a read that
   stopped short of what it asked for, or a `cat`, tells the file's line count.
 A result the harness marks as an error (pi's `isError`, Claude Code's `is_error` or
@@ -24,7 +26,6 @@ last call, has `result_chars` 0 and `found` False).
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 from dataclasses import dataclass
@@ -33,18 +34,18 @@ from typing import Any
 from inspect_ai.model import ChatMessageTool
 
 from readbench.harness import read_tool, shell_command, shell_tool
+from readbench.harness.codex_output import CUT_MARKER, parse_codex_output
 from readbench.read import notices
 from readbench.sessions._types import Session
 
-__all__ = ["ReadCall", "read_calls", "shell_output", "tool_results"]
+__all__ = ["ReadCall", "cut_ranges", "read_calls", "shell_output", "tool_results"]
 
 # pi's notices, parsed with the patterns of the read families that write them (readbench.read.notices)
 _SHOWING, _MORE, _LEGACY_MORE, _TOO_LONG = notices.SHOWING, notices.MORE, notices.LEGACY_MORE, notices.LONG_LINE
 _TOTAL_OUTPUT = re.compile(r"Total output lines: (\d+)")
 _CC_NUMBERED = re.compile(r"^ *(\d+)→")
-_SED_RANGE = re.compile(r"^(\d+)(?:,(\d+))?p$")
+_SED_RANGE = re.compile(r"^(\d+)(?:,(\d+|\$))?p$")
 _CD = re.compile(r"^cd\s+(\S+|'[^']*'|\"[^\"]*\")\s*&&\s*")
-_CODEX_OUTPUT = re.compile(r"^Exit code: -?\d+\nWall time: [^\n]*\n(?:Total output lines: \d+\n)?Output:\n", re.S)
 _SHELL_ERROR = re.compile(r"^(?:cat|sed|head|tail|nl): ", re.M)
 
 
@@ -67,6 +68,8 @@ class ReadCall:
         found: the result message was found in the session.
         position: the tool call's place among its response's tool calls (0-based).
         cd: for a shell read after `cd DIR && `, DIR (a relative `path` is relative to it).
+        seen: the line ranges the model saw when the harness cut the middle out of the output
+            (Codex's `…N chars truncated…`: `cut_ranges`); empty when it saw first..last whole.
     """
 
     call_index: int
@@ -85,6 +88,30 @@ class ReadCall:
     found: bool
     position: int = 0
     cd: str | None = None
+    seen: tuple[tuple[int, int], ...] = ()
+
+
+def cut_ranges(body: str, first: int, printed: int) -> tuple[tuple[int, int], ...]:
+    """The line ranges a model saw of an output Codex cut in the middle: `body` as Codex passed it
+    (readbench.harness.codex_output: `…N chars truncated…` between a head and a tail, each cut
+    mid-line at the marker), the command printing `printed` lines from file line `first`. The
+    whole lines before the marker are the head, those after the line the marker ends in the tail.
+    Empty when `body` holds no marker.
+
+    Example: 87 whole lines, the marker, 295 whole lines of a 3,999-line `nl -ba` ->
+    ((1, 87), (3705, 3999)).
+    """
+    m = CUT_MARKER.search(body)
+    if m is None:
+        return ()
+    head = body[: m.start()].count("\n")
+    tail_text = body[m.end():].partition("\n")[2]
+    tail = tail_text.count("\n") + (0 if tail_text.endswith("\n") or not tail_text else 1)
+    last = first + printed - 1
+    spans = [(first, first + head - 1)] if head else []
+    if tail:
+        spans.append((max(first + head, last - tail + 1), last))
+    return tuple(spans)
 
 
 def _int(v: Any) -> int | None:
@@ -154,6 +181,8 @@ def _shell_read(command: str) -> tuple[str, int | None, int | None, bool, str | 
         return None
     if len(parts) == 2 and parts[0][:2] == ["nl", "-ba"] and len(parts[0]) == 3 and parts[1][:2] == ["sed", "-n"]:
         m = _SED_RANGE.match(parts[1][2]) if len(parts[1]) == 3 else None
+        if m and m.group(2) == "$":
+            return parts[0][2], int(m.group(1)), None, False, cd
         if m:
             a, b = int(m.group(1)), int(m.group(2) or m.group(1))
             return parts[0][2], a, b - a + 1, False, cd
@@ -165,8 +194,12 @@ def _shell_read(command: str) -> tuple[str, int | None, int | None, bool, str | 
         return None
     if argv[0] == "cat" and len(argv) == 2 and not argv[1].startswith("-"):
         return argv[1], None, None, False, cd
+    if argv[:2] == ["nl", "-ba"] and len(argv) == 3 and not argv[2].startswith("-"):
+        return argv[2], None, None, False, cd
     if argv[0] == "sed" and len(argv) == 4 and argv[1] == "-n":
         m = _SED_RANGE.match(argv[2])
+        if m and m.group(2) == "$":
+            return argv[3], int(m.group(1)), None, False, cd
         if m:
             a, b = int(m.group(1)), int(m.group(2) or m.group(1))
             return argv[3], a, b - a + 1, False, cd
@@ -256,15 +289,8 @@ def shell_output(text: str, tool: str | None = None) -> str:
     shell = shell_tool(tool) if tool else None
     if shell is not None and shell.empty_output is not None and text == shell.empty_output:
         return ""
-    if text.startswith("{") and '"output"' in text[:200]:
-        try:
-            obj = json.loads(text)
-        except ValueError:
-            obj = None
-        if isinstance(obj, dict) and isinstance(obj.get("output"), str):
-            text = obj["output"]
-    if m := _CODEX_OUTPUT.match(text):
-        text = text[m.end():]
+    if (codex := parse_codex_output(text)) is not None:
+        return codex.body
     if m := re.match(r"Total output lines: \d+\n\n?", text):
         text = text[m.end():]
     return text
@@ -313,7 +339,9 @@ def read_calls(session: Session, results: dict[str, ChatMessageTool] | None = No
                     continue
                 path, offset, limit, tail, cd = parsed
                 # Codex cuts a long output and says how long it was: the model saw only part of it
-                cut = _int(m.group(1)) if (m := _TOTAL_OUTPUT.search(text[:200])) else None
+                codex = parse_codex_output(text)
+                cut = codex.total_lines if codex is not None else (
+                    _int(m.group(1)) if (m := _TOTAL_OUTPUT.search(text[:200])) else None)
                 first = offset or (None if tail else 1)
                 last = (first + limit - 1) if first is not None and limit is not None else None
                 total = None
@@ -326,6 +354,7 @@ def read_calls(session: Session, results: dict[str, ChatMessageTool] | None = No
                         if limit is None or n < limit:  # the file ended: its line count is known
                             total = first + n - 1
                         last = first + min(n, limit if limit is not None else n) - 1
+                seen = cut_ranges(codex.body, first, cut) if codex is not None and cut and first is not None else ()
                 out.append(ReadCall(call.index, tc.id, tc.function, path, offset, limit, offset is None and limit is None,
-                                    True, first, last, total, cut is not None, len(text), res is not None, pos, cd))
+                                    True, first, last, total, cut is not None, len(text), res is not None, pos, cd, seen))
     return out

@@ -5,8 +5,9 @@ tool result present in the input of the current call. This module parses that in
 full history) into exchanges (a tool call and its visible result) and parses each read result
 as a model would: raw text with pi's notices (pi-tools.md §1.3), ``{n:>6}\\t`` numbered lines
 (C, claude-code, swe-agent), B's block directive, C's cut notice and map, dedup stubs
-(variants.md), grep's ``relpath:LINE: text`` lines (pi-tools.md §3.2) and the sim's own bash
-``sed -n``/``grep -n`` commands.
+(variants.md), grep's ``relpath:LINE: text`` lines (pi-tools.md §3.2), the sim's own bash
+``sed -n``/``grep -n`` commands, and Codex's cut of a long shell output (``Total output lines: T``
+and a mid-line ``…N chars truncated…`` marker; readbench.harness.codex_output).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool
 
+from readbench.harness.codex_output import CUT_MARKER as _CODEX_CUT
 from readbench.read import notices
 from readbench.read.registry import blocked
 
@@ -37,6 +39,7 @@ _GREP_MATCH = re.compile(r"^(.*?):(\d+): (.*)$")
 _GREP_CONTEXT = re.compile(r"^(.*?)-(\d+)- (.*)$")
 _GREP_TRUNCATED = "... [truncated]"
 _GREP_LIMIT = re.compile(r"(\d+) matches limit reached\. Use limit=(\d+)")
+_CODEX_TOTAL = re.compile(r"^Total output lines: (\d+)\n\n?")  # Codex's header of a cut output
 # Tombstones of a DCP extension readbench does not implement (complexthings/pi-dynamic-context-pruning,
 # dcp.md "Other extensions"); the placeholders of the ones it does come from their strategy records.
 _OTHER_PLACEHOLDERS = ("[Output removed", "[Error output removed")
@@ -210,6 +213,11 @@ def parse_read(text: str, is_error: bool, arguments: dict[str, Any], default_lim
     clipped = _CLIPPED in text
     if clipped:  # keep whole lines only: the clip cuts mid-line
         text = text[: text.index(_CLIPPED)].rsplit("\n", 1)[0]
+    printed = None  # Codex cut the output's middle and said how many lines the command printed
+    if total_match := _CODEX_TOTAL.match(text):
+        printed, text = int(total_match.group(1)), text[total_match.end():]
+    if cut_match := _CODEX_CUT.search(text):  # keep whole lines only: the cut is mid-line on both sides
+        text = text[: cut_match.start()].rpartition("\n")[0] + "\n" + text[cut_match.end():].partition("\n")[2]
     content, notice, kind, after = _split_notice(text)
     offset = arguments.get("offset")
     limit = arguments.get("limit")
@@ -241,7 +249,13 @@ def parse_read(text: str, is_error: bool, arguments: dict[str, Any], default_lim
         count = len(content) if end is None else max(0, end - start + 1)
         lines = {start + i: content[i] for i in range(min(count, len(content)))}
     eof = False
-    if notice is None and lines and not clipped and not elided:
+    if printed is not None and notice is None and numbered is not None:  # Codex's cut: the count states the end
+        cap = int(limit) if isinstance(limit, (int, float)) else None
+        if cap is None or printed < cap:
+            eof, total = True, start + printed - 1
+        else:
+            next_offset = start + printed
+    elif notice is None and lines and not clipped and not elided:
         last = max(lines)
         cap = int(limit) if isinstance(limit, (int, float)) else default_limit
         if numbered is None or cap is None or len(lines) < cap:

@@ -5,8 +5,11 @@ so ``--model readbench/sim-mixed`` works wherever ``anthropic/...`` would. Per c
 1. reads the task oracle (store ``readbench:oracle``) and its own memory (store ``readbench:sim``);
 2. counts the request's prompt tokens and, above the profile's context window, returns a
    ``model_length`` output with metadata ``{"context_overflow": True}`` and no tool call;
-3. otherwise decides one action from the CURRENT input only (readbench.sim.policy) and
-   returns it with ``usage`` and simulated timestamps in ``metadata``
+3. otherwise decides one action from the CURRENT input only (readbench.sim.policy) — a real
+   harness's request is first put in pi's names and result texts and the action back in the
+   harness's tool shapes (readbench.sim.dialect); a dialect may instead ask to poll a command still
+   running (its context's ``wait``: no decision, the plan untouched) — and returns it with ``usage``
+   and simulated timestamps in ``metadata``
    (``sim_ts_start_seconds``, ``sim_ts_first_token_seconds``, ``sim_ts_end_seconds``).
 Determinism: the seed is (task_id, epoch, profile), never the arm; tool-call ids derive from
 the seed and the call count. Inspect never reaches tiktoken: ``count_text_tokens`` is local
@@ -30,6 +33,7 @@ from inspect_ai.model import (
 from inspect_ai.tool import ToolCall, ToolChoice, ToolInfo
 from inspect_ai.util import Store, store
 
+from readbench.sim.dialect import dialect_for
 from readbench.sim.draws import Draws, sample_seed
 from readbench.sim.latency import call_times, gap_seconds
 from readbench.sim.memory import SIM_KEY, SimMemory, call_id
@@ -115,7 +119,10 @@ def generate_in_store(st: Store, model_name: str, overrides: dict[str, Any], inp
     mem = _load_memory(st, model_name, oracle)
     profile = get_profile(mem.profile, overrides)
     draws = Draws(mem.seed)
-    users = sum(isinstance(m, ChatMessageUser) for m in input)
+    dialect = dialect_for(tools)  # a real harness's tools (readbench.sim.dialect): perceive and act in pi's
+    view = dialect.to_sim(input, tools) if dialect is not None else None
+    seen, offered = (view.messages, view.tools) if view is not None else (input, tools)
+    users = sum(isinstance(m, ChatMessageUser) for m in seen)
     step_index = min(max(users, 1), len(oracle.goals)) - 1
     previous_goal = oracle.goals[min(mem.step.index, len(oracle.goals) - 1)]
     start = mem.clock_seconds + gap_seconds(profile, mem.last_calls, previous_goal.test_cmd,
@@ -133,20 +140,29 @@ def generate_in_store(st: Store, model_name: str, overrides: dict[str, Any], inp
         return ModelOutput(model=model_name, choices=[choice],
                            usage=ModelUsage(input_tokens=prompt, output_tokens=0, total_tokens=prompt),
                            metadata={**times.metadata(), **meta, "context_overflow": True})
-    tool_names = frozenset() if tool_choice == "none" else frozenset(t.name for t in tools)
-    read_limit = next((default_read_limit(t.description) for t in tools if t.name == "read"), None)
-    action = decide(exchanges(input), users, oracle.goals, profile, draws, mem, tool_names, read_limit)
-    low, high = profile.think_tokens
-    text = compose(action.intent, draws.integer(low, high, "think", mem.calls), draws, "prose", mem.calls)
-    if action.answer is not None:
-        text = f"{text}\n\nANSWER: {action.answer}"
-    calls = [ToolCall(id=ident, function=action.function, arguments=action.arguments)] if action.function else None
-    out = output_tokens(text, action.function, action.arguments)
+    wait = view.context.get("wait") if view is not None else None
+    if wait is not None:  # the harness's own mechanics, no decision: poll a command still running (Codex)
+        function, arguments = wait
+        text = "Waiting for the command to finish."
+    else:
+        tool_names = frozenset() if tool_choice == "none" else frozenset(t.name for t in offered)
+        read_limit = next((default_read_limit(t.description) for t in offered if t.name == "read"), None)
+        action = decide(exchanges(seen), users, oracle.goals, profile, draws, mem, tool_names, read_limit)
+        function, arguments = action.function, action.arguments
+        if dialect is not None and view is not None and function:
+            function, arguments = dialect.from_sim(function, arguments, view.context)
+        low, high = profile.think_tokens
+        text = compose(action.intent, draws.integer(low, high, "think", mem.calls), draws, "prose", mem.calls)
+        if action.answer is not None:
+            text = f"{text}\n\nANSWER: {action.answer}"
+    calls = [ToolCall(id=ident, function=function, arguments=arguments)] if function else None
+    out = output_tokens(text, function, arguments)
     times = call_times(profile, start, prompt, out)
     message = ChatMessageAssistant(id=f"{ident}-msg", content=text, tool_calls=calls, model=model_name,
                                    source="generate")
     choice = ChatCompletionChoice(message=message, stop_reason="tool_calls" if calls else "stop")
-    mem.last_calls = [{"id": ident, "function": action.function, "arguments": action.arguments}] if calls else []
+    if wait is None:  # a poll leaves the plan as it was: the polled call's result is absorbed when it is complete
+        mem.last_calls = [{"id": ident, "function": action.function, "arguments": action.arguments}] if calls else []
     mem.clock_seconds = times.end_seconds
     st.set(SIM_KEY, mem.to_dict())
     return ModelOutput(model=model_name, choices=[choice],

@@ -40,3 +40,40 @@ def spawned_rollout(path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in rows), encoding="utf-8")
     return path
+
+
+def review_rollout(path: Path) -> Path:
+    """A thread call (5,000 input, 4,096 cached, 10 output), a `/review` (cli 0.77) of two calls on
+    its own counter (300 input; 500 input of which 256 cached; 10 output each), the thread's last
+    token_count written again after the review (same totals), then the thread's next call (5,700
+    input, 4,992 cached, 10 output)."""
+    meta = {"cwd": "/p", "originator": "codex_cli_rs", "cli_version": "0.77.0", "model_provider": "openai"}
+
+    def user(text: str) -> dict:
+        return {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
+
+    def answer(text: str) -> dict:
+        return {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": text}]}
+
+    rows = [
+        _ev("00.000", "session_meta", {**meta, "id": "rev-1", "timestamp": "2026-04-15T17:58:00.000Z"}),
+        _ev("00.100", "turn_context", {"cwd": "/p", "model": "gpt-5.2-codex", "effort": "medium"}),
+        _ev("00.200", "response_item", user("open a PR")),
+        _ev("01.000", "response_item", answer("done")),
+        _ev("01.100", "event_msg", _count((5000, 4096, 10), (5000, 4096, 10))),
+        _ev("05.000", "event_msg", {"type": "entered_review_mode", "target": {"type": "baseBranch", "branch": "main"}}),
+        _ev("05.100", "event_msg", {"type": "user_message", "message": "Review the code changes against main."}),
+        _ev("06.000", "event_msg", _count((300, 0, 10), (300, 0, 10))),
+        _ev("07.000", "event_msg", _count((800, 256, 20), (500, 256, 10))),
+        _ev("07.100", "response_item", user("<user_action>review: 1 finding</user_action>")),
+        _ev("07.100", "event_msg", {"type": "exited_review_mode", "review_output": {"findings": []}}),
+        _ev("07.200", "response_item", answer("One finding.")),
+        _ev("09.000", "response_item", user("fix it")),
+        _ev("09.100", "turn_context", {"cwd": "/p", "model": "gpt-5.2-codex", "effort": "medium"}),
+        _ev("09.200", "event_msg", _count((5000, 4096, 10), (5000, 4096, 10))),
+        _ev("11.000", "response_item", answer("fixed")),
+        _ev("11.100", "event_msg", _count((10700, 9088, 20), (5700, 4992, 10))),
+    ]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in rows), encoding="utf-8")
+    return path

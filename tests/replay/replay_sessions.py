@@ -45,10 +45,14 @@ class PiSessionFile:
         return self
 
     def assistant(self, text: str, at_s: float, usage: tuple[int, int, int, int], *, took_s: float = 2.0,
-                  calls: tuple[tuple[str, str, dict], ...] = (), stop: str | None = None) -> PiSessionFile:
-        """One call at `at_s` seconds after T0; usage = (input, cacheRead, cacheWrite, output)."""
+                  calls: tuple[tuple[str, str, dict], ...] = (), stop: str | None = None,
+                  thinking: str | None = None) -> PiSessionFile:
+        """One call at `at_s` seconds after T0; usage = (input, cacheRead, cacheWrite, output);
+        `thinking`: a thinking block (with a signature) before the text."""
         inp, read, write, out = usage
-        content: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+        content: list[dict[str, Any]] = [{"type": "thinking", "thinking": thinking, "thinkingSignature": "sig"}] \
+            if thinking is not None else []
+        content += [{"type": "text", "text": text}] if text else []
         content += [{"type": "toolCall", "id": cid, "name": name, "arguments": args} for cid, name, args in calls]
         end_ms = T0_MS + int((at_s + took_s) * 1000)
         self.lines.append({"type": "message", "timestamp": _iso(end_ms), "message": {

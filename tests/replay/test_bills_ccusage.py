@@ -156,3 +156,20 @@ def test_the_differences_by_design_are_the_stated_ones(ccusage, tmp_path):
     assert (got[resumed]["inputTokens"] - ours[resumed]["input"], got[resumed]["cacheCreationTokens"] - ours[resumed]["write"],
             got[resumed]["cacheReadTokens"] - ours[resumed]["read"], got[resumed]["outputTokens"] - ours[resumed]["output"]) == (
         3 + 4, 3000 + 100, 3000, 5 + 6)
+
+
+def test_codex_review_mode_ccusage_bills_the_threads_repeated_count_again(ccusage, tmp_path):
+    """(3) Codex `/review` (cli 0.77): after the review Codex writes the thread's last token_count
+    again (same totals) before the thread's next call; ccusage bills it as a call, readbench as the
+    copy it is (`readbench.sessions.codex`: the review's own counter restarts from zero)."""
+    from codex_spawn import review_rollout
+
+    home = tmp_path / "codex"
+    review_rollout(home / "sessions" / "2026" / "04" / "15" / "rollout-2026-04-15T17-58-00-rev-1.jsonl")
+    (run,) = _run(ccusage, ["codex", "session"], {"CODEX_HOME": str(home)}, tmp_path)["sessions"]
+    ours = _readbench(home, by_parent=False)["rev-1"]
+    # readbench: the thread's two calls and the review's two: 904 + 300 + 244 + 708 uncached, 4,096 + 256 + 4,992 read
+    assert (ours["input"], ours["read"], ours["output"]) == (904 + 300 + 244 + 708, 4096 + 256 + 4992, 40)
+    # ccusage: the repeated count once more (904 uncached, 4,096 read, 10 output)
+    assert (run["inputTokens"] - ours["input"], run["cacheReadTokens"] - ours["read"], run["outputTokens"] - ours["output"]) == (
+        904, 4096, 10)

@@ -98,7 +98,7 @@ def test_in_sample_head_from_the_first_bill_and_a_ttl_expiry_under_five_minutes(
     assert cal.notes == (
         "claude-opus-4.6: 4 priced calls (< 8): token counts uncalibrated",
         f"unrecorded head: claude-opus-4.6 {head} tokens; TTL tier: 1h; cold start: 0 tokens",
-        "1 exogenous prefix break inferred from the bill (rate per call: prompt 0.333, tool 0.000, user_turn 0.333)",
+        "1 exogenous prefix break inferred from the bill (rate per call: opening 0.000, prompt 0.333, user_turn 0.333)",
     )
 
 

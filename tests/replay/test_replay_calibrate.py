@@ -31,7 +31,8 @@ def test_first_half_fit_recovers_the_planted_tokens_head_and_restart(tmp_path, p
     assert cal.heads[models[0]] == pytest.approx(HEAD, abs=30)
     assert [(b.call_index, b.token_position) for b in cal.breaks] == [(RESTART, 0)]
     assert cal.tier is None and cal.cold_start_tokens == 0  # pi legacy without cost: no tier evidence
-    assert cal.break_rates == {"prompt": 0.0, "user_turn": 0.0, "tool": pytest.approx(1 / (len(half) - 1))}
+    # one user turn: its tool calls are the session's opening (`RequestSet.call_kind`)
+    assert cal.break_rates == {"prompt": 0.0, "user_turn": 0.0, "opening": pytest.approx(1 / (len(half) - 1))}
 
 
 def test_the_fit_predicts_the_second_half(tmp_path, pi_session):

@@ -8,7 +8,8 @@ output table and the per-session JSON object is serialised canonically (sorted k
 their exact `repr`, so a different summation order shows) and its SHA-256 compared with the
 digest recorded on main before the optimisations (64a4306; calls, sessions and the JSON
 re-recorded on main 065c108, whose bill check changed them; the read counterfactual's on main
-with issue 29's own-harness counterfactual). Spot values (row counts, one
+with issue 29's own-harness counterfactual; calls, sessions and the JSON re-recorded for issue 22's
+`opening` call kind, which changes the call_kind column and the break rates' keys). Spot values (row counts, one
 cost to the last digit) make a failure readable.
 """
 
@@ -75,38 +76,38 @@ PINNED: dict[str, dict[str, str]] = {
     "pi": {
         "audit": "ae3247b4311f9124",
         "audit_reads": "07ab830a37dc4f09",
-        "calls": "6e9b47f370254774",
+        "calls": "2b84e4760ef8b20f",
         "dcp": "5684b4e80591f86d",
         "dcp_calls": "49ed0294e3bb3847",
         "gate_candidates": "4f53cda18c2baa0c",
         "read_arm_reads": "2e58b854da3b65c2",
         "read_arms": "e8843670c133f7ae",
-        "sessions": "00c47701c69b7531",
-        "json": "c380eb6dd78ae23d",
+        "sessions": "37cf82d23ec7ebed",
+        "json": "c8884160a8135452",
     },
     "claude": {
         "audit": "9a45fa10e54aacf1",
         "audit_reads": "409d15152629faac",
-        "calls": "3de4dae1f663f030",
+        "calls": "20ea616488000c08",
         "dcp": "c2ff0e756e0fd4c2",
         "dcp_calls": "fce7dce48f35b66d",
         "gate_candidates": "41035f8c774d94b2",
         "read_arm_reads": "fe642bc7b40f1ce5",
         "read_arms": "583fb7ece5f25bc5",
-        "sessions": "b265505f57fab883",
-        "json": "124ed36cd39c3e58",
+        "sessions": "b2fe33dde3cf3a1d",
+        "json": "3b8319ec61663228",
     },
     "pi-rereads": {
         "audit": "4f4b0016cc9ab2f8",
         "audit_reads": "9f98c31f37480ae5",
-        "calls": "43800216a4286441",
+        "calls": "d47fc705f2c379f3",
         "dcp": "a311ae218d3d90f7",
         "dcp_calls": "fd116bc6ea1363b1",
         "gate_candidates": "4f53cda18c2baa0c",
         "read_arm_reads": "d3d3177f6b3db6cf",
         "read_arms": "3cf334f5d65f79dd",
-        "sessions": "64afab3a5a9fab08",
-        "json": "e836bf8d17ed3da4",
+        "sessions": "f58d9ff8fae78438",
+        "json": "45085ac2ae37e205",
     },
 }
 

@@ -263,3 +263,42 @@ def test_codex_0144_parallel_tool_outputs_written_while_the_response_streams_kee
             ("response_item", _fc("c2")), ("response_item", _fco("c2")), ("event_msg", usage(10, 10, 0))]
     (s,) = load_file(_rollout(tmp_path, rows))
     assert [(c.n_messages, c.usage.input_tokens) for c in s.calls] == [(1, 10)]
+
+
+def test_codex_review_mode_is_its_own_conversation_and_the_threads_repeated_count_is_not_billed_again(tmp_path):
+    # cli 0.77 `/review` (issue 22): the review's counter restarts from zero; on exit Codex writes the
+    # thread's last token_count again (same totals) before the thread's next call
+    user = lambda text, t: line("response_item", {"type": "message", "role": "user",  # noqa: E731
+                                                  "content": [{"type": "input_text", "text": text}]}, t)
+    answer = lambda text, t: line("response_item", {"type": "message", "role": "assistant",  # noqa: E731
+                                                    "content": [{"type": "output_text", "text": text}]}, t)
+    lines = [line("session_meta", {"id": "cx", "cwd": "/r", "cli_version": "0.77.0",
+                                   "base_instructions": {"text": "You are Codex."}}, 0),
+             line("turn_context", {"model": "gpt-5.2-codex", "effort": "medium"}, 0),
+             user("open a PR", 1), answer("done: PR 1", 2),
+             line("event_msg", usage(5000, 5000, 4096), 2),
+             line("event_msg", {"type": "entered_review_mode", "target": {"type": "baseBranch", "branch": "main"}}, 3),
+             line("event_msg", {"type": "user_message", "message": "Review the code changes against main."}, 3),
+             line("event_msg", {"type": "token_count", "info": None}, 3),
+             line("event_msg", usage(300, 300, 0), 4),
+             line("event_msg", usage(300, 300, 0), 4),  # written twice
+             line("event_msg", usage(800, 500, 256), 5),
+             user("<user_action>review of main: 1 finding</user_action>", 6),
+             line("event_msg", {"type": "exited_review_mode", "review_output": {"findings": []}}, 6),
+             answer("One finding: the error shape.", 6),
+             user("fix it", 7),
+             line("turn_context", {"model": "gpt-5.2-codex", "effort": "medium"}, 7),
+             line("event_msg", usage(5000, 5000, 4096), 7),  # the thread's last count again: not a call
+             answer("fixed", 8),
+             line("event_msg", usage(10700, 5700, 4992), 8)]
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    (s,) = load_file(path)
+    assert [c.usage.input_tokens for c in s.calls] == [5000, 300, 500, 5700]
+    # the review's calls send the system prompt only (their prompt is not recorded): a context of their own
+    assert {s.calls[1].context, s.calls[2].context} == {s.calls[1].context} != s.calls[0].context
+    assert [m.text for m in s.request(1)] == ["You are Codex."]
+    # the thread resumes with everything recorded since, the review's outcome included
+    assert [m.text for m in s.request(3)] == ["You are Codex.", "open a PR", "done: PR 1",
+                                             "<user_action>review of main: 1 finding</user_action>",
+                                             "One finding: the error shape.", "fix it"]

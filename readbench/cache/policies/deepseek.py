@@ -35,12 +35,14 @@ class DeepSeekUnits:
     Args:
         spec: models.csv row (min_cacheable_tokens, granularity_tokens, ttl_seconds).
         ttl_seconds: retention override (s).
+        granularity_tokens: storage-unit override (tokens; e.g. the one a user's bills show,
+            `readbench.replay.calibrate.infer_granularity`); default the model's `granularity_tokens`.
 
     Raises:
         ValueError: `spec` is not a DeepSeek model or has no TTL.
     """
 
-    def __init__(self, spec: ModelSpec, *, ttl_seconds: float | None = None) -> None:
+    def __init__(self, spec: ModelSpec, *, ttl_seconds: float | None = None, granularity_tokens: int | None = None) -> None:
         if spec.rules != "deepseek-units":
             raise ValueError(f"model {spec.model!r} has rules {spec.rules!r}, not deepseek-units")
         ttl = ttl_seconds if ttl_seconds is not None else spec.ttl_seconds
@@ -49,6 +51,7 @@ class DeepSeekUnits:
         self.name = "deepseek"
         self.spec = spec
         self.ttl_seconds = float(ttl)
+        self.granularity = max(granularity_tokens if granularity_tokens is not None else spec.granularity_tokens, 1)
         # Boundaries of every persisted prompt (for common-prefix detection), as a separate
         # store so they never count as units themselves.
         self._seen = CacheStore()
@@ -80,12 +83,12 @@ class DeepSeekUnits:
         self._register_output_unit(prep, store)
         min_tokens = self.spec.min_cacheable_tokens
         # boundaries at or above the minimum (cumulative tokens never decrease), the longest first
-        first = bisect.bisect_left(cum, min_tokens)
-        hit = store.first_live(hashes, range(len(hashes) - 1, first - 1, -1), now)
+        lowest = bisect.bisect_left(cum, min_tokens)
+        hit = store.first_live(hashes, range(len(hashes) - 1, lowest - 1, -1), now)
         unit = -1 if hit is None else hit
-        hit = self._seen.first_live(hashes, range(len(hashes) - 1, max(unit, first - 1), -1), now)
+        hit = self._seen.first_live(hashes, range(len(hashes) - 1, max(unit, lowest - 1), -1), now)
         shared = -1 if hit is None else hit
-        gran = max(self.spec.granularity_tokens, 1)
+        gran = self.granularity
         hit = (cum[unit] // gran) * gran if unit >= 0 else 0
         expires = now + self.ttl_seconds
         first = req.ts_first_token_seconds

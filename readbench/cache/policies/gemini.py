@@ -16,7 +16,8 @@ from readbench.cache.prices import ModelSpec
 __all__ = ["make_gemini"]
 
 
-def make_gemini(spec: ModelSpec, *, ttl_seconds: float | None = None) -> PrefixAutomatic:
+def make_gemini(spec: ModelSpec, *, ttl_seconds: float | None = None,
+                granularity_tokens: int | None = None) -> PrefixAutomatic:
     """Longest-prefix automatic caching with the model's minimum, exact counts, no write fee.
 
     Raises:
@@ -24,4 +25,4 @@ def make_gemini(spec: ModelSpec, *, ttl_seconds: float | None = None) -> PrefixA
     """
     if spec.rules != "gemini-implicit":
         raise ValueError(f"model {spec.model!r} has rules {spec.rules!r}, not gemini-implicit")
-    return PrefixAutomatic(spec, name="gemini-implicit", ttl_seconds=ttl_seconds)
+    return PrefixAutomatic(spec, name="gemini-implicit", ttl_seconds=ttl_seconds, granularity_tokens=granularity_tokens)

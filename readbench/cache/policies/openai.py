@@ -46,18 +46,22 @@ class PrefixAutomatic:
         spec: models.csv row (min_cacheable_tokens, granularity_tokens, ttl_seconds).
         name: the cache model name reported.
         ttl_seconds: idle TTL override; default the model's `ttl_seconds`.
+        granularity_tokens: hit granularity override (tokens; e.g. the one a user's bills show,
+            `readbench.replay.calibrate.infer_granularity`); default the model's `granularity_tokens`.
 
     Raises:
         ValueError: no TTL in the model row and none given.
     """
 
-    def __init__(self, spec: ModelSpec, *, name: str = "openai", ttl_seconds: float | None = None) -> None:
+    def __init__(self, spec: ModelSpec, *, name: str = "openai", ttl_seconds: float | None = None,
+                 granularity_tokens: int | None = None) -> None:
         ttl = ttl_seconds if ttl_seconds is not None else spec.ttl_seconds
         if ttl is None:
             raise ValueError(f"model {spec.model!r} has no ttl_seconds; pass ttl_seconds")
         self.name = name
         self.spec = spec
         self.ttl_seconds = float(ttl)
+        self.granularity = max(granularity_tokens if granularity_tokens is not None else spec.granularity_tokens, 1)
 
     def bill(self, prep: PreparedRequest, store: CacheStore) -> Usage:
         """Longest live prefix -> floored read; then cache every boundary of this prompt."""
@@ -69,7 +73,7 @@ class PrefixAutomatic:
         lo = bisect.bisect_left(cum, min_tokens)
         hit = store.first_live(hashes, range(len(hashes) - 1, lo - 1, -1), now)
         best = -1 if hit is None else hit
-        gran = max(self.spec.granularity_tokens, 1)
+        gran = self.granularity
         read = (cum[best] // gran) * gran if best >= 0 else 0
         if read < min_tokens:
             read = 0
