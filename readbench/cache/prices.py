@@ -260,6 +260,13 @@ def get_price(model: str, prompt_tokens: int = 0, *, as_of: dt.date = PRICES_AS_
     return rows[-1]
 
 
+def price_rows(model: str, as_of: dt.date = PRICES_AS_OF) -> tuple[PriceRow, ...]:
+    """Every band's row `get_price` chooses among for `model` on `as_of`: the rows of the latest
+    date on or before `as_of`, highest `band_prompt_tokens_above` first; () when there is none.
+    For callers that price many requests of one model (`readbench.cache.simulate.CacheSimulator`)."""
+    return _dated_rows(canonical_model(model), as_of)
+
+
 @functools.lru_cache(maxsize=1024)
 def _dated_rows(model: str, as_of: dt.date) -> tuple[PriceRow, ...]:
     """The rows of `model`'s latest date on or before `as_of`, highest band threshold first."""
@@ -270,6 +277,7 @@ def _dated_rows(model: str, as_of: dt.date) -> tuple[PriceRow, ...]:
     return tuple(sorted((r for r in rows if r.date == latest), key=lambda r: -r.band_prompt_tokens_above))
 
 
+@functools.lru_cache(maxsize=4096)
 def price_date(model: str, when: dt.date) -> dt.date:
     """The date to price `model` at for a session recorded on `when`: `when` itself, or the
     model's first price row when the table has nothing dated that early (the table's dates are

@@ -12,7 +12,7 @@ from typing import Any
 
 from readbench.cache.blocks import PrefixChainer, PreparedRequest, Request
 from readbench.cache.policies.base import Usage
-from readbench.cache.prices import PRICES_AS_OF, PriceRow, canonical_model, get_price, price_date
+from readbench.cache.prices import PRICES_AS_OF, PriceRow, canonical_model, get_price, price_date, price_rows
 from readbench.cache.registry import CACHE_MODELS, make_cache_model
 from readbench.cache.store import CacheStore
 
@@ -165,11 +165,14 @@ class CacheSimulator:
         self.as_of = as_of
         self.policy = make_cache_model(cache_model, model, **params)
         get_price(model, 0, as_of=as_of)  # fail before simulating if the model has no price
+        # the price rows of `model` on `as_of`, highest band first: `get_price` without its look-ups
+        self._rows = price_rows(model, as_of)
         self.store = store if store is not None else CacheStore()
         self.chainer = PrefixChainer()
         self.requests: list[RequestUsage] = []
         self.last_prepared: PreparedRequest | None = None
         self._prev_ts = float("-inf")
+        self._stepped = 0  # requests billed by `step` or `step_totals` (error messages name them)
 
     def step(self, req: Request) -> RequestUsage:
         """Bill one request (after every earlier one); returns its usage and cost.
@@ -179,6 +182,34 @@ class CacheSimulator:
                 provider (e.g. more than 4 Anthropic breakpoints).
         """
         i = len(self.requests)
+        usage, total, cost = self._bill(req)
+        out = RequestUsage(
+            index=i,
+            input_tokens=total,
+            cache_read_tokens=usage.cache_read_tokens,
+            cache_write_tokens=usage.cache_write_tokens,
+            uncached_input_tokens=usage.uncached_input_tokens,
+            output_tokens=req.output_tokens,
+            write_tier=usage.write_tier,
+            cost_usd=cost,
+        )
+        self.requests.append(out)
+        return out
+
+    def step_totals(self, req: Request) -> tuple[int, int, float]:
+        """Bill one request as `step` does, without keeping a record of it: returns (cache read
+        tokens, input tokens, cost in USD), for callers that only sum them (the replay's arms).
+        `requests` and `result` do not include it.
+
+        Raises:
+            ValueError: as `step`.
+        """
+        usage, total, cost = self._bill(req)
+        return usage.cache_read_tokens, total, cost
+
+    def _bill(self, req: Request) -> tuple[Usage, int, float]:
+        i = self._stepped
+        self._stepped += 1
         if req.ts_start_seconds < self._prev_ts:
             raise ValueError(
                 f"request {i} starts at {req.ts_start_seconds} s, before request {i - 1} "
@@ -188,23 +219,30 @@ class CacheSimulator:
         prep = self.chainer.prepare(req)
         usage = self.policy.bill(prep, self.store)
         total = prep.total_tokens
-        if usage.cache_read_tokens + usage.cache_write_tokens + usage.uncached_input_tokens != total or min(
-            usage.cache_read_tokens, usage.cache_write_tokens, usage.uncached_input_tokens
-        ) < 0:
+        read, write, uncached = usage.cache_read_tokens, usage.cache_write_tokens, usage.uncached_input_tokens
+        if read + write + uncached != total or min(read, write, uncached) < 0:
             raise AssertionError(f"cache model {self.cache_model!r} broke conservation on request {i}: {usage}")
-        out = RequestUsage(
-            index=i,
-            input_tokens=total,
-            cache_read_tokens=usage.cache_read_tokens,
-            cache_write_tokens=usage.cache_write_tokens,
-            uncached_input_tokens=usage.uncached_input_tokens,
-            output_tokens=req.output_tokens,
-            write_tier=usage.write_tier,
-            cost_usd=price_usage(usage, req.output_tokens, self.model, as_of=self.as_of),
-        )
-        self.requests.append(out)
         self.last_prepared = prep
-        return out
+        return usage, total, self._price(usage, req.output_tokens, total)
+
+    def _price(self, usage: Usage, output_tokens: int, prompt: int) -> float:
+        """`price_usage(usage, output_tokens, self.model, as_of=self.as_of)` (the same arithmetic,
+        so the same float) from the rows looked up once; `prompt` = the usage's input tokens."""
+        rows = self._rows
+        row = rows[-1]
+        floor = max(prompt, 1)
+        for r in rows:  # get_price's band choice
+            if r.band_prompt_tokens_above < floor:
+                row = r
+                break
+        usd = (
+            usage.uncached_input_tokens * row.input_usd_per_mtok
+            + usage.cache_read_tokens * row.cache_read_usd_per_mtok
+            + output_tokens * row.output_usd_per_mtok
+        )
+        if usage.cache_write_tokens:
+            usd += usage.cache_write_tokens * _write_price(row, usage.write_tier or "")
+        return usd / 1_000_000
 
     def result(self) -> SimulationResult:
         """Totals over every request stepped so far."""

@@ -6,6 +6,7 @@ prefix hash of the block they end at (`PreparedRequest.hashes`).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 __all__ = ["CacheStore", "Entry"]
@@ -52,6 +53,22 @@ class CacheStore:
         if e.readable_from_seconds > now_seconds:
             return None
         return e
+
+    def first_live(self, keys: Sequence[bytes], order: Iterable[int], now_seconds: float) -> int | None:
+        """The first index `i` of `order` whose entry `keys[i]` is readable at `now_seconds`, or
+        None: `live` on each in turn (expired entries met on the way are dropped), in one call."""
+        entries = self._entries
+        for i in order:
+            e = entries.get(keys[i])
+            if e is None:
+                continue
+            if e.expires_at_seconds <= now_seconds:
+                del entries[keys[i]]
+                continue
+            if e.readable_from_seconds > now_seconds:
+                continue
+            return i
+        return None
 
     def peek(self, key: bytes) -> Entry | None:
         """The entry under `key` as stored (expired or not yet readable included), no side effects."""

@@ -23,11 +23,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
-from readbench.base.js import decode_utf8, utf16_head
+from readbench.base.js import utf16_head
 from readbench.read._params import check_int, params_to_dict
 from readbench.read._pi import check_line_arg
 from readbench.read._session import ReadSession, file_key_for
-from readbench.read._types import ReadResult, ReadVariant, call_facts, make_details
+from readbench.read._types import ReadResult, ReadVariant, call_facts, decoded, make_details
 from readbench.read.notices import NUMBER_STYLES, number_prefix, token_block_notice
 
 __all__ = ["EDIT_NOT_READ_ERROR", "ClaudeCodeParams", "ClaudeCodeRead"]
@@ -142,7 +142,7 @@ class ClaudeCodeRead(ReadVariant):
         offset = check_line_arg("offset", offset)
         limit = check_line_arg("limit", limit)
         key = file_key or file_key_for(path)
-        text = decode_utf8(data)
+        text = decoded(data)
         facts = call_facts(self.name, text, data, path, offset, limit, call_id)
         lines = text.split("\n")
         if lines[-1] == "":

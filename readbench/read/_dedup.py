@@ -15,12 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from readbench.base.js import decode_utf8
 from readbench.read._paged import PagedParams, PagedRead
 from readbench.read._params import check_choice
 from readbench.read._pi import check_line_arg
 from readbench.read._session import ReadRecord, ReadSession, file_key_for
-from readbench.read._types import ReadResult, call_facts, make_details
+from readbench.read._types import ReadResult, call_facts, decoded, make_details
 from readbench.read.notices import stub_notice
 
 __all__ = ["DedupParams", "DedupRead", "stub_text"]
@@ -83,7 +82,7 @@ class DedupRead(PagedRead):
         offset = check_line_arg("offset", offset)
         limit = check_line_arg("limit", limit)
         key = file_key or file_key_for(path)
-        text = decode_utf8(data)
+        text = decoded(data)
         facts = call_facts(self.name, text, data, path, offset, limit, call_id)
         result = self.serve(text, path, offset, limit, facts)
         d = result.details

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from readbench.base.js import decode_utf8, format_size, utf8_len
+from readbench.base.js import format_size, utf8_len
 from readbench.base.truncate import truncate_head
 from readbench.read._outline import OutlineEntry, outline
 from readbench.read._params import check_bool, check_choice, check_int, params_to_dict
@@ -29,7 +29,7 @@ from readbench.read._pi import (
     stock_first_line_message,
 )
 from readbench.read._session import ReadSession, file_key_for
-from readbench.read._types import CallFacts, ReadResult, ReadVariant, call_facts, make_details
+from readbench.read._types import CallFacts, ReadResult, ReadVariant, call_facts, decoded, make_details
 from readbench.read.notices import cut_notice, more_notice
 
 __all__ = ["MappedParams", "MappedRead", "number_lines", "render_map"]
@@ -183,7 +183,7 @@ class MappedRead(ReadVariant):
         offset = check_line_arg("offset", offset)
         limit = check_line_arg("limit", limit)
         key = file_key or file_key_for(path)
-        text = decode_utf8(data)
+        text = decoded(data)
         facts = call_facts(self.name, text, data, path, offset, limit, call_id)
         sel = select(text, offset, limit)
         if isinstance(sel, str):

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from readbench.base.js import decode_utf8, format_size, js_number_str, utf8_len, utf16_len
+from readbench.base.js import format_size, js_number_str, utf8_len, utf16_len
 from readbench.base.truncate import Truncation, truncate_head
 from readbench.read._params import check_bool, check_choice, check_int, params_to_dict
 from readbench.read._pi import (
@@ -24,7 +24,7 @@ from readbench.read._pi import (
     stock_first_line_message,
 )
 from readbench.read._session import ReadSession, file_key_for
-from readbench.read._types import CallFacts, ReadResult, ReadVariant, call_facts, make_details
+from readbench.read._types import CallFacts, ReadResult, ReadVariant, call_facts, decoded, make_details
 from readbench.read.notices import block_notice, char_line_notice
 
 __all__ = ["GIF_QUIRK_TEXT", "PagedParams", "PagedRead", "paged_description"]
@@ -260,7 +260,7 @@ class PagedRead(ReadVariant):
         """See `ReadVariant.read`; records successful reads in `session`."""
         offset = check_line_arg("offset", offset)
         limit = check_line_arg("limit", limit)
-        text = decode_utf8(data)
+        text = decoded(data)
         facts = call_facts(self.name, text, data, path, offset, limit, call_id)
         result = self.serve(text, path, offset, limit, facts)
         if not result.is_error and not result.details.blocked:

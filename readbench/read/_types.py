@@ -12,6 +12,7 @@ from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass, fields
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from readbench.base.js import decode_utf8
 from readbench.base.truncate import count_lines
 
 if TYPE_CHECKING:
@@ -25,6 +26,7 @@ __all__ = [
     "ReadVariant",
     "call_facts",
     "make_details",
+    "decoded",
     "sha256_hex",
 ]
 
@@ -40,7 +42,43 @@ PI_READ_PARAMETERS: dict[str, str] = {
 
 def sha256_hex(data: bytes) -> str:
     """Hex SHA-256 of raw file bytes (the identity of a file state for dedup and maps)."""
-    return hashlib.sha256(data).hexdigest()
+    hit = _remembered(data)
+    return hit[2] if hit is not None else hashlib.sha256(data).hexdigest()
+
+
+#: A `bytes` object of at most this many bytes has its decoded text (`decoded`), line count and
+#: SHA-256 remembered by identity, the latest `FILE_MEMO_SLOTS` of them and at most
+#: `FILE_MEMO_TOTAL_BYTES` bytes in all (so at most ~5x that in memory with the texts): the replay's
+#: read counterfactual (readbench.replay.read_counterfactual) runs every preset on the same rebuilt
+#: file version, which is then decoded and hashed once for all of them.
+FILE_MEMO_MAX_BYTES = 1_000_000
+FILE_MEMO_SLOTS = 128
+FILE_MEMO_TOTAL_BYTES = 16_000_000
+_FILE_MEMO: dict[int, tuple[bytes, str, str, int]] = {}  # id(data) -> (data, text, sha256, lines)
+_file_memo_bytes = [0]
+
+
+def _remembered(data: bytes) -> tuple[bytes, str, str, int] | None:
+    """The memo entry of `data` (made on first sight), None for a bytes object it does not hold
+    (too big, or not immutable `bytes`)."""
+    if type(data) is not bytes or len(data) > FILE_MEMO_MAX_BYTES:
+        return None
+    hit = _FILE_MEMO.get(id(data))
+    if hit is not None:  # the memo holds `data`: its id is not re-used meanwhile
+        return hit
+    text = decode_utf8(data)
+    hit = _FILE_MEMO[id(data)] = (data, text, hashlib.sha256(data).hexdigest(), count_lines(text))
+    _file_memo_bytes[0] += len(data)
+    while len(_FILE_MEMO) > FILE_MEMO_SLOTS or _file_memo_bytes[0] > FILE_MEMO_TOTAL_BYTES:
+        _file_memo_bytes[0] -= len(_FILE_MEMO.pop(next(iter(_FILE_MEMO)))[0])
+    return hit
+
+
+def decoded(data: bytes) -> str:
+    """`readbench.base.js.decode_utf8(data)` (Node's UTF-8 decoding), the same str object for the
+    same bytes object while it is remembered (`FILE_MEMO_MAX_BYTES`)."""
+    hit = _remembered(data)
+    return hit[1] if hit is not None else decode_utf8(data)
 
 
 @dataclass(frozen=True)
@@ -247,15 +285,16 @@ def call_facts(
 ) -> CallFacts:
     """Per-call facts for `ReadDetails`; `text` is `data` decoded (its line count is the
     file's `total_lines`)."""
+    hit = _remembered(data)
     return CallFacts(
         variant=variant,
         path=path,
         offset=offset,
         limit=limit,
         call_id=call_id,
-        total_lines=count_lines(text),
+        total_lines=hit[3] if hit is not None and hit[1] is text else count_lines(text),
         file_bytes=len(data),
-        content_sha256=sha256_hex(data),
+        content_sha256=hit[2] if hit is not None else hashlib.sha256(data).hexdigest(),
     )
 
 

@@ -246,8 +246,8 @@ class ArmSimulator:
             for k, sim in sims:
                 if i == 0 and calib.cold_start_tokens > 0:
                     sim.seed(rs.models[0], req, calib.cold_start_tokens, req.ts_start_seconds - 1.0, ttl)
-                usage, _ = sim.step(model, req, diagnose=False)
-                cost[k] += usage.cost_usd
-                read[k] += usage.cache_read_tokens
-                total[k] += usage.input_tokens
+                r, n, c = sim.step_totals(model, req)
+                cost[k] += c
+                read[k] += r
+                total[k] += n
         return [ArmResult(cm, self._priced[cm][1], cost[k], read[k], total[k]) for k, cm in enumerate(cms)]

@@ -145,6 +145,18 @@ class SessionSimulator:
             sim.store.put(best[0], best[1], now_seconds=ts_seconds, expires_at_seconds=ts_seconds + ttl_seconds,
                           readable_from_seconds=float("-inf"))
 
+    def step_totals(self, model: str, request: Request) -> tuple[int, int, float]:
+        """Bill `request` for `model` without a record or a diagnosis (`CacheSimulator.
+        step_totals`): (cache read tokens, input tokens, cost in USD). Calls stepped this way are
+        not diagnosed against by a later `step`.
+
+        Raises:
+            ValueError: as `CacheSimulator.step`.
+        """
+        out = self._sim(model).step_totals(request)
+        self.last_model = model
+        return out
+
     def step(self, model: str, request: Request, *, compaction: bool = False,
              diagnose: bool = True) -> tuple[RequestUsage, Diagnosis | None]:
         """Bill `request` for `model`; returns its usage and the diagnosis of its read (None

@@ -54,6 +54,9 @@ Placement = str | Callable[[Sequence[Block]], Sequence[int]]
 PLACEMENTS = ("pi", "automatic", "pi+automatic", "none")
 _PI_LAST_KINDS = frozenset({"text", "image", "tool_result"})
 _UNCACHEABLE_KINDS = frozenset({"thinking", "params"})
+#: [blocks object, {key: lookback candidates or breakpoints}] of the latest request
+#: (`AnthropicCache._lookback`, `AnthropicCache.breakpoints`)
+_LOOKBACK: list = [None, {}]
 
 
 def pi_breakpoints(blocks: Sequence[Block]) -> tuple[int, ...]:
@@ -129,8 +132,36 @@ class AnthropicCache:
         self.lookback_positions = lookback_positions
         self.max_breakpoints = max_breakpoints
 
+    def _lookback(self, blocks: tuple[Block, ...], index: int) -> list[int]:
+        """`lookback_candidates(blocks, index, self.lookback_positions)`, remembered for the latest
+        blocks object: the cache models stepped on one request (anthropic-5m and -1h) share it."""
+        memo = _LOOKBACK
+        if memo[0] is not blocks:
+            memo[0] = blocks
+            memo[1] = {}
+        key = (index, self.lookback_positions)
+        out = memo[1].get(key)
+        if out is None:
+            out = memo[1][key] = lookback_candidates(blocks, index, self.lookback_positions)
+        return out
+
     def breakpoints(self, prep: PreparedRequest) -> tuple[int, ...]:
         """The request's breakpoints after placement (increasing block indices)."""
+        p = self.placement
+        if callable(p):
+            return self._breakpoints(prep)
+        blocks = prep.request.blocks
+        memo = _LOOKBACK  # remembered for the latest blocks object, as the lookback candidates
+        if memo[0] is not blocks:
+            memo[0] = blocks
+            memo[1] = {}
+        key = ("breakpoints", p, prep.request.breakpoints, self.max_breakpoints)
+        out = memo[1].get(key)
+        if out is None:
+            out = memo[1][key] = self._breakpoints(prep)
+        return out
+
+    def _breakpoints(self, prep: PreparedRequest) -> tuple[int, ...]:
         blocks = prep.request.blocks
         p = self.placement
         if prep.request.breakpoints is not None:
@@ -171,11 +202,10 @@ class AnthropicCache:
         read = 0
         hits: list[int] = []
         for b in bps:
-            for idx in lookback_candidates(req.blocks, b, self.lookback_positions):
-                if store.live(hashes[idx], now) is not None:
-                    hits.append(idx)
-                    read = max(read, cum[idx])
-                    break
+            idx = store.first_live(hashes, self._lookback(req.blocks, b), now)
+            if idx is not None:
+                hits.append(idx)
+                read = max(read, cum[idx])
         last = cum[bps[-1]]
         min_tokens = self.spec.min_cacheable_tokens
         if last < min_tokens:  # §1.2: no caching, no error, both counters 0

@@ -82,20 +82,12 @@ class DeepSeekUnits:
         hashes, cum = prep.hashes, prep.cum_tokens
         self._register_output_unit(prep, store)
         min_tokens = self.spec.min_cacheable_tokens
-        unit = -1
-        for i in range(len(hashes) - 1, -1, -1):
-            if cum[i] < min_tokens:
-                break
-            if store.live(hashes[i], now) is not None:
-                unit = i
-                break
-        shared = -1
-        for i in range(len(hashes) - 1, unit, -1):
-            if cum[i] < min_tokens:
-                break
-            if self._seen.live(hashes[i], now) is not None:
-                shared = i
-                break
+        # boundaries at or above the minimum (cumulative tokens never decrease), the longest first
+        lowest = bisect.bisect_left(cum, min_tokens)
+        hit = store.first_live(hashes, range(len(hashes) - 1, lowest - 1, -1), now)
+        unit = -1 if hit is None else hit
+        hit = self._seen.first_live(hashes, range(len(hashes) - 1, max(unit, lowest - 1), -1), now)
+        shared = -1 if hit is None else hit
         gran = self.granularity
         hit = (cum[unit] // gran) * gran if unit >= 0 else 0
         expires = now + self.ttl_seconds

@@ -69,20 +69,16 @@ class PrefixAutomatic:
         now = req.ts_start_seconds
         hashes, cum = prep.hashes, prep.cum_tokens
         min_tokens = self.spec.min_cacheable_tokens
-        best = -1
-        for i in range(len(hashes) - 1, -1, -1):
-            if cum[i] < min_tokens:
-                break
-            if store.live(hashes[i], now) is not None:
-                best = i
-                break
+        # boundaries at or above the minimum (cumulative tokens never decrease), the longest first
+        lo = bisect.bisect_left(cum, min_tokens)
+        hit = store.first_live(hashes, range(len(hashes) - 1, lo - 1, -1), now)
+        best = -1 if hit is None else hit
         gran = self.granularity
         read = (cum[best] // gran) * gran if best >= 0 else 0
         if read < min_tokens:
             read = 0
         # Cache the whole prompt: boundaries at or above the minimum; those up to the hit are
         # refreshed, the rest written (free).
-        lo = bisect.bisect_left(cum, min_tokens)
         store.put_prefixes(
             hashes[lo:], cum[lo:], first=max(best + 1 - lo, 0), now_seconds=now,
             expires_at_seconds=now + self.ttl_seconds, readable_from_seconds=req.ts_first_token_seconds,
