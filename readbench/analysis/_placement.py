@@ -30,7 +30,10 @@ def placement_section(table: pd.DataFrame, cache_models: list[str], multi_model:
             g = group[got]
 
             def mean(col: str) -> float:
-                return float(pd.to_numeric(g[col], errors="coerce").mean()) if col in g.columns else float("nan")
+                # a harness with no placement of its own (Codex: automatic caching) has the column empty;
+                # nullable columns' mean is then pd.NA, which float() refuses
+                value = pd.to_numeric(g[col], errors="coerce").mean() if col in g.columns else None
+                return float("nan") if value is None or pd.isna(value) else float(value)
 
             name = str(arm) if multi_model else str(arm).split(" @ ")[0]
             rows.append((name, m, str(int(got.sum())), F.usd(mean(f"cost_usd_{m}")), F.usd(mean(harness)),
@@ -46,7 +49,7 @@ def placement_section(table: pd.DataFrame, cache_models: list[str], multi_model:
                 "The same relayed requests of each real-harness sample priced under three breakpoint placements. "
                 "readbench's (pi's Anthropic client) is the cost every arm is compared on above. The harness's own "
                 "is where it puts cache_control itself (Claude Code 2.1.332: its 2nd and 3rd system blocks and the "
-                "newest user block, no tool); the bridge's is where inspect's Anthropic provider puts it (last "
+                "newest user block, no tool; — for a harness without placements of its own, e.g. Codex on the Responses API's automatic caching); the bridge's is where inspect's Anthropic provider puts it (last "
                 "system block, last tool, second-to-last message block, automatic caching): inspect's bridge does "
                 "not forward the harness's markers, so a real model's native bill through the bridge is under the "
                 "bridge's placement. n = samples with the figures."))]

@@ -28,3 +28,22 @@ def test_three_placements_per_real_harness_arm_and_none_for_the_loop():
                      "0.500", "0.550"]
     assert "| stock × off |" not in text  # the loop's arm has no bridged figures
     assert placement_section(table.drop(columns=["bridge_cost_usd_anthropic-5m"]), ["anthropic-5m"], False) == []
+
+
+def test_a_harness_without_its_own_placement_shows_a_dash_not_a_crash():
+    """Codex's rows carry the bridge's figures but no harness placement (automatic caching): its
+    harness columns are empty (pd.NA in a nullable column); `readbench eval --matrix evals/agents.yaml`
+    crashed in the report with "float() argument must be ... not 'NAType'"."""
+    table = pd.DataFrame({
+        "arm": ["stock × off × codex @ m"],
+        "cost_usd_anthropic-5m": [0.25],
+        "harness_cost_usd_anthropic-5m": pd.array([None], dtype="Float64"),
+        "bridge_cost_usd_anthropic-5m": [0.2],
+        "cache_read_ratio_anthropic-5m": [0.5],
+        "harness_cache_read_ratio_anthropic-5m": pd.array([None], dtype="Float64"),
+        "bridge_cache_read_ratio_anthropic-5m": [0.4],
+    })
+    text = to_markdown(placement_section(table, ["anthropic-5m"], multi_model=False))
+    (row,) = [line for line in text.splitlines() if line.startswith("| stock × off × codex")]
+    assert [c.strip() for c in row.strip("|").split("|")] == [
+        "stock × off × codex", "anthropic-5m", "1", "$0.2500", "—", "$0.2000", "0.500", "—", "0.400"]
