@@ -157,16 +157,16 @@ def _pp_detect(x: float) -> str:
 def _success_only(x: float) -> str:
     """What follows "this run detects only": ``"≥ 96.6 pp in success"``, or what it cannot detect at all."""
     if math.isnan(x):
-        return "no success difference at all (fewer than 2 clusters)"
-    return "nothing short of a 100 pp success difference" if x >= 0.9995 else f"≥ {100 * x:.1f} pp in success"
+        return "nothing in success (fewer than 2 clusters)"
+    return "a 100 pp success difference (every task flipped)" if x >= 0.9995 else f"≥ {100 * x:.1f} pp in success"
 
 
 def _cost_only(log_effect: float) -> str:
     """What follows "this run detects only" for cost: ``"cost ratios ≤0.870× or ≥1.150×"``, or what it cannot."""
     if math.isnan(log_effect):
-        return "no cost ratio at all (fewer than 2 clusters)"
+        return "nothing in cost (fewer than 2 clusters)"
     if log_effect > math.log(100.0):
-        return "no cost ratio between 0.01× and 100×"
+        return "cost ratios below 0.01× or above 100×"
     return f"cost ratios {_ratio_detect(log_effect)}"
 
 

@@ -11,6 +11,7 @@ Wilson bounds with that quantile q on an effective size m: (p + q²/2m ± q·sqr
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -249,3 +250,15 @@ def test_frontier_arms_not_significantly_different_from_the_baseline_are_marked_
     assert ("n.s.: not significantly different from stock × off in success or in cost under that cache model (Holm): "
             "its place on the frontier is within noise.") in text
     assert (tmp_path / "report" / "pareto.png").stat().st_size > 10_000
+
+
+def test_no_decision_wording_reads_as_a_sentence_at_the_extremes():
+    """The smoke report said "this run detects only nothing short of a 100 pp success difference" and
+    "this run detects only no cost ratio between 0.01× and 100×"."""
+    from readbench.analysis._decision import _cost_only, _success_only
+
+    assert _success_only(1.0) == "a 100 pp success difference (every task flipped)"
+    assert _success_only(float("nan")) == "nothing in success (fewer than 2 clusters)"
+    assert _success_only(0.966) == "≥ 96.6 pp in success"
+    assert _cost_only(math.log(1000.0)) == "cost ratios below 0.01× or above 100×"
+    assert _cost_only(float("nan")) == "nothing in cost (fewer than 2 clusters)"
