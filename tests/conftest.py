@@ -23,6 +23,16 @@ DRIVER = Path(__file__).parent / "differential" / "driver" / "node_modules"
 os.environ["READBENCH_PROFILES"] = str(Path(__file__).parent / "_no_user_profiles.toml")
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _own_local_workspaces(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Each test process claims local-sandbox workspaces (readbench.sandbox.local) under a directory
+    of its own: with the machine-wide default (/tmp/readbench-ws), two xdist workers, or a user's run
+    beside the suite, running the tiny corpus's samples take turns on one lock per sample, which
+    changed the timing the interrupt tests rely on (both failed in a CI dry run while another
+    `readbench eval` ran). A test that sets READBENCH_WORKSPACES itself still wins (monkeypatch)."""
+    os.environ.setdefault("READBENCH_WORKSPACES", str(tmp_path_factory.mktemp("readbench-ws")))
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     docker_reason = None
     if any("docker" in item.keywords for item in items) and not os.environ.get("READBENCH_REQUIRE_DOCKER"):
