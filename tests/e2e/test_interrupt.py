@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_resume import MATRIX, _corpus, _finished
+from test_resume import MATRIX, _any_finished, _corpus, _finished
 
 from readbench.analysis.table import read_table
 
@@ -31,7 +31,7 @@ def _interrupted(tmp_path: Path, sig: int, group: bool) -> tuple[subprocess.Comp
     proc = subprocess.Popen(cmd, cwd=tmp_path, env=env, start_new_session=True, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 300
-    while time.monotonic() < deadline and not _finished(run_dir / "logs") and proc.poll() is None:
+    while time.monotonic() < deadline and not _any_finished(run_dir / "logs") and proc.poll() is None:
         time.sleep(0.5)
     if group:
         os.killpg(proc.pid, sig)
