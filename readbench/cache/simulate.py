@@ -92,6 +92,12 @@ def price_usage(usage: Usage, output_tokens: int, model: str, *, as_of: dt.date 
     """
     prompt = usage.cache_read_tokens + usage.cache_write_tokens + usage.uncached_input_tokens
     row = get_price(model, prompt, as_of=as_of)
+    return _usd(row, usage, output_tokens)
+
+
+def _usd(row: Any, usage: Any, output_tokens: int) -> float:
+    """USD of one call's tokens at one price row (the arithmetic price_usage and
+    CacheSimulator.step_totals share, so both give the same float)."""
     usd = (
         usage.uncached_input_tokens * row.input_usd_per_mtok
         + usage.cache_read_tokens * row.cache_read_usd_per_mtok
@@ -235,14 +241,7 @@ class CacheSimulator:
             if r.band_prompt_tokens_above < floor:
                 row = r
                 break
-        usd = (
-            usage.uncached_input_tokens * row.input_usd_per_mtok
-            + usage.cache_read_tokens * row.cache_read_usd_per_mtok
-            + output_tokens * row.output_usd_per_mtok
-        )
-        if usage.cache_write_tokens:
-            usd += usage.cache_write_tokens * _write_price(row, usage.write_tier or "")
-        return usd / 1_000_000
+        return _usd(row, usage, output_tokens)
 
     def result(self) -> SimulationResult:
         """Totals over every request stepped so far."""
