@@ -14,8 +14,9 @@ under load).
 Compared exactly: every column of table.parquet but `RUN_SPECIFIC` (tokens, costs, cache
 metrics, success, stop reasons, trajectory metrics included); report/report.md and
 report/partition.json with the run id replaced by `<run>` (the report names its run directory
-in its `readbench plan --from results/<run id>` hints); the report's figures; every tool call of
-every sample, in order. Needs the built corpus (`make corpus`).
+in its `readbench plan --from results/<run id>` hints); the report's figures; every tool call and
+tool result of every sample, in order (compared first: a failure names the first differing step).
+Needs the built corpus (`make corpus`).
 """
 
 from __future__ import annotations
@@ -61,18 +62,41 @@ def _run(matrix: Path, run_id: str) -> Path:
     return Path("results") / run_id
 
 
-def _calls(run: Path) -> dict[tuple[str, str, str], list[tuple[str, str]]]:
-    """(variant, dcp, sample id) -> every tool call (function, arguments as JSON) in order."""
+def _trajectories(run: Path) -> dict[tuple[str, str, str], list[str]]:
+    """(variant, dcp, sample id) -> every tool call (function, arguments as JSON) and every tool
+    result text, in order."""
     from inspect_ai.log import read_eval_log
 
     out = {}
     for f in sorted((run / "logs").glob("*.eval")):
         log = read_eval_log(str(f))
         for s in log.samples or []:
-            out[(log.eval.task_args["variant"], log.eval.task_args["dcp"], str(s.id))] = [
-                (c.function, json.dumps(c.arguments, sort_keys=True))
-                for m in s.messages if m.role == "assistant" for c in (m.tool_calls or [])]
+            steps = []
+            for m in s.messages:
+                if m.role == "assistant":
+                    steps += [f"call {c.function} {json.dumps(c.arguments, sort_keys=True)}" for c in m.tool_calls or []]
+                elif m.role == "tool":
+                    steps.append(f"result {m.text}")
+            out[(log.eval.task_args["variant"], log.eval.task_args["dcp"], str(s.id))] = steps
     return out
+
+
+def _first_difference(a: dict[tuple[str, str, str], list[str]], b: dict[tuple[str, str, str], list[str]]) -> str:
+    """'' when equal, else which sample's which step differs first, with a unified diff of the two
+    steps (so a CI log says what varied, not only that a token count did)."""
+    import difflib
+
+    if a.keys() != b.keys():
+        return f"samples differ: {sorted(a.keys() ^ b.keys())}"
+    for key in sorted(a):
+        for i, (x, y) in enumerate(zip(a[key], b[key])):
+            if x != y:
+                diff = "\n".join(list(difflib.unified_diff(x.splitlines(), y.splitlines(), "run a", "run b",
+                                                           lineterm="", n=1))[:60])
+                return f"{key}: step {i} of {len(a[key])} differs first:\n{diff}"
+        if len(a[key]) != len(b[key]):
+            return f"{key}: {len(a[key])} steps vs {len(b[key])}"
+    return ""
 
 
 def _masked(run: Path, name: str) -> str:
@@ -92,11 +116,12 @@ def test_two_runs_of_the_smoke_subset_give_the_same_table_and_report(tmp_path, m
     assert len(ta) == 6 and set(ta["variant"]) == {"stock", "claude-code"}  # 3 arms x 2 tasks
     assert ta["grep_calls"].sum() > 0 and ta["turns"].min() > 1 and ta["input_tokens"].min() > 0
     assert (ta["bash_calls"] > 0).any()  # a test run's output (and its duration) reached the agent
+    ca, cb = _trajectories(a), _trajectories(b)
+    assert len(ca) == 6
+    assert not (first := _first_difference(ca, cb)), first
     pd.testing.assert_frame_equal(ta, tb, check_exact=True)
     assert _masked(a, "report.md") == _masked(b, "report.md")
     assert "results/<run>" in _masked(a, "report.md")
     assert _masked(a, "partition.json") == _masked(b, "partition.json")
     for figure in FIGURES:
         assert (a / "report" / figure).read_bytes() == (b / "report" / figure).read_bytes(), figure
-    ca, cb = _calls(a), _calls(b)
-    assert len(ca) == 6 and ca == cb

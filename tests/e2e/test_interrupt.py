@@ -8,24 +8,21 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from test_resume import MATRIX, _any_finished, _corpus, _finished
+from test_resume import MATRIX, _corpus, _finished, _release_gate, _wait_for_gate
 
 from readbench.analysis.table import read_table
 
-pytestmark = [pytest.mark.slow, pytest.mark.xfail(strict=False, reason=(
-    "KNOWN REGRESSION (closing note of 2026-12-03, second stop): inside the full suite under xdist the "
-    "signalled run finished all 3 samples before the signal in 3 clean-clone CI dry runs (passes with the "
-    "module alone); root cause not found; to be fixed, not kept"))]
+pytestmark = pytest.mark.slow
 
 
 def _interrupted(tmp_path: Path, sig: int, group: bool) -> tuple[subprocess.CompletedProcess, Path, int, list, dict]:
-    """`readbench eval` of the 3-sample matrix, sent `sig` once a sample has finished (to its
-    process group when `group`, as a terminal's Ctrl-C is). Returns (the finished process, the
-    run directory, samples finished without error, the command, its environment)."""
+    """`readbench eval` of the 3-sample matrix, sent `sig` once the gated third sample started its
+    test command (test_resume._corpus), so after the two others finished (to its process group when
+    `group`, as a terminal's Ctrl-C is). Returns (the finished process, the run directory, samples
+    finished without error, the command, its environment); the gate is released afterwards."""
     env = {**os.environ, "READBENCH_TASKS": str(_corpus(tmp_path)), "READBENCH_CACHE": str(tmp_path / "cache")}
     (tmp_path / "m.yaml").write_text(MATRIX)
     cmd = [sys.executable, "-m", "readbench.cli", "eval", "--matrix", str(tmp_path / "m.yaml"),
@@ -33,21 +30,24 @@ def _interrupted(tmp_path: Path, sig: int, group: bool) -> tuple[subprocess.Comp
     run_dir = tmp_path / "results" / "r"
     proc = subprocess.Popen(cmd, cwd=tmp_path, env=env, start_new_session=True, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 300
-    while time.monotonic() < deadline and not _any_finished(run_dir / "logs") and proc.poll() is None:
-        time.sleep(0.5)
-    if group:
-        os.killpg(proc.pid, sig)
-    else:
-        proc.send_signal(sig)
-    out, err = proc.communicate(timeout=300)
+    try:
+        _wait_for_gate(tmp_path, proc)
+        if group:
+            os.killpg(proc.pid, sig)
+        else:
+            proc.send_signal(sig)
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        _release_gate(tmp_path)
     done = len([s for s in _finished(run_dir / "logs") if not s.error])  # a cancelled sample has an error
     return subprocess.CompletedProcess(cmd, proc.returncode, out, err), run_dir, done, cmd, env
 
 
 def test_sigint_exits_nonzero_flags_the_partial_arm_and_the_rerun_completes(tmp_path):
     proc, run_dir, done, cmd, env = _interrupted(tmp_path, signal.SIGINT, group=True)
-    assert 1 <= done < 3
+    assert done == 2  # the two samples before the gated one
     assert proc.returncode != 0
     assert proc.stderr.splitlines()[-1] == (
         f"incomplete: stock × off @ readbench/sim-diligent (partial: {done} of 3 samples, cancelled); "

@@ -39,30 +39,39 @@ def _finished(log_dir: Path) -> list:
     return done
 
 
-_COUNT = ("import sys\nfrom inspect_ai.log import list_eval_logs, read_eval_log_sample_summaries\nn = 0\n"
-          "for info in list_eval_logs(sys.argv[1]):\n"
-          "    try:\n        n += sum(1 for s in read_eval_log_sample_summaries(info.name) if s.completed)\n"
-          "    except Exception:\n        pass\nprint(n)\n")
-
-
-def _any_finished(log_dir: Path) -> bool:
-    """Whether a sample of the run being written to `log_dir` has finished, read by a fresh
-    interpreter: inside the full suite the test process's own reading of a log still being written
-    found nothing for a whole run (both interrupt tests signalled a run that had already finished, in
-    two clean-clone CI dry runs), while the same reading passed with the module alone; a new process
-    reads as it does alone."""
-    out = subprocess.run([sys.executable, "-c", _COUNT, str(log_dir)], capture_output=True, text=True, timeout=60)
-    return out.stdout.strip() not in ("", "0")
-
-
 def _corpus(tmp_path: Path) -> Path:
-    """The tiny corpus plus a slow copy of the bug fix (its test sleeps), so a kill lands mid-run."""
+    """The tiny corpus plus a gated copy of the bug fix, last (with `max_samples: 1` the samples run
+    in this order): its test command touches ``gate/started`` and then waits for ``gate/release``,
+    so a signal or kill sent once it started lands while that sample runs and after the two others
+    finished, whatever the machine's load (a poll for a finished sample in the log raced the run:
+    the signalled run had finished all three samples in 3 of ~6 full-suite runs)."""
     fix, question = records()
-    slow = dataclasses.replace(fix, id="logs/bugfix/1", check=dataclasses.replace(
-        fix.check, test_cmd="sleep 20 && python3 test_calc.py"))
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    gated = dataclasses.replace(fix, id="logs/bugfix/1", check=dataclasses.replace(
+        fix.check, test_cmd=f"touch {gate}/started && while [ ! -e {gate}/release ]; do sleep 0.2; done && "
+                            "python3 test_calc.py"))
     path = tmp_path / "tasks.jsonl"
-    write_jsonl([fix, question, slow], path)
+    write_jsonl([fix, question, gated], path)
     return path
+
+
+def _wait_for_gate(tmp_path: Path, proc: subprocess.Popen) -> None:
+    """Wait until the gated sample (see `_corpus`) started its test command.
+
+    Raises:
+        AssertionError: the run ended, or 300 s passed, before it did (the run's stderr says why).
+    """
+    started = tmp_path / "gate" / "started"
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and not started.exists() and proc.poll() is None:
+        time.sleep(0.2)
+    assert started.exists(), f"the gated sample never started its test command (exit code {proc.poll()})"
+
+
+def _release_gate(tmp_path: Path) -> None:
+    """Let the gated sample's test command run (for the re-run; ends any waiting loop left behind)."""
+    (tmp_path / "gate" / "release").touch()
 
 
 def test_killed_eval_resumes_without_redoing_finished_samples(tmp_path):
@@ -73,12 +82,13 @@ def test_killed_eval_resumes_without_redoing_finished_samples(tmp_path):
     log_dir = tmp_path / "results" / "r" / "logs"
     proc = subprocess.Popen(cmd, cwd=tmp_path, env=env, start_new_session=True,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 300
-    while time.monotonic() < deadline and not _any_finished(log_dir) and proc.poll() is None:
-        time.sleep(0.5)
-    first = _finished(log_dir)
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
+    try:
+        _wait_for_gate(tmp_path, proc)
+        first = _finished(log_dir)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        _release_gate(tmp_path)
     assert 1 <= len(first) < 3, "the run was killed with some, not all, samples finished"
     kept = {s.id: s.uuid for s in first}
     # the killed run's report flags the arm (issue 13, defect 1: it showed n = 1 of 3 unflagged)
