@@ -10,7 +10,7 @@ import json
 
 from readbench.cache import count_tokens
 from readbench.cache.prices import canonical_model
-from readbench.replay.calibrate import billed
+from readbench.replay.billing import billed
 from readbench.replay.requests import Calibration, RequestSet
 from readbench.sessions import load_file
 
