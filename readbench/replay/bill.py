@@ -28,7 +28,8 @@ from readbench.cache.simulate import billed_usage_cost
 from readbench.replay.billing import billed, cached_after, infer_tier
 from readbench.replay.calibrate import calibrate, levels, run
 from readbench.replay.pooled import _break_loss, _by_kind, break_interval
-from readbench.replay.requests import Calibration, RequestSets, kind_rate
+from readbench.replay.records import Calibration, kind_rate
+from readbench.replay.requests import RequestSets
 from readbench.replay.simulate import is_miss, price_date
 from readbench.sessions import Session
 from readbench.sim import is_simulated

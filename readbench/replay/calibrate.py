@@ -36,7 +36,8 @@ from dataclasses import replace
 
 from readbench.cache.registry import tier_ttl_seconds
 from readbench.replay.billing import billed, cached_after, infer_granularity, infer_tier
-from readbench.replay.requests import CALL_KINDS, Break, Calibration, Insertion, RequestSet, TokenFit
+from readbench.replay.records import CALL_KINDS, Break, Calibration, Insertion, TokenFit
+from readbench.replay.requests import RequestSet
 from readbench.replay.simulate import MISS_MIN_TOKENS, is_miss, run
 from readbench.sessions import Session
 

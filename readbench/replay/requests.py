@@ -50,12 +50,11 @@ from readbench.cache.adapter import CallRecord, RequestBuilder
 from readbench.cache.blocks import Block, Request, chain_hashes
 from readbench.replay.call_kinds import CallKinds
 from readbench.replay.prefix import blocks_before, first_salt_change, identical_prefix, salt_index, salt_of, salted
-from readbench.replay.records import CALL_KINDS, Break, Calibration, Insertion, TokenFit, kind_rate
+from readbench.replay.records import Calibration, Insertion, TokenFit
 from readbench.replay.thinking import thinking_sizes
 from readbench.sessions import Session
 
-__all__ = ["CALL_KINDS", "Break", "Calibration", "Insertion", "RequestSet", "RequestSets", "TokenFit", "call_records",
-           "kind_rate"]
+__all__ = ["RequestSet", "RequestSets", "call_records"]
 
 #: Seconds between calls of a transcript that records no times (e.g. Codex's Sept-2025 format).
 UNTIMED_STEP_SECONDS = 10.0
@@ -133,7 +132,7 @@ class RequestSet:
     def call_kind(self, i: int) -> str:
         """What started call i, from recorded facts (readbench.replay.call_kinds: `tool`, `opening`,
         `prompt`, `resume`, `after_abort`, `notification`, `command`, `thinking_change`,
-        `model_change`; the coarser kinds in `CALL_KINDS`).
+        `model_change`; the coarser kinds in `readbench.replay.records.CALL_KINDS`).
 
         Raises:
             IndexError: no call i.

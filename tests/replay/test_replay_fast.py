@@ -26,7 +26,8 @@ from readbench.replay import simulate as simulate_mod
 from readbench.replay.arms import ArmSimulator
 from readbench.replay.bill import session_date
 from readbench.replay.prefix import salt_of, salted
-from readbench.replay.requests import Break, Calibration, Insertion, RequestSet, TokenFit, call_records
+from readbench.replay.records import Break, Calibration, Insertion, TokenFit
+from readbench.replay.requests import RequestSet, call_records
 from readbench.replay.simulate import run
 from readbench.sessions import load_file
 from readbench.sessions.synth import write_claude_session, write_pi_session
