@@ -26,11 +26,11 @@ from readbench.cache.prices import canonical_model, get_model_spec, get_price
 from readbench.cache.registry import CACHE_MODELS, cache_model_for, tier_ttl_seconds
 from readbench.cache.simulate import billed_usage_cost
 from readbench.replay.billing import billed, cached_after, infer_tier
-from readbench.replay.calibrate import calibrate, levels, run
+from readbench.replay.calibrate import calibrate, levels
 from readbench.replay.pooled import _break_loss, _by_kind, break_interval
 from readbench.replay.records import Calibration, kind_rate
 from readbench.replay.requests import RequestSets
-from readbench.replay.simulate import is_miss, price_date
+from readbench.replay.simulate import is_miss, price_date, run
 from readbench.sessions import Session
 from readbench.sim import is_simulated
 

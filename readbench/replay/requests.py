@@ -123,7 +123,7 @@ class RequestSet:
         self._inserted: dict[Insertion, Block] = {}  # one Block object per insertion (ids: no token fit)
         self._kinds = CallKinds(session)
         self._counted: list[tuple[int, int]] | None = None
-        #: simulations of this set already run (`readbench.replay.calibrate.run` memo): key -> results
+        #: simulations of this set already run (`readbench.replay.simulate.run` memo): key -> results
         self.runs: dict[tuple, list] = {}
         #: content calibrations fitted on this set (`readbench.replay.calibrate.calibrate` memo):
         #: (window start, stop, step, date) -> Calibration without breaks

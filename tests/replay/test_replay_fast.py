@@ -4,7 +4,7 @@
   simulator its chained prefix hashes and cumulative tokens: every call equals a from-scratch
   rendering (start blocks, token fit, salts by token position, insertions) whatever the order
   the calls are asked in;
-- `calibrate.run` replays a simulation already run on the same requests (the last pass of
+- `simulate.run` replays a simulation already run on the same requests (the last pass of
   `infer_breaks` is the calibrated replay) instead of running it again;
 - `ArmSimulator` simulates an arm that renders to the blocks of another arm once;
 - `RequestBuilder.blocks` is `build(...).blocks` without the hashing.
