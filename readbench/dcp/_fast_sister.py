@@ -22,13 +22,13 @@ uses `run_sister`.
 from __future__ import annotations
 
 import dataclasses
-import functools
 from bisect import bisect_right
 from typing import Any
 
 from inspect_ai.model import ChatMessage, ChatMessageTool
 
 from readbench.base.js import js_stringify, utf16_len
+from readbench.dcp._fast_fileops import FileOps, file_proposal
 from readbench.dcp._gate import accepts, cost_model
 from readbench.dcp._glob import glob_to_regex
 from readbench.dcp._params import SisterParams
@@ -45,21 +45,17 @@ from readbench.dcp._types import DcpState, DecisionRecord, GateInfo, finite_or_n
 from readbench.dcp._view import blocks, calls_of
 from readbench.dcp.strategies import sister_dedupe as dd
 from readbench.dcp.strategies import sister_error_purge as ep
-from readbench.dcp.strategies import sister_file_ops as fo
 
 __all__ = ["SisterSeq", "SisterFastOutcome"]
 
 RESULT, INPUT = "tool_result_content", "tool_call_input"
 
 
-_normalize_path = functools.lru_cache(maxsize=4096)(fo.normalize_path)
-
-
 class _Call:
     """One tool call: position, arguments and (once completed) its result's facts."""
 
     __slots__ = ("cid", "ordinal", "apos", "cidx", "tool", "args", "rpos", "err", "chars", "ctokens", "image",
-                 "name", "static", "before_chars", "fileop")
+                 "name", "static", "before_chars")
 
     def __init__(self, cid: str, ordinal: int, apos: int, cidx: int, tool: str, args: Any) -> None:
         self.cid, self.ordinal, self.apos, self.cidx, self.tool, self.args = cid, ordinal, apos, cidx, tool, args
@@ -70,18 +66,6 @@ class _Call:
         self.name = tool
         self.static: tuple[bool, bool] | None = None
         self.before_chars = utf16_len(js_stringify(args or {}))
-        self.fileop: _Op | None = None
-
-
-class _Op:
-    """A file op of `superseded-file-ops` with its nearest later write / covering read."""
-
-    __slots__ = ("call", "kind", "path", "rng", "write", "read")
-
-    def __init__(self, call: _Call, kind: str, path: str, rng: Any) -> None:
-        self.call, self.kind, self.path, self.rng = call, kind, path, rng
-        self.write: _Op | None = None
-        self.read: _Op | None = None
 
 
 class SisterFastOutcome:
@@ -108,9 +92,7 @@ class SisterSeq(SeqBase):
         self.tok_prefix = [0]
         self.groups: dict[str, list[_Call]] = {}
         self.err_waiting: list[_Call] = []
-        self.paths: dict[str, list[_Op]] = {}
-        self.open_ops: dict[str, list[_Op]] = {}
-        self.uncovered: dict[str, list[_Op]] = {}
+        self.fileops: FileOps[_Call] = FileOps(params.cwd)
         # proposals: cid -> (proposal, order key, effect (pos, chars, tokens) or None)
         self.p_dedupe: dict[str, tuple[Proposal, tuple[int, ...], tuple[int, int, int] | None]] = {}
         self.p_error: dict[str, tuple[Proposal, tuple[int, ...], tuple[int, int, int] | None]] = {}
@@ -187,68 +169,11 @@ class SisterSeq(SeqBase):
         self.err_waiting = waiting
 
     def _add_fileop(self, call: _Call) -> None:
-        kind = call.tool.strip().lower()
-        if kind not in ("read", "write", "edit"):
-            return
-        raw = fo._path_arg(call.args)
-        if raw is None:
-            return
-        path = _normalize_path(raw, self.params.cwd)
-        if not path:
-            return
-        op = _Op(call, kind, path, fo.read_range(call.args) if kind == "read" else None)
-        group = self.paths.setdefault(path, [])
-        opened = self.open_ops.setdefault(path, [])  # non-newest ops without a later write
-        uncovered = self.uncovered.setdefault(path, [])  # ... reads among them without a covering read
-        if group:
-            prev = group[-1]  # was the newest: never pruned until now
-            opened.append(prev)
-            if prev.kind == "read":
-                uncovered.append(prev)
-        group.append(op)
-        first = group[0].call.ordinal
-        if kind != "read" and not call.err:
-            for o in opened:
-                o.write = op
-                self._file_proposal(o, first)
-            opened.clear()
-            uncovered.clear()
-        elif kind == "read":
-            start, end = op.rng.start, op.rng.end
-            keep = []
-            for o in uncovered:
-                # fo.range_covers(op.rng, o.rng), inlined
-                if start <= o.rng.start and (end is None or (o.rng.end is not None and end >= o.rng.end)):
-                    o.read = op
-                    self._file_proposal(o, first)
-                else:
-                    keep.append(o)
-            if len(keep) != len(uncovered):
-                self.uncovered[path] = keep
-
-    def _file_proposal(self, op: _Op, first: int) -> None:
-        """(Re)state the proposal of a non-newest op from its nearest later write/read."""
-        if op.call.chars <= 0:
-            return
-        path, cid = op.path, op.call.cid
-        if op.kind == "read":
-            if op.write is not None:
-                w = op.write
-                reason = f"{path} has since been modified (see {w.kind} call {w.call.cid})"
-                text = fo._changed(path, w.kind, w.call.cid)
-            elif op.read is not None:
-                reason = f"superseded by newer read of {path} (call {op.read.call.cid})"
-                text = fo._newer_read(path, op.read.call.cid)
-            else:
-                return
-        elif op.write is not None:
-            w = op.write
-            reason = f"superseded by newer {w.kind} of {path} (call {w.call.cid})"
-            text = fo._newer_write(path, w.kind, w.call.cid)
-        else:
-            return
-        prop = Proposal(fo.STRATEGY_ID, cid, RESULT, reason, text)
-        self.p_file[cid] = (prop, (first, -op.call.ordinal), self._effect(op.call, prop))
+        filled, first = self.fileops.add(call)
+        for op in filled:  # (re)state the proposal of each op from its nearest later write/read
+            prop = file_proposal(op)
+            if prop is not None:
+                self.p_file[op.call.cid] = (prop, (first, -op.call.ordinal), self._effect(op.call, prop))
 
     # -- per-call helpers --
 

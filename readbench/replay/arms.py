@@ -29,8 +29,10 @@ from readbench.cache.adapter import RequestBuilder
 from readbench.cache.prices import canonical_model, get_model_spec, get_price
 from readbench.cache.registry import CACHE_MODELS, tier_ttl_seconds
 from readbench.replay.bill import billed_cost, session_date
-from readbench.replay.calibrate import billed, calibrate, infer_tier
-from readbench.replay.requests import Calibration, RequestSet, RequestSets, call_records
+from readbench.replay.billing import billed, infer_tier
+from readbench.replay.calibrate import calibrate
+from readbench.replay.records import Calibration
+from readbench.replay.requests import RequestSet, RequestSets, call_records
 from readbench.replay.simulate import SessionSimulator, price_date, run_key
 from readbench.sessions import Session
 

@@ -44,7 +44,7 @@ from inspect_ai.model import ChatMessageTool
 from readbench.cache.adapter import RequestBuilder
 from readbench.cache.prices import canonical_model, get_model_spec, get_price
 from readbench.harness import shell_tool
-from readbench.replay.calibrate import billed, infer_tier
+from readbench.replay.billing import billed, infer_tier
 from readbench.replay.simulate import price_date
 from readbench.sessions import Session
 from readbench.sessions.file_ops import FileVersion, track_versions

@@ -25,10 +25,12 @@ from readbench.cache.adapter import RequestBuilder
 from readbench.cache.prices import canonical_model, get_model_spec, get_price
 from readbench.cache.registry import CACHE_MODELS, cache_model_for, tier_ttl_seconds
 from readbench.cache.simulate import billed_usage_cost
-from readbench.replay.calibrate import billed, cached_after, calibrate, infer_tier, levels, run
+from readbench.replay.billing import billed, cached_after, infer_tier
+from readbench.replay.calibrate import calibrate, levels
 from readbench.replay.pooled import _break_loss, _by_kind, break_interval
-from readbench.replay.requests import Calibration, RequestSets, kind_rate
-from readbench.replay.simulate import is_miss, price_date
+from readbench.replay.records import Calibration, kind_rate
+from readbench.replay.requests import RequestSets
+from readbench.replay.simulate import is_miss, price_date, run
 from readbench.sessions import Session
 from readbench.sim import is_simulated
 

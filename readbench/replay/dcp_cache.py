@@ -34,7 +34,7 @@ from readbench.dcp import (
     reported_tokens,
 )
 from readbench.replay.arms import ArmSimulator
-from readbench.replay.calibrate import billed
+from readbench.replay.billing import billed
 from readbench.replay.timing import timed
 from readbench.sessions import Session
 

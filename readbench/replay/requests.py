@@ -33,34 +33,31 @@ a `Calibration` then maps it to what the provider most likely received:
 Blocks are interned per (recorded block, salt), so consecutive requests share block objects; each
 request carries its chained prefix hashes and cumulative tokens, extended from the previous call's
 over the identical prefix, so the simulator prepares it with no work and a call costs O(new
-blocks) Python work. The records (`Calibration` and its parts) live in `readbench.replay.records`.
+blocks) Python work (the salt and prefix arithmetic: `readbench.replay.prefix`). The records
+(`Calibration` and its parts) live in `readbench.replay.records`, the call kinds in
+`readbench.replay.call_kinds`.
 """
 
 from __future__ import annotations
 
 import bisect
-import functools
 import hashlib
 import itertools
-import operator
 
 from inspect_ai.model import ChatMessage
 
 from readbench.cache.adapter import CallRecord, RequestBuilder
 from readbench.cache.blocks import Block, Request, chain_hashes
-from readbench.replay.records import CALL_KINDS, Break, Calibration, Insertion, TokenFit, kind_rate
+from readbench.replay.call_kinds import CallKinds
+from readbench.replay.prefix import blocks_before, first_salt_change, identical_prefix, salt_index, salt_of, salted
+from readbench.replay.records import Calibration, Insertion, TokenFit
 from readbench.replay.thinking import thinking_sizes
 from readbench.sessions import Session
 
-__all__ = ["CALL_KINDS", "Break", "Calibration", "Insertion", "RequestSet", "RequestSets", "TokenFit", "call_records",
-           "kind_rate"]
+__all__ = ["RequestSet", "RequestSets", "call_records"]
 
 #: Seconds between calls of a transcript that records no times (e.g. Codex's Sept-2025 format).
 UNTIMED_STEP_SECONDS = 10.0
-
-
-def _salted(h: bytes, salt: int) -> bytes:
-    return h if salt == 0 else hashlib.blake2b(h + salt.to_bytes(4, "big"), digest_size=16).digest()
 
 
 def call_records(session: Session, requests: list[list[ChatMessage]] | None = None) -> list[CallRecord]:
@@ -124,58 +121,23 @@ class RequestSet:
         self._starts: dict[tuple, tuple[Calibration, tuple[Block, ...]]] = {}
         self._last: tuple | None = None  # (key, recorded blocks, calibrated blocks, hashes, cum tokens, call, calib)
         self._inserted: dict[Insertion, Block] = {}  # one Block object per insertion (ids: no token fit)
-        self._kinds: list[str | None] = [None] * len(session.calls)
-        self._events: dict[int, set[str]] | None = None
+        self._kinds = CallKinds(session)
         self._counted: list[tuple[int, int]] | None = None
-        #: simulations of this set already run (`readbench.replay.calibrate.run` memo): key -> results
+        #: simulations of this set already run (`readbench.replay.simulate.run` memo): key -> results
         self.runs: dict[tuple, list] = {}
         #: content calibrations fitted on this set (`readbench.replay.calibrate.calibrate` memo):
         #: (window start, stop, step, date) -> Calibration without breaks
         self.fitted: dict[tuple, Calibration] = {}
 
     def call_kind(self, i: int) -> str:
-        """What started call i, from recorded facts (`CALL_KINDS`): `tool` when it sends tool
-        results, `opening` when it does so inside the session's first user turn (before any later
-        user turn: Claude Code's first calls break at ten times the rate of later ones on real bills,
-        so they are counted apart from the tool calls of the rest of a session; the figures are in
-        the calibration document's section 5, step 7); a user turn is `prompt`, or more precisely (first match) `resume` (the harness
-        restarted before it), `after_abort` (the previous call was aborted or errored),
-        `notification` (Claude Code's background-task notification), `command` (the user's own
-        command output, e.g. Claude Code's `/mcp`), `thinking_change` or `model_change` (an event
-        at this call). Exogenous breaks are counted per kind (sessions.md §5: restarts and
-        notification turns break the prefix, tool calls do not)."""
-        kind = self._kinds[i]
-        if kind is None:
-            kind = self._kinds[i] = self._call_kind(i)
-        return kind
+        """What started call i, from recorded facts (readbench.replay.call_kinds: `tool`, `opening`,
+        `prompt`, `resume`, `after_abort`, `notification`, `command`, `thinking_change`,
+        `model_change`; the coarser kinds in `readbench.replay.records.CALL_KINDS`).
 
-    def _call_kind(self, i: int) -> str:
-        from inspect_ai.model import ChatMessageTool, ChatMessageUser
-
-        if self._events is None:
-            self._events = {}
-            for e in self.session.events:
-                self._events.setdefault(e.call_index, set()).add(e.kind)
-        call = self.session.calls[i]
-        ctx = self.session.contexts[call.context]
-        last = ctx[call.n_messages - 1] if call.n_messages else None
-        if isinstance(last, ChatMessageTool) or not isinstance(last, ChatMessageUser):
-            return "opening" if i > 0 and all(self.call_kind(j) == "opening" for j in range(1, i)) else "tool"
-        events = self._events.get(i, set())
-        if "resume" in events:
-            return "resume"
-        prev = self.session.calls[i - 1] if i > 0 else None
-        if prev is not None and (prev.stop_reason in ("aborted", "error") or (prev.usage is not None and prev.usage.input_tokens == 0)):
-            return "after_abort"
-        text = last.text.lstrip()
-        if text.startswith("<task-notification>"):
-            return "notification"
-        if text.startswith(("<local-command-stdout>", "<command-name>", "<local-command-caveat>")):
-            return "command"
-        for kind in ("thinking_change", "model_change"):
-            if kind in events:
-                return kind
-        return "prompt"
+        Raises:
+            IndexError: no call i.
+        """
+        return self._kinds[i]
 
     def _without_earlier_reasoning(self, blocks: tuple[Block, ...]) -> tuple[Block, ...]:
         """`blocks` without the thinking blocks before the last plain user message (text or image
@@ -192,7 +154,7 @@ class RequestSet:
             elif b.ends_message:
                 hit = self._markers.get(id(b))
                 if hit is None or hit[0] is not b:
-                    marker = Block("thinking", b.role, 0, _salted(b.content_hash, _DROPPED_SALT), True)
+                    marker = Block("thinking", b.role, 0, salted(b.content_hash, _DROPPED_SALT), True)
                     hit = self._markers[id(b)] = (b, marker)
                     self._raw_ids.add(id(marker))
                 out.append(hit[1])
@@ -250,12 +212,12 @@ class RequestSet:
         if size > 0:
             cuts = [c for c in sorted(set(calib.head_cuts)) if 0 < c < size]
             for lo, hi in itertools.pairwise([0, *cuts, size]):
-                salt = _salt(salt_at, lo)
+                salt = salt_of(salt_at, lo)
                 h = hashlib.blake2b(f"head:{self.session.session_id}:{model}:{lo}:{hi}:{salt}".encode(), digest_size=16).digest()
                 out.append(Block("system", "system", hi - lo, h, True))
         extra = calib.context_extra.get((model, ctx), 0)
         if extra > 0:
-            salt = _salt(salt_at, max(size, 0))
+            salt = salt_of(salt_at, max(size, 0))
             h = hashlib.blake2b(f"context:{self.session.session_id}:{ctx}:{salt}".encode(), digest_size=16).digest()
             out.append(Block("text", "user", extra, h, False))
         blocks = tuple(out)
@@ -286,14 +248,14 @@ class RequestSet:
         if last is not None and last[6] is calib:
             lkey = last[0]
             if lkey == key:
-                k = _identical_prefix(base, last[1])
+                k = identical_prefix(base, last[1])
             elif lkey[1] == fid and lkey[3] == start_blocks:
                 # a break since the previous call: its blocks before the first position whose salt
                 # changed are still the same blocks
-                k = _identical_prefix(base, last[1])
-                changed = _first_salt_change(lkey[2], salt_at)
+                k = identical_prefix(base, last[1])
+                changed = first_salt_change(lkey[2], salt_at)
                 if changed is not None:
-                    k = min(k, _blocks_before(last[4], ns, changed))
+                    k = min(k, blocks_before(last[4], ns, changed))
         if k >= 0:
             # tuple slices: the whole previous tuple itself when the call only appends
             blocks0, hashes0, cum0 = last[2][: ns + k], last[3][: ns + k], last[4][: ns + k]
@@ -307,7 +269,7 @@ class RequestSet:
         hashes: list[bytes] = []
         cum: list[int] = []
         # the salt changes only where the running position crosses a break's position
-        cut, best = _salt_index(salt_at) if salt_at else ([], [])
+        cut, best = salt_index(salt_at) if salt_at else ([], [])
         j = bisect.bisect_right(cut, pos)
         salt, nxt = (best[j - 1] if j else 0), (cut[j] if j < len(cut) else _INF)
         memos = self._memos
@@ -324,7 +286,7 @@ class RequestSet:
                 out = hit[1]
             else:
                 tokens = 0 if b.kind == "params" else b.tokens if id(b) in self._raw_ids else fit.apply(b.tokens)
-                out = Block(b.kind, b.role, tokens, _salted(b.content_hash, salt), b.ends_message)
+                out = Block(b.kind, b.role, tokens, salted(b.content_hash, salt), b.ends_message)
                 memo[id(b)] = (b, out)
             blocks.append(out)
             h = blake(h + out.content_hash, digest_size=16).digest()  # blocks.chain_hashes, one step
@@ -376,7 +338,6 @@ class RequestSet:
         return blk
 
 
-
 class RequestSets:
     """The RequestSets of one session's recorded requests, one per (tokenizer family, priced
     models), shared by every replay of the session (the bill check under each cache model, the
@@ -417,6 +378,7 @@ class RequestSets:
                                               records=self.records(), calibrated=self.calibrated.setdefault(family, {}))
         return rs
 
+
 _IDENTITY = TokenFit()
 _INF = float("inf")
 #: The salt of the markers that stand for dropped earlier-turn reasoning blocks (never a break epoch).
@@ -434,44 +396,3 @@ def _drops_earlier_reasoning(model: str) -> bool:
         return False
 
 
-def _identical_prefix(a: tuple, b: tuple) -> int:
-    """Length of the longest prefix of identical objects, at C speed."""
-    n = min(len(a), len(b))
-    return next(itertools.compress(itertools.count(), map(operator.is_not, a, b)), n)
-
-
-def _first_salt_change(old: tuple[tuple[int, int], ...], new: tuple[tuple[int, int], ...]) -> int | None:
-    """The lowest token position whose salt differs between the two break lists (`_salt` is a
-    step function changing only at break positions); None when no position's does."""
-    for p in sorted({0, *(q for q, _ in old), *(q for q, _ in new)}):
-        if _salt(old, p) != _salt(new, p):
-            return p
-    return None
-
-
-def _blocks_before(cum: tuple[int, ...], ns: int, position: int) -> int:
-    """How many recorded blocks start before token `position`, given the cumulative tokens `cum`
-    of a request whose first `ns` blocks are its start blocks."""
-    if ns:
-        return bisect.bisect_left(cum, position, ns - 1) - (ns - 1)
-    return bisect.bisect_left(cum, position) + 1 if position > 0 else 0
-
-
-def _salt(salt_at: tuple[tuple[int, int], ...], position: int) -> int:
-    """The salt of a block starting at token `position`: the latest break (highest epoch) whose
-    position is at or before it; 0 when none is."""
-    positions, best = _salt_index(salt_at)
-    k = bisect.bisect_right(positions, position)
-    return best[k - 1] if k else 0
-
-
-@functools.lru_cache(maxsize=256)
-def _salt_index(salt_at: tuple[tuple[int, int], ...]) -> tuple[list[int], list[int]]:
-    """Break positions sorted, with the highest epoch among the breaks at or before each."""
-    ordered = sorted(salt_at)
-    positions = [p for p, _ in ordered]
-    best, top = [], 0
-    for _, epoch in ordered:
-        top = max(top, epoch)
-        best.append(top)
-    return positions, best

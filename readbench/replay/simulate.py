@@ -33,7 +33,8 @@ from readbench.cache.prices import get_model_spec, price_date
 from readbench.cache.simulate import CacheSimulator, RequestUsage
 
 if TYPE_CHECKING:
-    from readbench.replay.requests import Calibration, RequestSet
+    from readbench.replay.records import Calibration
+    from readbench.replay.requests import RequestSet
     from readbench.sessions import Session
 
 __all__ = ["MISS_MIN_TOKENS", "MISS_TOLERANCE", "Diagnosis", "SessionSimulator", "price_date", "run", "run_key"]

@@ -27,11 +27,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool
-from inspect_ai.tool import ToolInfo
+from inspect_ai.tool import ToolCall, ToolInfo
 
 from readbench.records import Registry
 
-__all__ = ["DIALECTS", "Dialect", "SimView", "dialect_for", "pi_named"]
+__all__ = ["DIALECTS", "Dialect", "SimView", "dialect_for", "pi_calls", "pi_named"]
 
 _MODULES = ("readbench.sim.dialect_claude", "readbench.sim.dialect_codex")
 
@@ -57,10 +57,13 @@ class Dialect:
         to_sim: `(messages, tools) -> SimView`; pure (copies, never mutates its input).
         from_sim: `(function, arguments, context) -> (function, arguments)`: the sim's pi-shaped
             call as this harness's tool call.
-        pi_calls: `messages -> ({tool call id: (pi function, pi arguments)}, context)` for every
-            tool call in `messages`: names and argument shapes only (readbench's DCP strategies
-            key on pi's tool names and `path`; `pi_named`), and the `from_sim` context. None: DCP
-            sees the harness's own names.
+        pi_context: `messages -> context`: what `pi_call` and `from_sim` need from a request's
+            messages (e.g. the working directory its system prompt states). None: DCP sees the
+            harness's own names (`pi_named` is the identity).
+        pi_call: `(tool call, context) -> (pi function, pi arguments)`: one of the harness's tool
+            calls in pi's name and argument shape only (readbench's DCP strategies key on pi's
+            tool names and `path`; `pi_named`); a call it does not map keeps its name and
+            arguments. `pi_calls` applies it to every call of a request.
     """
 
     name: str
@@ -68,7 +71,8 @@ class Dialect:
     tools: frozenset[str]
     to_sim: Callable[[list[ChatMessage], list[ToolInfo]], SimView]
     from_sim: Callable[[str, dict[str, Any], dict[str, Any]], tuple[str, dict[str, Any]]]
-    pi_calls: Callable[[list[ChatMessage]], tuple[dict[str, tuple[str, dict[str, Any]]], dict[str, Any]]] | None = None
+    pi_context: Callable[[list[ChatMessage]], dict[str, Any]] | None = None
+    pi_call: Callable[[ToolCall, dict[str, Any]], tuple[str, dict[str, Any]]] | None = None
 
     def describe(self) -> dict[str, Any]:
         """JSON-ready facts."""
@@ -86,16 +90,30 @@ def dialect_for(tools: list[ToolInfo]) -> Dialect | None:
     return next((d for d in DIALECTS if d.tools & names), None)
 
 
+def pi_calls(messages: list[ChatMessage], dialect: Dialect) -> tuple[
+        dict[str, tuple[str, dict[str, Any]]], dict[str, Any]]:
+    """`({tool call id: (pi function, pi arguments)}, context)`: every tool call of `messages`'
+    assistant turns through `dialect.pi_call` (every call, a `write_stdin` poll under its own name
+    too: `pi_named` looks each one up), and the `from_sim` context (`dialect.pi_context`). Empty for
+    a dialect with no `pi_context`/`pi_call`."""
+    if dialect.pi_context is None or dialect.pi_call is None:
+        return {}, {}
+    context = dialect.pi_context(messages)
+    to_pi = dialect.pi_call
+    return ({c.id: to_pi(c, context) for m in messages if isinstance(m, ChatMessageAssistant)
+             for c in m.tool_calls or []}, context)
+
+
 def pi_named(messages: list[ChatMessage], dialect: Dialect | None) -> tuple[
         list[ChatMessage], Callable[[list[ChatMessage]], list[ChatMessage]]]:
     """`messages` with the harness's tool calls in pi's names and argument shapes (results' texts
     unchanged), and the function that puts a projection of them (readbench.dcp.project: messages
     dropped, results replaced by placeholders) back in the harness's names and arguments, by tool
     call id (a call whose arguments the projection changed, e.g. a purged error's input, in the
-    harness's shape through `from_sim`). With no dialect or no `pi_calls`, both are the identity."""
-    if dialect is None or dialect.pi_calls is None:
+    harness's shape through `from_sim`). With no dialect or one without `pi_call`, both are the identity."""
+    if dialect is None:
         return list(messages), list
-    mapped, context = dialect.pi_calls(messages)
+    mapped, context = pi_calls(messages, dialect)
     if not mapped:
         return list(messages), list
     original: dict[str, Any] = {}

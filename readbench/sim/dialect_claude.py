@@ -191,7 +191,8 @@ def to_sim(messages: list[ChatMessage], tools: list[ToolInfo]) -> SimView:
     Returns:
         SimView with `context = {"cwd": <working directory or None>}`.
     """
-    cwd = _cwd(messages)
+    context = _pi_context(messages)
+    cwd = context["cwd"]
     calls: dict[str, tuple[str, dict[str, Any]]] = {}
     last_read: dict[str, tuple[int, int, str]] = {}
     out: list[ChatMessage] = []
@@ -206,8 +207,7 @@ def to_sim(messages: list[ChatMessage], tools: list[ToolInfo]) -> SimView:
         if isinstance(m, ChatMessageAssistant) and m.tool_calls:
             mapped = []
             for c in m.tool_calls:
-                function, args = _call_to_sim(c.function, dict(c.arguments or {}), cwd)
-                calls[c.id] = (function, args)
+                function, args = calls[c.id] = _pi_call(c, context)
                 mapped.append(ToolCall(id=c.id, function=function, arguments=args))
             out.append(m.model_copy(update={"tool_calls": mapped}))
             continue
@@ -235,7 +235,7 @@ def to_sim(messages: list[ChatMessage], tools: list[ToolInfo]) -> SimView:
             continue
         out.append(m)
     offered = [t.model_copy(update={"name": _NAMES[t.name]}) if t.name in _NAMES else t for t in tools]
-    return SimView(out, offered, {"cwd": cwd})
+    return SimView(out, offered, context)
 
 
 def _escape(pattern: str) -> str:
@@ -279,13 +279,14 @@ def from_sim(function: str, arguments: dict[str, Any], context: dict[str, Any]) 
     raise ValueError(f"the simulated agent's tool {function!r} has no Claude Code counterpart")
 
 
-def pi_calls(messages: list[ChatMessage]) -> tuple[dict[str, tuple[str, dict[str, Any]]], dict[str, Any]]:
-    """Every Claude Code tool call in `messages` in pi's name and argument shape (paths relative to
-    the working directory the system prompt states), by tool call id, and the `from_sim` context
-    (readbench.sim.dialect.pi_named)."""
-    cwd = _cwd(messages)
-    return ({c.id: _call_to_sim(c.function, dict(c.arguments or {}), cwd) for m in messages
-             if isinstance(m, ChatMessageAssistant) for c in m.tool_calls or []}, {"cwd": cwd})
+def _pi_context(messages: list[ChatMessage]) -> dict[str, Any]:
+    """`{"cwd": <the working directory the system prompt states, or None>}` (`to_sim`, `from_sim`)."""
+    return {"cwd": _cwd(messages)}
+
+
+def _pi_call(call: ToolCall, context: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """A Claude Code tool call in pi's name and argument shape (paths relative to `context["cwd"]`)."""
+    return _call_to_sim(call.function, dict(call.arguments or {}), context["cwd"])
 
 
 DIALECT = Dialect(
@@ -294,5 +295,6 @@ DIALECT = Dialect(
     tools=frozenset(_NAMES),
     to_sim=to_sim,
     from_sim=from_sim,
-    pi_calls=pi_calls,
+    pi_context=_pi_context,
+    pi_call=_pi_call,
 )

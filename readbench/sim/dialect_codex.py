@@ -44,7 +44,7 @@ from readbench.sim.observe import Exchange, exchanges, norm_path
 from readbench.sim.perception import FileView, file_view
 
 __all__ = ["CONTEXT_LINES", "DIALECT", "SHELL_TOOLS", "TOOL_NAMES", "codex_call", "codex_exchanges", "from_sim",
-           "is_codex_request", "pi_calls", "prompt_count", "read_command", "to_sim"]
+           "is_codex_request", "prompt_count", "read_command", "to_sim"]
 
 SHELL_TOOLS = ("exec_command", "shell", "shell_command")
 """Codex's shell tools, in the order the sim prefers them when a request offers several."""
@@ -297,24 +297,21 @@ def from_sim(function: str, arguments: dict[str, Any], context: dict[str, Any]) 
     return call.function, dict(call.arguments)
 
 
-def pi_calls(messages: list[ChatMessage]) -> tuple[dict[str, tuple[str, dict[str, Any]]], dict[str, Any]]:
-    """Every Codex shell call in `messages` as the pi tool call it stands for (`read` with its path
-    and range, `edit` with its path, else `bash` with the command; readbench.sim.dialect.pi_named,
-    so readbench's DCP strategies, which key on pi's names and `path`, see Codex's reads, edits and
-    test runs), by tool call id; `write_stdin` polls and other tools keep their names. The context
-    is `from_sim`'s (the shell tool offered is the one the call used)."""
-    mapped: dict[str, tuple[str, dict[str, Any]]] = {}
-    shell = ""
-    for m in messages:
-        if isinstance(m, ChatMessageAssistant):
-            for c in m.tool_calls or []:
-                command = _command(c) if c.function in SHELL_TOOLS else None
-                if command is not None:
-                    mapped[c.id] = _as_action(command)
-                    shell = shell or c.function
-                else:  # a poll or another tool keeps its name (every call is mapped: pi_named looks each up)
-                    mapped[c.id] = (c.function, dict(c.arguments or {}))
-    return mapped, {"shell": shell, "messages": list(messages)}
+def _pi_context(messages: list[ChatMessage]) -> dict[str, Any]:
+    """`from_sim`'s context for Codex's own messages (readbench.sim.dialect.pi_named): the shell tool
+    the first shell call used (the one to answer with) and the messages."""
+    shell = next((c.function for m in messages if isinstance(m, ChatMessageAssistant) for c in m.tool_calls or []
+                  if c.function in SHELL_TOOLS and _command(c) is not None), "")
+    return {"shell": shell, "messages": list(messages)}
+
+
+def _pi_call(call: ToolCall, context: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """A Codex shell call as the pi tool call it stands for (`read` with its path and range, `edit`
+    with its path, else `bash` with the command), so readbench's DCP strategies, which key on pi's
+    names and `path`, see Codex's reads, edits and test runs; a `write_stdin` poll or another tool
+    keeps its name."""
+    command = _command(call) if call.function in SHELL_TOOLS else None
+    return _as_action(command) if command is not None else (call.function, dict(call.arguments or {}))
 
 
 DIALECT = Dialect(
@@ -323,5 +320,6 @@ DIALECT = Dialect(
     tools=frozenset(SHELL_TOOLS),
     to_sim=to_sim,
     from_sim=from_sim,
-    pi_calls=pi_calls,
+    pi_context=_pi_context,
+    pi_call=_pi_call,
 )

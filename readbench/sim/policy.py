@@ -3,23 +3,36 @@
 locate (grep or blind read, per knobs) -> read until the perception rule is met -> act (edit or
 answer) -> for fixes, run the task's test command; on failure re-inspect (bounded) -> finish.
 One decision per call, at most one tool call. Everything the sim acts on comes from the
-current input (readbench.sim.perception); the memory holds only the plan and counters.
+current input (readbench.sim.perception); the memory holds only the plan and counters. The calls
+themselves (read, search, final message) are built in readbench.sim.actions.
 """
 
 from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass
-from typing import Any
 
+from readbench.sim.actions import (
+    Action,
+    Ctx,
+    best_hit,
+    blind_read,
+    can_search,
+    final_message,
+    finish,
+    read_call,
+    search_again,
+    search_call,
+    snippet_line,
+    snippet_span,
+    window_read,
+)
 from readbench.sim.draws import Draws
 from readbench.sim.explore import exploration
 from readbench.sim.memory import SimMemory, StepMemory, call_order
-from readbench.sim.observe import Exchange, grep_more_limit, norm_path
+from readbench.sim.observe import Exchange, norm_path
 from readbench.sim.oracle import Goal
 from readbench.sim.perception import (
-    FileView,
     file_view,
     find_snippet,
     first_missing_line,
@@ -28,43 +41,11 @@ from readbench.sim.perception import (
 )
 from readbench.sim.profiles import Profile
 
-__all__ = ["Action", "decide"]
+__all__ = ["decide"]
 
 _EXIT = re.compile(r"Command exited with code [1-9]\d*\s*$")
 _MAX_EDIT_ATTEMPTS = 3
 _MAX_EMPTY_READS = 3
-
-
-@dataclass(frozen=True)
-class Action:
-    """What the sim does this call.
-
-    Attributes:
-        function: tool name, or None for a final message without tool calls.
-        arguments: the tool call's arguments (pi's schema), empty for a final message.
-        intent: one sentence saying why (the prose of the turn starts with it).
-        answer: the answer value of a question's final message, else None.
-    """
-
-    function: str | None
-    arguments: dict[str, Any]
-    intent: str
-    answer: str | None = None
-
-
-@dataclass
-class _Ctx:
-    goal: Goal
-    profile: Profile
-    draws: Draws
-    mem: SimMemory
-    tools: frozenset[str]
-    view: FileView
-    by_id: dict[str, Exchange]
-
-    @property
-    def step(self) -> StepMemory:
-        return self.mem.step
 
 
 def decide(exs: list[Exchange], user_messages: int, goals: tuple[Goal, ...], profile: Profile, draws: Draws,
@@ -96,7 +77,7 @@ def decide(exs: list[Exchange], user_messages: int, goals: tuple[Goal, ...], pro
     orders = [int(n) for p, n in mem.mutations if p == path]
     view = file_view(exs, path, mutation_orders=orders, order_of=lambda cid: call_order(mem.seed, cid),
                      default_limit=default_read_limit)
-    ctx = _Ctx(goal, profile, draws, mem, tools, view, by_id)
+    ctx = Ctx(goal, profile, draws, mem, tools, view, by_id)
     step = ctx.step
     step.calls += 1
     if step.phase == "done" and step.outcome == "done" and goal.kind == "question" and not goal_perceived(goal, view):
@@ -107,7 +88,7 @@ def decide(exs: list[Exchange], user_messages: int, goals: tuple[Goal, ...], pro
             return explored
     action = _dispatch(ctx)
     if action.function is not None and action.function not in tools:
-        action = _finish(ctx, f"gave_up:no_{action.function}_tool")  # only offered tools are called
+        action = finish(ctx, f"gave_up:no_{action.function}_tool")  # only offered tools are called
     if action.function is None and step.calls + 1 <= step.target_calls:
         explored = _explore(ctx, exs)  # the final message waits: explore until the prompt has its calls
         if explored is not None:
@@ -117,7 +98,7 @@ def decide(exs: list[Exchange], user_messages: int, goals: tuple[Goal, ...], pro
     return action
 
 
-def _explore(ctx: _Ctx, exs: list[Exchange]) -> Action | None:
+def _explore(ctx: Ctx, exs: list[Exchange]) -> Action | None:
     """An exploration call (readbench.sim.explore), counted apart from the sub-goal's own actions."""
     found = exploration(ctx.goal, ctx.profile, ctx.draws, exs, ctx.tools, (ctx.step.index, ctx.step.explored))
     if found is None:
@@ -156,40 +137,40 @@ def _absorb(goal: Goal, profile: Profile, draws: Draws, mem: SimMemory, by_id: d
                     step.phase = "reinspect"
 
 
-def _dispatch(ctx: _Ctx) -> Action:
+def _dispatch(ctx: Ctx) -> Action:
     step, goal = ctx.step, ctx.goal
     if step.phase == "done":
-        return _final(ctx)
+        return final_message(ctx)
     if step.actions >= ctx.profile.max_step_actions:
-        return _finish(ctx, "gave_up:max_step_actions")
+        return finish(ctx, "gave_up:max_step_actions")
     if step.phase == "verify":
         if not step.verify_done:
             step.verify_done = True
-            return _window(ctx, step.edit_line or goal.target_line or 1, "Re-reading the edited region to verify it")
+            return window_read(ctx, step.edit_line or goal.target_line or 1, "Re-reading the edited region to verify it")
         step.phase = "test"
     if step.phase == "test":
         if goal.test_cmd and "bash" in ctx.tools:
             return Action("bash", {"command": goal.test_cmd}, "Running the tests to check the fix")
-        return _finish(ctx, "done")
+        return finish(ctx, "done")
     if step.phase == "reinspect":
         if goal_perceived(goal, ctx.view):
             step.phase = "act"  # the old text is back: the edit is not in place
         elif all(find_snippet(ctx.view, new) is not None for _, new in goal.edits if new):
-            return _finish(ctx, "gave_up:tests_fail")
+            return finish(ctx, "gave_up:tests_fail")
         elif step.reinspect_reads < 2:
             step.reinspect_reads += 1
-            return _window(ctx, step.edit_line or goal.target_line or 1,
+            return window_read(ctx, step.edit_line or goal.target_line or 1,
                            "The tests still fail; looking at the code again")
         else:
-            return _finish(ctx, "gave_up:tests_fail")
+            return finish(ctx, "gave_up:tests_fail")
     if step.phase in ("locate", "read"):
         if goal_perceived(goal, ctx.view):
             if step.grepped and not step.windows and ctx.view.grep_hits and not goal.whole_file:
-                hit = _best_hit(ctx)  # grep-then-narrow-read: read around the hit before acting
-                return _window(ctx, hit, f"Reading the code around line {hit}")
+                hit = best_hit(ctx)  # grep-then-narrow-read: read around the hit before acting
+                return window_read(ctx, hit, f"Reading the code around line {hit}")
             if step.need_read:
                 step.need_read = False
-                return _window(ctx, _snippet_line(ctx), "Reading the file before editing it")
+                return window_read(ctx, snippet_line(ctx), "Reading the file before editing it")
             restart = _restart(ctx)
             if restart is not None:
                 return restart
@@ -198,136 +179,35 @@ def _dispatch(ctx: _Ctx) -> Action:
             step.phase = "read"
             return _locate(ctx)
         else:
-            return _search_again(ctx, ctx.by_id) or _next_read(ctx)
+            return search_again(ctx, ctx.by_id) or _next_read(ctx)
     if not goal_perceived(goal, ctx.view):
         step.phase = "read"
         return _next_read(ctx)
     return _act(ctx)
 
 
-def _act(ctx: _Ctx) -> Action:
+def _act(ctx: Ctx) -> Action:
     goal, step = ctx.goal, ctx.step
     if goal.kind == "question":
         step.phase, step.outcome = "done", "done"
         return Action(None, {}, f"Found it in {goal.target_file}.", answer=goal.answer)
     if step.edit_attempts >= _MAX_EDIT_ATTEMPTS:
-        return _finish(ctx, "gave_up:edit_failed")
+        return finish(ctx, "gave_up:edit_failed")
     step.edit_attempts += 1
-    step.edit_line = _snippet_line(ctx)
+    step.edit_line = snippet_line(ctx)
     edits = [{"oldText": old, "newText": new} for old, new in goal.edits]
     return Action("edit", {"path": goal.target_file, "edits": edits}, f"Fixing the code in {goal.target_file}")
 
 
-def _snippet_line(ctx: _Ctx) -> int:
-    """Line of the text the goal rests on in the current view (falls back to the target line)."""
-    goal = ctx.goal
-    snippet = goal.edits[0][0] if goal.edits else goal.evidence_text
-    line = find_snippet(ctx.view, snippet) if snippet else None
-    if line:
-        return line
-    return goal.evidence_line or goal.target_line or 1
-
-
-def _best_hit(ctx: _Ctx) -> int:
-    """The visible search hit a capable model would pick: the last one at or before the target
-    line (the search key names the enclosing definition), else the first one after it."""
-    hits = ctx.view.grep_hits
-    target = ctx.goal.target_line or hits[0]
-    before = [h for h in hits if h <= target]
-    return max(before) if before else min(hits)
-
-
-def _snippet_span(goal: Goal) -> int:
-    snippet = goal.edits[0][0] if goal.edits else (goal.evidence_text or "")
-    return snippet.count("\n") + 1
-
-
-def _final(ctx: _Ctx) -> Action:
-    goal, step = ctx.goal, ctx.step
-    if step.outcome == "done" and goal.kind == "question":
-        return Action(None, {}, f"Found it in {goal.target_file}.", answer=goal.answer)
-    if step.outcome == "done":
-        return Action(None, {}, f"Done: the change to {goal.target_file} is in place.")
-    return Action(None, {}, f"I could not complete this ({step.outcome.split(':', 1)[-1].replace('_', ' ')}).")
-
-
-def _finish(ctx: _Ctx, outcome: str) -> Action:
-    ctx.step.phase, ctx.step.outcome = "done", outcome
-    return _final(ctx)
-
-
-def _read(ctx: _Ctx, intent: str, offset: int | None = None, limit: int | None = None) -> Action:
-    args: dict[str, Any] = {"path": ctx.goal.target_file}
-    if offset is not None:
-        args["offset"] = offset
-    if limit is not None:
-        args["limit"] = limit
-    return Action("read", args, intent)
-
-
-def _blind(ctx: _Ctx, offset: int | None = None) -> Action:
-    ctx.step.mode = "blind"
-    ctx.step.blind_reads += 1
-    if offset is None or offset <= 1:
-        return _read(ctx, f"Reading {ctx.goal.target_file}")
-    return _read(ctx, f"Continuing to read {ctx.goal.target_file}", offset)
-
-
-def _can_search(ctx: _Ctx) -> bool:
-    return bool(ctx.goal.search_key) and bool({"grep", "bash"} & ctx.tools)
-
-
-def _search(ctx: _Ctx, limit: int | None = None) -> Action:
-    """Search the target file for the search key (pi's grep tool, else ``grep -n`` via bash)."""
-    step, goal = ctx.step, ctx.goal
-    step.grepped, step.mode = True, "window"
-    intent = f"Searching {goal.target_file} for the relevant code"
-    if "grep" in ctx.tools:
-        args: dict[str, Any] = {"pattern": goal.search_key, "path": goal.target_file, "literal": True}
-        if limit is not None:
-            args["limit"] = limit
-        return Action("grep", args, intent)
-    command = f"grep -n -F -e {shlex.quote(goal.search_key or '')} -- {shlex.quote(goal.target_file)}"
-    return Action("bash", {"command": command}, intent)
-
-
-def _search_again(ctx: _Ctx, by_id: dict[str, Exchange]) -> Action | None:
-    """Repeat a count search whose listing hit the match limit, with the limit it suggests."""
-    if ctx.goal.count_key is None:
-        return None
-    for call in ctx.mem.last_calls:
-        result = by_id.get(call["id"])
-        if call["function"] == "grep" and result is not None:
-            more = grep_more_limit(result.text)
-            if more is not None:
-                return _search(ctx, more)
-    return None
-
-
-def _window(ctx: _Ctx, center: int, intent: str) -> Action:
-    """A targeted read around ``center``; an already-visible window is widened, a vanished one re-read."""
-    step, view = ctx.step, ctx.view
-    low, high = ctx.profile.window_lines
-    width = max(ctx.draws.integer(low, high, "window", step.index, step.actions), _snippet_span(ctx.goal) + 20)
-    offset = max(1, center - width // 3)
-    while [offset, width] in step.windows:
-        last = offset + width - 1 if view.total_lines is None else min(offset + width - 1, view.total_lines)
-        if not all(n in view.lines for n in range(offset, last + 1)):
-            break  # the earlier copy is gone (pruned, stubbed or stale): read the same window again
-        offset, width = max(1, center - width), width * 2
-    step.windows.append([offset, width])
-    return _read(ctx, intent, offset, width)
-
-
-def _locate(ctx: _Ctx) -> Action:
+def _locate(ctx: Ctx) -> Action:
     searchable = not ctx.goal.whole_file or ctx.goal.count_key is not None  # a count can be grepped
-    if searchable and _can_search(ctx) and ctx.draws.chance(
+    if searchable and can_search(ctx) and ctx.draws.chance(
             ctx.profile.p_grep_first, "grep-first", ctx.step.index):
-        return _search(ctx)
-    return _blind(ctx)
+        return search_call(ctx)
+    return blind_read(ctx)
 
 
-def _restart(ctx: _Ctx) -> Action | None:
+def _restart(ctx: Ctx) -> Action | None:
     """Re-read a paged file from line 1 in chunks up to the target (p_restart_reread)."""
     step, profile = ctx.step, ctx.profile
     if not step.paged:
@@ -347,16 +227,16 @@ def _restart(ctx: _Ctx) -> Action | None:
     if ctx.goal.whole_file:
         end = ctx.view.total_lines or 0
     else:
-        end = _snippet_line(ctx) + _snippet_span(ctx.goal) - 1
+        end = snippet_line(ctx) + snippet_span(ctx.goal) - 1
     if step.restart_next > end:
         step.restart_next = None
         return None
     step.restart_pending = True
-    return _read(ctx, f"Re-reading {ctx.goal.target_file} from the start", step.restart_next,
+    return read_call(ctx, f"Re-reading {ctx.goal.target_file} from the start", step.restart_next,
                  profile.range_chunk_lines)
 
 
-def _next_read(ctx: _Ctx) -> Action:
+def _next_read(ctx: Ctx) -> Action:
     """The next read while the perception rule is not met."""
     step, goal, view, profile, draws = ctx.step, ctx.goal, ctx.view, ctx.profile, ctx.draws
     chunk = profile.range_chunk_lines
@@ -366,39 +246,39 @@ def _next_read(ctx: _Ctx) -> Action:
     if obs is not None and obs.blocked:
         step.block_errors += 1
         if step.mode == "ranged":  # even a range was over the limit: halve it
-            return _read(ctx, "Reading a smaller range", int(args.get("offset") or 1),
+            return read_call(ctx, "Reading a smaller range", int(args.get("offset") or 1),
                          max(1, int(args.get("limit") or chunk) // 2))
         complies = draws.chance(profile.p_comply_block, "comply", step.index, step.block_errors)
         if not complies and step.block_retries < profile.max_block_retries:
             step.block_retries += 1
             return Action("read", dict(args), f"Reading {goal.target_file} again")
         step.mode = "ranged"
-        if not goal.whole_file and _can_search(ctx) and not step.grepped and draws.chance(
+        if not goal.whole_file and can_search(ctx) and not step.grepped and draws.chance(
                 profile.p_grep_first, "comply-grep", step.index):
-            return _search(ctx)
-        return _read(ctx, f"Reading {goal.target_file} in ranges", first_missing_line(view), chunk)
+            return search_call(ctx)
+        return read_call(ctx, f"Reading {goal.target_file} in ranges", first_missing_line(view), chunk)
     if obs is not None and obs.stub_range is not None:
         first, last = obs.stub_range
         if not all(n in view.lines for n in range(first, last + 1)):
             if "bash" in ctx.tools:  # the text the stub points to is gone: fetch it another way
                 command = f"sed -n '{first},{last}p' {shlex.quote(goal.target_file)}"
                 return Action("bash", {"command": command}, "That content is no longer in my context; printing it")
-            if _can_search(ctx) and not step.grepped:
-                return _search(ctx)
-            return _finish(ctx, "gave_up:stubbed")
+            if can_search(ctx) and not step.grepped:
+                return search_call(ctx)
+            return finish(ctx, "gave_up:stubbed")
     if obs is not None and obs.pruned:
         return Action("read", dict(args), f"Reading {goal.target_file} again")
     if obs is not None and not obs.lines and obs.next_offset is None and not obs.stub_range and not obs.pruned:
         step.empty_reads += 1
         if step.empty_reads >= _MAX_EMPTY_READS or obs.total_lines is None:
-            return _finish(ctx, "gave_up:read_failed")
+            return finish(ctx, "gave_up:read_failed")
     if goal.whole_file:
         missing = first_missing_line(view)
         if step.mode == "ranged":
-            return _read(ctx, f"Reading {goal.target_file} in ranges", missing, chunk)
+            return read_call(ctx, f"Reading {goal.target_file} in ranges", missing, chunk)
         if obs is not None and obs.next_offset:
             step.paged = True
-        return _blind(ctx, missing)
+        return blind_read(ctx, missing)
     if obs is not None and obs.cut and view.map_ranges and not step.map_decided and goal.target_line:
         step.map_decided = True
         if draws.chance(profile.p_use_map, "map", step.index):
@@ -406,24 +286,24 @@ def _next_read(ctx: _Ctx) -> Action:
             if inside:
                 _, first, last = min(inside, key=lambda r: r[2] - r[1])
                 step.mode = "window"
-                return _read(ctx, "Jumping to the definition from the file map", first, last - first + 1)
+                return read_call(ctx, "Jumping to the definition from the file map", first, last - first + 1)
     if obs is not None and obs.next_offset and step.mode in ("blind", "ranged"):
         step.follows += 1
         if draws.chance(profile.p_follow_paging, "follow", step.index, step.follows):
             step.paged = True
-            return _read(ctx, f"Continuing to read {goal.target_file}", obs.next_offset, args.get("limit"))
+            return read_call(ctx, f"Continuing to read {goal.target_file}", obs.next_offset, args.get("limit"))
         step.mode = "window"
-        if _can_search(ctx) and not step.grepped:
-            return _search(ctx)
+        if can_search(ctx) and not step.grepped:
+            return search_call(ctx)
     if whole_file_visible(view):
-        return _finish(ctx, "gave_up:not_found")
+        return finish(ctx, "gave_up:not_found")
     if view.grep_hits:
-        hit = _best_hit(ctx)
+        hit = best_hit(ctx)
         step.mode = "window"
-        return _window(ctx, hit, f"Reading the code around line {hit}")
-    if _can_search(ctx) and not step.grepped:
-        return _search(ctx)
+        return window_read(ctx, hit, f"Reading the code around line {hit}")
+    if can_search(ctx) and not step.grepped:
+        return search_call(ctx)
     if step.blind_reads == 0:
-        return _blind(ctx)
+        return blind_read(ctx)
     step.mode = "ranged"
-    return _read(ctx, f"Reading {goal.target_file} in ranges", first_missing_line(view), chunk)
+    return read_call(ctx, f"Reading {goal.target_file} in ranges", first_missing_line(view), chunk)

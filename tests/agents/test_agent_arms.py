@@ -115,7 +115,8 @@ def test_cli_lists_agents_and_what_an_agent_expresses():
 
 
 def test_bench_table_shows_each_agents_start_up_and_sample_time():
-    from readbench.bench import BENCHMARKS, format_table
+    from readbench.bench import BENCHMARKS
+    from readbench.bench_table import format_table
 
     assert "agents" in BENCHMARKS
     table = format_table({"agents": {

@@ -1,12 +1,20 @@
 """A tiny corpus for end-to-end tests: generated files only (the `logs` source has an empty
 tree), so no download is needed. One bug fix in a 2,600-line module checked by its unittest,
-one locate-and-answer question."""
+one locate-and-answer question. `tiny_corpus_fixture` points a test's environment at it;
+`eval_ok` runs tasks on it and asserts every run succeeded."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
-from readbench.corpus import Check, Oracle, Step, TaskRecord
+import pytest
+from inspect_ai import Task
+from inspect_ai import eval as inspect_eval
+from inspect_ai.log import EvalLog
+
+from readbench.corpus import Check, Oracle, Step, TaskRecord, task_index
 from readbench.corpus._records import write_jsonl
 
 N_FUNCS = 520  # 5 lines each -> a ~2,600-line file
@@ -72,3 +80,43 @@ def write_corpus(directory: Path) -> Path:
     path = directory / "tasks.jsonl"
     write_jsonl(records(), path)
     return path
+
+
+def tiny_corpus_fixture(*, own_cache: bool, own_workspaces: bool = False, env: dict[str, str] | None = None,
+                        name: str = "tiny_corpus") -> Callable[..., Iterator[Path]]:
+    """A pytest fixture named `name` (assign it to that name in the test module) yielding the test's
+    `tmp_path`, with READBENCH_TASKS at the tiny corpus written there and the task index cleared
+    before and after.
+
+    Args:
+        own_cache: READBENCH_CACHE at `tmp_path/cache`. False for the real harnesses and Docker
+            tests: the agents' installs and images are cached in the user's cache.
+        own_workspaces: READBENCH_WORKSPACES at `tmp_path/ws` (the local sandbox's workspaces),
+            for tests that look at the workspace paths.
+        env: more environment variables to set.
+        name: the fixture's name.
+    """
+
+    @pytest.fixture(name=name)
+    def fixture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+        if own_cache:
+            monkeypatch.setenv("READBENCH_CACHE", str(tmp_path / "cache"))
+        monkeypatch.setenv("READBENCH_TASKS", str(write_corpus(tmp_path)))
+        if own_workspaces:
+            monkeypatch.setenv("READBENCH_WORKSPACES", str(tmp_path / "ws"))
+        for key, value in (env or {}).items():
+            monkeypatch.setenv(key, value)
+        task_index.cache_clear()
+        yield tmp_path
+        task_index.cache_clear()
+
+    return fixture
+
+
+def eval_ok(tasks: Task | list[Task], model: Any, log_dir: Path, **kwargs: Any) -> list[EvalLog]:
+    """`inspect_eval(tasks, model=model, log_dir=log_dir, display="none", **kwargs)`, asserting one
+    log per task, each with status `success` (the logs' errors shown otherwise)."""
+    logs = inspect_eval(tasks, model=model, log_dir=str(log_dir), display="none", **kwargs)
+    n = len(tasks) if isinstance(tasks, list) else 1
+    assert [log.status for log in logs] == ["success"] * n, [log.error for log in logs]
+    return logs

@@ -12,22 +12,15 @@ once, blind; B's PreToolUse hook refuses that read with B's text and the sim rea
 from __future__ import annotations
 
 import pytest
-from corpus_fixture import write_corpus
-from inspect_ai import eval as inspect_eval
+from corpus_fixture import eval_ok, tiny_corpus_fixture
 
-from readbench.corpus import task_index
 from readbench.run import task as rb_task
 
 B_REFUSAL = ("PreToolUse:Read hook error: File has 2603 lines (38.3KB), over the 2000-line/50.0KB read limit. "
              "Read it in ranges, e.g. offset=1 limit=1000, or grep for what you need first.")
 
 
-@pytest.fixture()
-def tiny_corpus(tmp_path, monkeypatch):
-    monkeypatch.setenv("READBENCH_TASKS", str(write_corpus(tmp_path)))
-    task_index.cache_clear()
-    yield tmp_path
-    task_index.cache_clear()
+tiny_corpus = tiny_corpus_fixture(own_cache=False)
 
 
 @pytest.mark.slow
@@ -36,8 +29,7 @@ def test_real_claude_code_runs_stock_and_b_and_is_scored_from_its_project_jsonl(
     arms = [("stock", "off"), ("B", "pi-dcp")]
     tasks = [rb_task.read_strategies_task(sandbox_kind=sandbox, families="locate", variant=v, dcp=d,
                                           agent="claude-code") for v, d in arms]
-    logs = inspect_eval(tasks, model="readbench/sim-pager", log_dir=str(tiny_corpus / "logs"), display="none")
-    assert [log.status for log in logs] == ["success"] * 2, [log.error for log in logs]
+    logs = eval_ok(tasks, "readbench/sim-pager", tiny_corpus / "logs")
     for (variant, _dcp), log in zip(arms, logs):
         [sample] = log.samples
         score = sample.scores["readbench"]

@@ -10,29 +10,20 @@ from __future__ import annotations
 import re
 
 import pytest
-from corpus_fixture import write_corpus
-from inspect_ai import eval as inspect_eval
+from corpus_fixture import eval_ok, tiny_corpus_fixture
 
-from readbench.corpus import task_index
 from readbench.run import task as rb_task
 
 _READ = re.compile(r"^nl -ba (\S+)(?: \| sed -n '(\d+),(\d+|\$)p')?$")
 
 
-@pytest.fixture()
-def tiny_corpus(tmp_path, monkeypatch):
-    monkeypatch.setenv("READBENCH_TASKS", str(write_corpus(tmp_path)))
-    task_index.cache_clear()
-    yield tmp_path
-    task_index.cache_clear()
+tiny_corpus = tiny_corpus_fixture(own_cache=False)
 
 
 def _run(tmp_path, sandbox_kind: str, arms: list[tuple[str, str]]):
     tasks = [rb_task.read_strategies_task(sandbox_kind=sandbox_kind, families=families, variant="stock", dcp=dcp,
                                           agent="codex") for families, dcp in arms]
-    logs = inspect_eval(tasks, model="readbench/sim-pager", log_dir=str(tmp_path / "logs"), display="none")
-    assert [log.status for log in logs] == ["success"] * len(arms), [log.error for log in logs]
-    return logs
+    return eval_ok(tasks, "readbench/sim-pager", tmp_path / "logs")
 
 
 def _check_sample(sample) -> dict:
@@ -87,10 +78,8 @@ def test_real_codex_answers_every_prompt_of_a_session_through_resume(tmp_path):
     """A multi-prompt session task of the real corpus (locate, fix, two follow-up questions): one
     `codex exec` and a `codex exec resume --last` per follow-up, one rollout; Codex's context blocks
     are no prompts to the scorer, so each prompt's final reply is graded (4 user prompts)."""
-    [log] = inspect_eval(rb_task.read_strategies_task(sandbox_kind="local", families="session",
-                                                      sources="more-itertools", limit=1, agent="codex"),
-                         model="readbench/sim-pager", log_dir=str(tmp_path / "logs"), display="none")
-    assert log.status == "success", log.error
+    [log] = eval_ok(rb_task.read_strategies_task(sandbox_kind="local", families="session", sources="more-itertools",
+                                                 limit=1, agent="codex"), "readbench/sim-pager", tmp_path / "logs")
     [sample] = log.samples
     meta = _check_sample(sample)
     prompts = [m for m in sample.messages if m.role == "user" and not (m.metadata or {}).get("harness_context")]

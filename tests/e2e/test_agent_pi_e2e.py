@@ -5,10 +5,8 @@ stock and B, DCP off and pi-dcp. Every sample is scored from pi's own session fi
 from __future__ import annotations
 
 import pytest
-from corpus_fixture import write_corpus
-from inspect_ai import eval as inspect_eval
+from corpus_fixture import eval_ok, tiny_corpus_fixture
 
-from readbench.corpus import task_index
 from readbench.run import task as rb_task
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
@@ -16,20 +14,14 @@ pytestmark = [pytest.mark.docker, pytest.mark.slow]
 B_REFUSAL = "File has 2603 lines (38.3KB), over the 2000-line/50.0KB read limit. Read it in ranges, e.g. offset="
 
 
-@pytest.fixture()
-def tiny_corpus(tmp_path, monkeypatch):
-    monkeypatch.setenv("READBENCH_TASKS", str(write_corpus(tmp_path)))
-    task_index.cache_clear()
-    yield tmp_path
-    task_index.cache_clear()
+tiny_corpus = tiny_corpus_fixture(own_cache=False)
 
 
 def test_real_pi_runs_every_arm_in_a_container_and_is_scored_from_its_session(tiny_corpus):
     arms = [(v, d) for v in ("stock", "B") for d in ("off", "pi-dcp")]
     tasks = [rb_task.read_strategies_task(sandbox_kind="docker", families="locate", variant=v, dcp=d, agent="pi")
              for v, d in arms]
-    logs = inspect_eval(tasks, model="readbench/sim-pager", log_dir=str(tiny_corpus / "logs"), display="none")
-    assert [log.status for log in logs] == ["success"] * 4, [log.error for log in logs]
+    logs = eval_ok(tasks, "readbench/sim-pager", tiny_corpus / "logs")
     for (variant, _dcp), log in zip(arms, logs):
         [sample] = log.samples
         score = sample.scores["readbench"]

@@ -3,26 +3,16 @@ the same trajectory then gets the same tool results on an idle and a loaded mach
 
 from __future__ import annotations
 
-import pytest
-from corpus_fixture import write_corpus
-from inspect_ai import eval as inspect_eval
+from corpus_fixture import eval_ok, tiny_corpus_fixture
 from inspect_ai.model import ChatMessageTool, ModelOutput, ModelUsage, get_model
 
-from readbench.corpus import task_index
 from readbench.run import task as rb_task
 
 #: what pytest -q and unittest print, durations included, and one line that only looks alike
 COMMAND = "printf '..F\\n1 failed, 2 passed in 0.37s\\nRan 3 tests in 0.004s\\nbuild took 1.5s\\n'"
 
 
-@pytest.fixture()
-def tiny_corpus(tmp_path, monkeypatch):
-    monkeypatch.setenv("READBENCH_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setenv("READBENCH_TASKS", str(write_corpus(tmp_path)))
-    monkeypatch.setenv("READBENCH_WORKSPACES", str(tmp_path / "ws"))
-    task_index.cache_clear()
-    yield tmp_path
-    task_index.cache_clear()
+tiny_corpus = tiny_corpus_fixture(own_cache=True, own_workspaces=True)
 
 
 def run_tests_once(input, tools, tool_choice, config):  # noqa: A002 - mockllm's callable signature
@@ -36,9 +26,7 @@ def run_tests_once(input, tools, tool_choice, config):  # noqa: A002 - mockllm's
 
 def test_bash_tool_drops_test_durations_only(tiny_corpus):
     task = rb_task.read_strategies_task(sandbox_kind="local", families="bugfix", allow_local=True)
-    [log] = inspect_eval(task, model=get_model("mockllm/model", custom_outputs=run_tests_once),
-                         log_dir=str(tiny_corpus / "logs"), display="none")
-    assert log.status == "success", log.error
+    [log] = eval_ok(task, get_model("mockllm/model", custom_outputs=run_tests_once), tiny_corpus / "logs")
     [sample] = log.samples
     [tool] = [m for m in sample.messages if m.role == "tool"]
     assert tool.text == "..F\n1 failed, 2 passed\nRan 3 tests\nbuild took 1.5s\n"

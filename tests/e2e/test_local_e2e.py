@@ -3,28 +3,17 @@ checker -> metrics in the log. A small generated corpus keeps it offline and fas
 
 from __future__ import annotations
 
-import pytest
-from corpus_fixture import write_corpus
-from inspect_ai import eval as inspect_eval
+from corpus_fixture import eval_ok, tiny_corpus_fixture
 from inspect_ai.log import read_eval_log
 
-from readbench.corpus import task_index
 from readbench.run import task as rb_task
 
-
-@pytest.fixture()
-def tiny_corpus(tmp_path, monkeypatch):
-    monkeypatch.setenv("READBENCH_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setenv("READBENCH_TASKS", str(write_corpus(tmp_path)))
-    task_index.cache_clear()
-    yield tmp_path
-    task_index.cache_clear()
+tiny_corpus = tiny_corpus_fixture(own_cache=True)
 
 
 def _run(tmp_path, model, **task_args):
     task = rb_task.read_strategies_task(sandbox_kind="local", **task_args)
-    [log] = inspect_eval(task, model=model, log_dir=str(tmp_path / "logs"), display="none")
-    assert log.status == "success", log.error
+    [log] = eval_ok(task, model, tmp_path / "logs")
     return read_eval_log(log.location)
 
 

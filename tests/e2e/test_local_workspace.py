@@ -8,29 +8,18 @@ import os
 
 import anyio
 import pytest
-from corpus_fixture import write_corpus
-from inspect_ai import eval as inspect_eval
+from corpus_fixture import eval_ok, tiny_corpus_fixture
 from inspect_ai.log import read_eval_log
 
-from readbench.corpus import task_index
 from readbench.run import task as rb_task
 from readbench.sandbox.local import ReadbenchLocalSandbox, workspace_name
 
-
-@pytest.fixture()
-def tiny_corpus(tmp_path, monkeypatch):
-    monkeypatch.setenv("READBENCH_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setenv("READBENCH_TASKS", str(write_corpus(tmp_path)))
-    monkeypatch.setenv("READBENCH_WORKSPACES", str(tmp_path / "ws"))
-    task_index.cache_clear()
-    yield tmp_path
-    task_index.cache_clear()
+tiny_corpus = tiny_corpus_fixture(own_cache=True, own_workspaces=True)
 
 
 def _messages(tmp_path, log_dir, variant):
     task = rb_task.read_strategies_task(sandbox_kind="local", variant=variant, dcp="off")
-    [log] = inspect_eval(task, model="readbench/sim-diligent", log_dir=str(tmp_path / log_dir), display="none")
-    assert log.status == "success", log.error
+    [log] = eval_ok(task, "readbench/sim-diligent", tmp_path / log_dir)
     return {s.id: [(m.role, m.text) for m in s.messages] for s in read_eval_log(log.location).samples}
 
 

@@ -4,22 +4,13 @@ refuses real models unless the user opts in."""
 
 from __future__ import annotations
 
-import pytest
-from corpus_fixture import write_corpus
+from corpus_fixture import eval_ok, tiny_corpus_fixture
 from inspect_ai import eval as inspect_eval
 from inspect_ai.model import ChatMessageTool, ModelOutput, ModelUsage, get_model
 
-from readbench.corpus import task_index
 from readbench.run import task as rb_task
 
-
-@pytest.fixture()
-def tiny_corpus(tmp_path, monkeypatch):
-    monkeypatch.setenv("READBENCH_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setenv("READBENCH_TASKS", str(write_corpus(tmp_path)))
-    task_index.cache_clear()
-    yield tmp_path
-    task_index.cache_clear()
+tiny_corpus = tiny_corpus_fixture(own_cache=True)
 
 
 def scripted(input, tools, tool_choice, config):  # noqa: A002 - mockllm's callable signature
@@ -47,9 +38,7 @@ def scripted(input, tools, tool_choice, config):  # noqa: A002 - mockllm's calla
 
 def test_scripted_model_solves_the_bugfix_through_the_same_tools(tiny_corpus):
     task = rb_task.read_strategies_task(sandbox_kind="local", families="bugfix", allow_local=True)
-    [log] = inspect_eval(task, model=get_model("mockllm/model", custom_outputs=scripted),
-                         log_dir=str(tiny_corpus / "logs"), display="none")
-    assert log.status == "success", log.error
+    [log] = eval_ok(task, get_model("mockllm/model", custom_outputs=scripted), tiny_corpus / "logs")
     [sample] = log.samples
     score = sample.scores["readbench"]
     assert score.value == 1.0, score.explanation

@@ -13,24 +13,16 @@ from inspect_ai import eval as inspect_eval
 
 pytest.importorskip("openai", reason="the openai package is not installed (pip install -e '.[openai]')")
 
-from corpus_fixture import write_corpus
+from corpus_fixture import tiny_corpus_fixture
 from fake_openai import FakeOpenAI, completion, tool_call
 
 from readbench.analysis.table import tidy_table
-from readbench.corpus import task_index
 from readbench.run import task as rb_task
 
 MODEL = "openai-api/local/fake"
 
 
-@pytest.fixture()
-def corpus(tmp_path, monkeypatch):
-    monkeypatch.setenv("READBENCH_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setenv("READBENCH_TASKS", str(write_corpus(tmp_path)))
-    monkeypatch.setenv("LOCAL_API_KEY", "test")
-    task_index.cache_clear()
-    yield tmp_path
-    task_index.cache_clear()
+corpus = tiny_corpus_fixture(own_cache=True, env={"LOCAL_API_KEY": "test"}, name="corpus")
 
 
 def run(corpus, monkeypatch, script, family="locate", **kw):

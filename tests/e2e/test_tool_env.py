@@ -7,11 +7,9 @@ from __future__ import annotations
 import zipfile
 
 import pytest
-from corpus_fixture import write_corpus
-from inspect_ai import eval as inspect_eval
+from corpus_fixture import eval_ok, tiny_corpus_fixture
 from inspect_ai.model import ChatMessageTool, ModelOutput, ModelUsage, get_model
 
-from readbench.corpus import task_index
 from readbench.run import task as rb_task
 
 SECRET = "sk-ant-FAKE-0123456789-do-not-log"
@@ -19,15 +17,7 @@ SECRET = "sk-ant-FAKE-0123456789-do-not-log"
 BASH_OWN = {"PWD", "SHLVL", "_"}
 
 
-@pytest.fixture()
-def tiny_corpus(tmp_path, monkeypatch):
-    monkeypatch.setenv("READBENCH_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setenv("READBENCH_TASKS", str(write_corpus(tmp_path)))
-    monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
-    monkeypatch.setenv("READBENCH_TEST_SECRET", SECRET)
-    task_index.cache_clear()
-    yield tmp_path
-    task_index.cache_clear()
+tiny_corpus = tiny_corpus_fixture(own_cache=True, env={"ANTHROPIC_API_KEY": SECRET, "READBENCH_TEST_SECRET": SECRET})
 
 
 def print_env(input, tools, tool_choice, config):  # noqa: A002 - mockllm's callable signature
@@ -47,9 +37,7 @@ def print_env(input, tools, tool_choice, config):  # noqa: A002 - mockllm's call
 
 def _run(tmp_path, sandbox_kind):
     task = rb_task.read_strategies_task(sandbox_kind=sandbox_kind, families="bugfix", allow_local=True)
-    [log] = inspect_eval(task, model=get_model("mockllm/model", custom_outputs=print_env),
-                         log_dir=str(tmp_path / "logs"), display="none")
-    assert log.status == "success", log.error
+    [log] = eval_ok(task, get_model("mockllm/model", custom_outputs=print_env), tmp_path / "logs")
     [sample] = log.samples
     tool_texts = [m.text for m in sample.messages if m.role == "tool"]
     names = {line.split("=", 1)[0] for line in tool_texts[0].splitlines() if "=" in line}

@@ -10,8 +10,9 @@ from typing import Any
 
 from readbench.cache.prices import canonical_model
 from readbench.replay.bill import session_date as session_day
-from readbench.replay.calibrate import run
-from readbench.replay.requests import Break, Calibration, Insertion, RequestSet, TokenFit
+from readbench.replay.records import Break, Calibration, Insertion, TokenFit
+from readbench.replay.requests import RequestSet
+from readbench.replay.simulate import run
 from readbench.sessions import load_file
 
 #: The planted truth of `planted_session`: billed = A x counted + B per block, an unrecorded head

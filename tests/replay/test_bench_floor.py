@@ -9,8 +9,8 @@ import math
 
 import pytest
 
-from readbench.bench import format_table
 from readbench.bench_floor import floor_seconds, hash_floor, parse_hash_floor, ratio
+from readbench.bench_table import format_table
 
 
 def test_floor_is_the_best_of_the_runs_and_never_zero():

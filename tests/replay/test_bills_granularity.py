@@ -16,7 +16,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from readbench.cache.simulate import simulate
-from readbench.replay.calibrate import MIN_GRANULARITY_READS, infer_granularity
+from readbench.replay.billing import MIN_GRANULARITY_READS, infer_granularity
 from readbench.replay.simulate import SessionSimulator
 from readbench.sessions import BilledUsage
 

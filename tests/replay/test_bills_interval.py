@@ -11,7 +11,7 @@ import pytest
 
 from readbench.replay.bill import break_interval
 from readbench.replay.pooled import pool_out_of_sample
-from readbench.replay.requests import Calibration
+from readbench.replay.records import Calibration
 
 
 def _session(billed: float, sim: float, counts: dict, costs: dict, harness: str = "pi", model: str = "m") -> dict:

@@ -10,8 +10,9 @@ import json
 
 from readbench.cache import count_tokens
 from readbench.cache.prices import canonical_model
-from readbench.replay.calibrate import billed
-from readbench.replay.requests import Calibration, RequestSet
+from readbench.replay.billing import billed
+from readbench.replay.records import Calibration
+from readbench.replay.requests import RequestSet
 from readbench.sessions import load_file
 
 WORDS = " ".join(f"w{i}" for i in range(1500))

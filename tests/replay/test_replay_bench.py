@@ -4,7 +4,7 @@ checked by `readbench bench`, never by timed tests)."""
 
 from __future__ import annotations
 
-from readbench.bench import format_table
+from readbench.bench_table import format_table
 from readbench.replay.bench import replay_stage_seconds
 from readbench.sessions.synth import write_pi_session
 

@@ -198,7 +198,7 @@ def test_a_provider_without_write_charges_leaves_the_whole_prompt_cached(tmp_pat
 
 def test_the_out_of_sample_interval_is_the_beta_binomial_of_the_first_halfs_breaks():
     from readbench.replay.bill import break_interval
-    from readbench.replay.requests import Calibration
+    from readbench.replay.records import Calibration
 
     # 1 break in 2 prompt calls: p ~ Beta(1.5, 1.5) (Jeffreys). Two unseen prompt calls costing
     # $1 each if they break: P(0) = E[(1-p)^2] = P(2) = E[p^2] = 1/16 + 1/4 = 0.3125, P(1) = 0.375,

@@ -4,7 +4,7 @@
   simulator its chained prefix hashes and cumulative tokens: every call equals a from-scratch
   rendering (start blocks, token fit, salts by token position, insertions) whatever the order
   the calls are asked in;
-- `calibrate.run` replays a simulation already run on the same requests (the last pass of
+- `simulate.run` replays a simulation already run on the same requests (the last pass of
   `infer_breaks` is the calibrated replay) instead of running it again;
 - `ArmSimulator` simulates an arm that renders to the blocks of another arm once;
 - `RequestBuilder.blocks` is `build(...).blocks` without the hashing.
@@ -25,7 +25,9 @@ from readbench.cache.prices import canonical_model
 from readbench.replay import simulate as simulate_mod
 from readbench.replay.arms import ArmSimulator
 from readbench.replay.bill import session_date
-from readbench.replay.requests import Break, Calibration, Insertion, RequestSet, TokenFit, _salt, _salted, call_records
+from readbench.replay.prefix import salt_of, salted
+from readbench.replay.records import Break, Calibration, Insertion, TokenFit
+from readbench.replay.requests import RequestSet, call_records
 from readbench.replay.simulate import run
 from readbench.sessions import load_file
 from readbench.sessions.synth import write_claude_session, write_pi_session
@@ -70,9 +72,9 @@ def _reference(rs: RequestSet, i: int, calib: Calibration) -> tuple[Block, ...]:
     out = list(start)
     pos = sum(b.tokens for b in start)
     for b in base:
-        salt = _salt(salt_at, pos) if salt_at else 0
+        salt = salt_of(salt_at, pos) if salt_at else 0
         tokens = 0 if b.kind == "params" else b.tokens if id(b) in rs._raw_ids else fit.apply(b.tokens)
-        out.append(Block(b.kind, b.role, tokens, _salted(b.content_hash, salt), b.ends_message))
+        out.append(Block(b.kind, b.role, tokens, salted(b.content_hash, salt), b.ends_message))
         pos += tokens
     return tuple(out)
 

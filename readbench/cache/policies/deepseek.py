@@ -36,7 +36,7 @@ class DeepSeekUnits:
         spec: models.csv row (min_cacheable_tokens, granularity_tokens, ttl_seconds).
         ttl_seconds: retention override (s).
         granularity_tokens: storage-unit override (tokens; e.g. the one a user's bills show,
-            `readbench.replay.calibrate.infer_granularity`); default the model's `granularity_tokens`.
+            `readbench.replay.billing.infer_granularity`); default the model's `granularity_tokens`.
 
     Raises:
         ValueError: `spec` is not a DeepSeek model or has no TTL.

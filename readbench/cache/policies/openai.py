@@ -47,7 +47,7 @@ class PrefixAutomatic:
         name: the cache model name reported.
         ttl_seconds: idle TTL override; default the model's `ttl_seconds`.
         granularity_tokens: hit granularity override (tokens; e.g. the one a user's bills show,
-            `readbench.replay.calibrate.infer_granularity`); default the model's `granularity_tokens`.
+            `readbench.replay.billing.infer_granularity`); default the model's `granularity_tokens`.
 
     Raises:
         ValueError: no TTL in the model row and none given.
