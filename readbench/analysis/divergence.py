@@ -9,7 +9,10 @@ after its fork point (and the trunk paid the shared ones once).
 
 Statistics: a sample whose arm never left the trunk ("never") has exactly the trunk arm's
 trajectory, so its paired difference against the trunk arm is zero by construction (not by
-chance); the share of such pairs is the table's ``identical to trunk`` column. CUPED with the
+chance); the share of such pairs is the table's ``identical to trunk`` column. A sample whose
+trunk stopped on a limit (turn, token, time) before the arm differed ("cut") is counted apart, in
+``not diverged before the trunk's limit``: the arm followed the trunk to the limit, and whether it
+would have diverged later is unknown; it is neither diverged nor identical. CUPED with the
 trunk's metrics as covariate is deliberately not applied, and the section says so: the covariate
 is the same for both arms of a pair, so the adjusted estimate equals the paired mean and the
 residual interval under-covers (simulated in tests/fork/test_fork_cuped.py: 0.88-0.90 against
@@ -65,7 +68,8 @@ def divergence_rows(log_dir: Path) -> pd.DataFrame:
 
 
 def divergence_summary(rows: pd.DataFrame) -> pd.DataFrame:
-    """Per arm: samples, share diverged (fork kind request/result), median fork point (calls,
+    """Per arm: samples, share diverged (fork kind request/result), share identical to the trunk
+    (``never``), share not diverged before the trunk's limit (``cut``), median fork point (calls,
     over the diverged samples), calls not spent (replayed) and their share of the arm's calls,
     tokens not spent (input + output), and per cache model the cost saved and its share of the
     independent run's cost. Empty input gives an empty frame."""
@@ -74,10 +78,10 @@ def divergence_summary(rows: pd.DataFrame) -> pd.DataFrame:
     out = []
     models = sorted(c[len("saved_usd_"):] for c in rows.columns if c.startswith("saved_usd_"))
     for arm, g in rows.groupby("arm", sort=True):
-        diverged = g[g["kind"] != "never"]
+        diverged = g[g["kind"].isin(["request", "result"])]
         r: dict[str, Any] = {
             "arm": arm, "samples": len(g), "share_diverged": len(diverged) / len(g),
-            "identical_to_trunk": (g["kind"] == "never").mean(),
+            "identical_to_trunk": (g["kind"] == "never").mean(), "cut_with_trunk": (g["kind"] == "cut").mean(),
             "median_fork_call": float(diverged["fork_call"].median()) if len(diverged) else float("nan"),
             "calls_not_spent": int(g["replayed_calls"].sum()), "calls": int(g["calls"].sum()),
             "tokens_not_spent": int(g["prefix_input_tokens"].sum() + g["prefix_output_tokens"].sum()),
@@ -96,10 +100,12 @@ def divergence_section(summary: pd.DataFrame) -> list[Block]:
     if summary.empty:
         return []
     models = sorted(c[len("saved_usd_"):] for c in summary.columns if c.startswith("saved_usd_"))
-    header = ("arm", "samples", "diverged", "identical to trunk", "median fork point, call", "calls not spent",
+    header = ("arm", "samples", "diverged", "identical to trunk", "not diverged before the trunk's limit",
+              "median fork point, call", "calls not spent",
               "tokens not spent", *[f"cost saved USD ({m})" for m in models])
     rows = tuple(
         (r["arm"], F.count(int(r["samples"])), F.pct(r["share_diverged"]), F.pct(r["identical_to_trunk"]),
+         F.pct(r.get("cut_with_trunk", 0.0)),
          F.num(r["median_fork_call"], 1), f"{F.count(int(r['calls_not_spent']))} ({F.pct(r['share_calls_not_spent'])})",
          F.count(int(r["tokens_not_spent"])),
          *[f"{F.usd(r[f'saved_usd_{m}'])} ({F.pct(r[f'share_saved_{m}'])})" for m in models])
@@ -109,7 +115,10 @@ def divergence_section(summary: pd.DataFrame) -> list[Block]:
                 "Forked design: one trunk per task × epoch × model under the first arm; each arm replays the trunk "
                 "up to its first differing request or tool result and runs on from there. diverged = share of "
                 "samples where the arm left the trunk; identical to trunk = share where it never did (its paired "
-                "difference against the trunk arm is zero by construction); median fork point over the diverged "
+                "difference against the trunk arm is zero by construction); not diverged before the trunk's limit = "
+                "share where a turn, token or time limit stopped the trunk before the arm differed (the arm's fork "
+                "stops there too, with the trunk's stop reason; whether it would have diverged later is unknown); "
+                "median fork point over the diverged "
                 "samples (0 = the first request already differs, e.g. another tool schema); calls and tokens "
                 "not spent = the replayed calls (share of the arm's calls); cost saved = their simulated cost "
                 "(share of what an independent run of the arm costs). The paired intervals are the ordinary ones "

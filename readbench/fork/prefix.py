@@ -83,7 +83,8 @@ class Prefix:
         f = self.fork
         return {"arm": self.arm, "arm_key": self.arm_key, "cwd": self.cwd,
                 "fork": {"call": f.call, "kind": f.kind, "reason": f.reason, "snapshot": f.snapshot, "sim": f.sim,
-                         "read_session": f.read_session, "elapsed_seconds": f.elapsed_seconds},
+                         "read_session": f.read_session, "elapsed_seconds": f.elapsed_seconds,
+                         "stop_reason": f.stop_reason},
                 "calls": [c.to_dict() for c in self.calls]}
 
     @classmethod
