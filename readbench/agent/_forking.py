@@ -97,6 +97,11 @@ class Replay:
         """The trunk's stop reason where a limit stopped the trunk before this arm left it, else None."""
         return self.prefix.fork.stop_reason if self.prefix.fork.kind in ("cut", "never") else None
 
+    def tripped(self, index: int) -> bool:
+        """True when the trunk's call ``index`` is the one an inspect limit raised on (the fork logs
+        it as the trunk did and stops with the trunk's stop reason)."""
+        return index < len(self.prefix.calls) and self.prefix.calls[index].tripped and self.stop_reason is not None
+
     def stops_at(self, index: int) -> bool:
         """True when this fork ends before model call ``index`` (or before executing the tools of
         reply ``index - 1``): its arm followed the trunk until a limit stopped the trunk there

@@ -212,6 +212,21 @@ def pi_agent(
             if replay is not None:
                 t0 -= replay.elapsed_seconds
         infos_text = infos_json(infos) if trunk or replay else ""
+
+        def log_tripped(output: ModelOutput, ts: tuple[float, float]) -> None:
+            """Log the call an inspect limit raised on after it returned (billed; its reply never
+            reaches the history)."""
+            native = native_fields(output)
+            rejected = rejected_request(output, native["prompt_tokens"])
+            calls.append(CallLog(
+                n_history=len(history), n_input=len(view), earliest_changed_index=None, prefix_break=broke,
+                pruned={}, footer_tokens_saved=0, band="", stop_reason=str(output.stop_reason),
+                priced=not rejected, **native))
+            store().set(rbstore.CALLS, [asdict(c) for c in calls])
+            if not rejected:
+                out_tokens = native["output_tokens"] or 0
+                records.append(CallRecord(view, infos, out_tokens, *ts))
+                unpruned.append(CallRecord(history, infos, out_tokens, *ts))
         try:
             while True:
                 if max_turns is not None and len(calls) >= max_turns:
@@ -235,6 +250,10 @@ def pi_agent(
                 if trunk is not None:
                     await trunk.before_call(len(calls), history, fps, usage, fingerprints)
                 recorded = replay.output(len(calls), request_fp) if replay is not None else None
+                if recorded is not None and replay.tripped(len(calls)):  # type: ignore[union-attr]
+                    log_tripped(*recorded)  # the call the trunk's limit raised on, logged as the trunk did
+                    store().set(rbstore.STOP_REASON, replay.stop_reason)  # type: ignore[union-attr]
+                    break
 
                 wall_start = time.monotonic()
                 in_generate = True
@@ -305,18 +324,10 @@ def pi_agent(
             if in_generate:  # e.g. a token limit: inspect raises after the call returned and was billed
                 tripped = _tripping_output()
                 if tripped is not None and tripped is not last:
-                    native = native_fields(tripped)
-                    rejected = rejected_request(tripped, native["prompt_tokens"])
-                    calls.append(CallLog(
-                        n_history=len(history), n_input=len(view), earliest_changed_index=None, prefix_break=broke,
-                        pruned={}, footer_tokens_saved=0, band="", stop_reason=str(tripped.stop_reason),
-                        priced=not rejected, **native))
-                    store().set(rbstore.CALLS, [asdict(c) for c in calls])
-                    if not rejected:
-                        ts_start, ts_first = _times(tripped, wall_start, time.monotonic(), t0)
-                        out_tokens = native["output_tokens"] or 0
-                        records.append(CallRecord(view, infos, out_tokens, ts_start, ts_first))
-                        unpruned.append(CallRecord(history, infos, out_tokens, ts_start, ts_first))
+                    ts = _times(tripped, wall_start, time.monotonic(), t0)
+                    log_tripped(tripped, ts)
+                    if trunk is not None:  # in the prefix: a fork of an arm cut with the trunk logs it too
+                        trunk.after_call(tripped, ts, request_fp, tripped=True)
             if trunk is not None:  # the prefixes up to the cut are still valid fork points
                 await trunk.finish(store().get(rbstore.READ_SESSION), cut=f"{ex.type}_limit")
             raise

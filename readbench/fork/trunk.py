@@ -86,9 +86,11 @@ class Trunk:
                                  before_reply=True)
                 self._publish()
 
-    def after_call(self, output: Any, ts: tuple[float, float], request_fp: str) -> None:
-        """Record the trunk's reply to the call just made."""
-        self.records.append(CallRecord(output=output.model_dump(mode="json"), ts=list(ts), request=request_fp))
+    def after_call(self, output: Any, ts: tuple[float, float], request_fp: str, tripped: bool = False) -> None:
+        """Record the trunk's reply to the call just made (``tripped``: an inspect limit raised on it
+        after it returned, `readbench.fork.prefix.CallRecord`)."""
+        self.records.append(CallRecord(output=output.model_dump(mode="json"), ts=list(ts), request=request_fp,
+                                       tripped=tripped))
 
     async def before_tools(self, index: int, calls: list[dict[str, Any]], visible: frozenset[str] | None) -> None:
         """Shadow the reply's tool calls under each open arm's read preset; fork the arms whose
@@ -185,7 +187,7 @@ class Trunk:
             tools = None
             if replay_tools and record.tools is not None:
                 tools = [_with_details(m, arm.details) for m in record.tools]
-            calls.append(CallRecord(record.output, record.ts, record.request, tools))
+            calls.append(CallRecord(record.output, record.ts, record.request, tools, record.tripped))
         prefix = Prefix(arm=arm.spec, arm_key=arm.key, fork=fork, calls=calls, cwd=self.cwd)
         path = prefix_path(self.root, *self.sample, arm.key)
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -13,6 +13,7 @@ from inspect_ai.event import ModelEvent
 from inspect_ai.log import read_eval_log
 
 from readbench.analysis.divergence import divergence_rows, divergence_summary
+from readbench.base.store import CALLS
 from readbench.fork.prefix import FORK
 from readbench.fork.shadow import arm_key
 from readbench.run.task import read_strategies
@@ -136,3 +137,37 @@ def test_a_trunk_cut_by_the_time_limit_writes_its_prefixes(tiny_corpus, fixed_sa
     # the arm that left the trunk at call 2 runs live from there and meets the limit itself
     [s] = forks["B-s250 x off"].samples
     assert s.limit is not None and s.limit.type == "time"
+
+
+def test_a_trunk_cut_by_a_token_limit_replays_the_call_that_tripped_it(tiny_corpus, fixed_sandbox_dir):
+    # inspect's token limit raises after the call that crosses it returned (billed; its reply never
+    # enters the history). The limit is set between the cumulative tokens of calls 0-3 and 0-4 of an
+    # unlimited run, so call 4 trips it: the trunk logs 5 calls, and a fork that followed the trunk to
+    # the limit logs the same 5, the last as the tripping call, with stop_reason token_limit.
+    arms, labels = [ARMS[0], ARMS[2]], [LABELS[0], LABELS[2]]
+    free = _eval(read_strategies(variant="B", dcp="off", sandbox_kind="local", limit=1), tiny_corpus / "free")
+    totals = [e.output.usage.total_tokens for e in free.samples[0].events if isinstance(e, ModelEvent)]
+    cumulative = [sum(totals[: k + 1]) for k in range(len(totals))]
+    token_limit = (cumulative[3] + cumulative[4]) // 2
+    root = tiny_corpus / "fork"
+    trunk = _eval(read_strategies(variant="B", dcp="off", sandbox_kind="local", limit=1,
+                                  fork={"role": "trunk", "root": str(root), "arms": arms, "labels": labels}),
+                  tiny_corpus / "trunk", token_limit=token_limit)
+    [sample] = trunk.samples
+    assert sample.limit is not None and sample.limit.type == "token"
+    points = sample.store[FORK]["arms"]
+    assert {label: (p["call"], p["kind"], p.get("stop_reason")) for label, p in points.items()} == {
+        "B x off": (5, "never", "token_limit"), "B x pi-dcp": (5, "cut", "token_limit")}
+    for (variant, dcp), label in zip(arms, labels):
+        fork = _eval(read_strategies(variant=variant, dcp=dcp, sandbox_kind="local", limit=1,
+                                     fork={"role": "fork", "root": str(root), "arm_key": arm_key(variant, dcp)}),
+                     tiny_corpus / "forks", token_limit=token_limit)
+        indep = _eval(read_strategies(variant=variant, dcp=dcp, sandbox_kind="local", limit=1),
+                      tiny_corpus / "independent", token_limit=token_limit)
+        f, i = _metrics(fork)["logs/bugfix/0"], _metrics(indep)["logs/bugfix/0"]
+        assert {k: (f.get(k), v) for k, v in i.items() if k != "wall_seconds" and not _same(f.get(k), v)} == {}, label
+        assert f["stop_reason"] == "token_limit" and f["turns"] == 4  # replies in the history
+        [s] = fork.samples
+        assert not any(isinstance(e, ModelEvent) for e in s.events)
+        logged = s.store[CALLS]
+        assert len(logged) == 5 and logged[4]["band"] == "" and logged == indep.samples[0].store[CALLS]
