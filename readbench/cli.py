@@ -18,8 +18,8 @@ _COMMAND_MODULES = [
     "readbench.cache._cli",  # cache simulate|models
     "readbench.corpus._cli",  # tasks build|list|check|stats
     "readbench.sim._cli",  # sim profiles|calibrate
-    "readbench.run._cli",  # eval
-    "readbench.analysis._cli",  # report, plan, compare, baseline
+    "readbench.run._cli",  # eval, plan
+    "readbench.analysis._cli",  # report, compare, baseline
     "readbench.bench",  # bench
     "readbench.sandbox._cli",  # images, k8s-values
     "readbench.replay._cli",  # replay

@@ -23,7 +23,7 @@ from readbench.fork.trunk import Trunk
 from readbench.read import get_variant
 from readbench.tools import make_tools
 
-__all__ = ["Replay", "infos_json", "make_trunk", "replay_of"]
+__all__ = ["Replay", "infos_json", "make_trunk", "replay_of", "time_cut"]
 
 
 def infos_json(infos: list[Any]) -> str:
@@ -92,6 +92,23 @@ class Replay:
                                "belong to this arm")
         return ModelOutput.model_validate(record.output), (float(record.ts[0]), float(record.ts[1]))
 
+    @property
+    def stop_reason(self) -> str | None:
+        """The trunk's stop reason where a limit stopped the trunk before this arm left it, else None."""
+        return self.prefix.fork.stop_reason if self.prefix.fork.kind in ("cut", "never") else None
+
+    def tripped(self, index: int) -> bool:
+        """True when the trunk's call ``index`` is the one an inspect limit raised on (the fork logs
+        it as the trunk did and stops with the trunk's stop reason)."""
+        return index < len(self.prefix.calls) and self.prefix.calls[index].tripped and self.stop_reason is not None
+
+    def stops_at(self, index: int) -> bool:
+        """True when this fork ends before model call ``index`` (or before executing the tools of
+        reply ``index - 1``): its arm followed the trunk until a limit stopped the trunk there
+        (``kind="cut"``, or ``never`` for an arm the trunk's own), so it stops where the trunk
+        stopped, with the trunk's stop reason."""
+        return self.stop_reason is not None and index >= len(self.prefix.calls)
+
     def not_spent(self, calls: list[Any], records: list[Any], cache_models: list[str]) -> dict[str, Any]:
         """What this fork did not pay for: the replayed calls' reported tokens and their cost per
         cache model (the cache simulation of those calls alone, which is what they cost in an
@@ -119,6 +136,22 @@ class Replay:
         if index >= len(self.prefix.calls) or self.prefix.calls[index].tools is None:
             return None
         return [ChatMessageTool.model_validate(m) for m in self.prefix.calls[index].tools or []]
+
+
+def time_cut() -> str | None:
+    """``"time_limit"`` when inspect's sample time or working-time limit is what cancelled the
+    sample (metrics.md's one stop reason for both, as readbench.analysis.table maps them), else
+    None (e.g. the run was interrupted: no prefix is written, and a resumed run repeats the trunk)."""
+    from inspect_ai.util import sample_limits
+
+    try:
+        limits = sample_limits()
+    except RuntimeError:  # no running sample
+        return None
+    for limit in (limits.time, limits.working):
+        if limit.limit is not None and limit.usage >= limit.limit:
+            return "time_limit"
+    return None
 
 
 def replay_of(cwd: str) -> Replay | None:

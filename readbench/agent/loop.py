@@ -22,6 +22,7 @@ import time
 from dataclasses import asdict
 from typing import Any
 
+from anyio import CancelScope, get_cancelled_exc_class
 from inspect_ai.agent import Agent, AgentState, agent
 from inspect_ai.model import (
     ChatMessage,
@@ -35,7 +36,7 @@ from inspect_ai.model import (
 from inspect_ai.tool import Tool, ToolDef, ToolInfo
 from inspect_ai.util import LimitExceededError, store
 
-from readbench.agent._forking import infos_json, make_trunk, replay_of
+from readbench.agent._forking import infos_json, make_trunk, replay_of, time_cut
 from readbench.base import store as rbstore
 from readbench.base.budget import charge, spec_label
 from readbench.base.store import CallLog
@@ -203,6 +204,7 @@ def pi_agent(
         in_generate = False
         t0 = time.monotonic()
         trunk = replay = None
+        cut: str | None = None  # the loop's own turn limit ended the sample (a trunk's prefixes say so)
         if fork is not None and fork.get("role") == "trunk":
             trunk = await make_trunk(fork, read_variant, dcp_config, cwd or "", t0, tool_infos)
         else:
@@ -210,10 +212,29 @@ def pi_agent(
             if replay is not None:
                 t0 -= replay.elapsed_seconds
         infos_text = infos_json(infos) if trunk or replay else ""
+
+        def log_tripped(output: ModelOutput, ts: tuple[float, float]) -> None:
+            """Log the call an inspect limit raised on after it returned (billed; its reply never
+            reaches the history)."""
+            native = native_fields(output)
+            rejected = rejected_request(output, native["prompt_tokens"])
+            calls.append(CallLog(
+                n_history=len(history), n_input=len(view), earliest_changed_index=None, prefix_break=broke,
+                pruned={}, footer_tokens_saved=0, band="", stop_reason=str(output.stop_reason),
+                priced=not rejected, **native))
+            store().set(rbstore.CALLS, [asdict(c) for c in calls])
+            if not rejected:
+                out_tokens = native["output_tokens"] or 0
+                records.append(CallRecord(view, infos, out_tokens, *ts))
+                unpruned.append(CallRecord(history, infos, out_tokens, *ts))
         try:
             while True:
                 if max_turns is not None and len(calls) >= max_turns:
                     store().set(rbstore.STOP_REASON, "turn_limit")
+                    cut = "turn_limit"
+                    break
+                if replay is not None and replay.stops_at(len(calls)):  # a fork of an arm cut with its trunk
+                    store().set(rbstore.STOP_REASON, replay.stop_reason)
                     break
                 history = list(state.messages)
                 usage = pi_context_usage(history, context_window_tokens, reported)
@@ -229,6 +250,10 @@ def pi_agent(
                 if trunk is not None:
                     await trunk.before_call(len(calls), history, fps, usage, fingerprints)
                 recorded = replay.output(len(calls), request_fp) if replay is not None else None
+                if recorded is not None and replay.tripped(len(calls)):  # type: ignore[union-attr]
+                    log_tripped(*recorded)  # the call the trunk's limit raised on, logged as the trunk did
+                    store().set(rbstore.STOP_REASON, replay.stop_reason)  # type: ignore[union-attr]
+                    break
 
                 wall_start = time.monotonic()
                 in_generate = True
@@ -277,6 +302,9 @@ def pi_agent(
                 if trunk is not None:
                     await trunk.before_tools(len(calls) - 1, pending, frozenset(intact))
                 replayed = replay.tools(len(calls) - 1) if replay is not None else None
+                if replayed is None and replay is not None and replay.stops_at(len(calls)):
+                    store().set(rbstore.STOP_REASON, replay.stop_reason)  # the trunk's limit cut these tools
+                    break
                 if replayed is not None:
                     results: list[ChatMessage] = list(replayed)
                 else:
@@ -290,24 +318,26 @@ def pi_agent(
                     trunk.after_tools(pending, results)
                 state.messages.extend(results)
             if trunk is not None:
-                await trunk.finish(store().get(rbstore.READ_SESSION))
+                await trunk.finish(store().get(rbstore.READ_SESSION), cut=cut)
         except LimitExceededError as ex:
             store().set(rbstore.STOP_REASON, f"{ex.type}_limit")
             if in_generate:  # e.g. a token limit: inspect raises after the call returned and was billed
                 tripped = _tripping_output()
                 if tripped is not None and tripped is not last:
-                    native = native_fields(tripped)
-                    rejected = rejected_request(tripped, native["prompt_tokens"])
-                    calls.append(CallLog(
-                        n_history=len(history), n_input=len(view), earliest_changed_index=None, prefix_break=broke,
-                        pruned={}, footer_tokens_saved=0, band="", stop_reason=str(tripped.stop_reason),
-                        priced=not rejected, **native))
-                    store().set(rbstore.CALLS, [asdict(c) for c in calls])
-                    if not rejected:
-                        ts_start, ts_first = _times(tripped, wall_start, time.monotonic(), t0)
-                        out_tokens = native["output_tokens"] or 0
-                        records.append(CallRecord(view, infos, out_tokens, ts_start, ts_first))
-                        unpruned.append(CallRecord(history, infos, out_tokens, ts_start, ts_first))
+                    ts = _times(tripped, wall_start, time.monotonic(), t0)
+                    log_tripped(tripped, ts)
+                    if trunk is not None:  # in the prefix: a fork of an arm cut with the trunk logs it too
+                        trunk.after_call(tripped, ts, request_fp, tripped=True)
+            if trunk is not None:  # the prefixes up to the cut are still valid fork points
+                await trunk.finish(store().get(rbstore.READ_SESSION), cut=f"{ex.type}_limit")
+            raise
+        except get_cancelled_exc_class():  # inspect's time limit cancels the sample (or the run was interrupted)
+            limit = time_cut()
+            if limit is not None:
+                store().set(rbstore.STOP_REASON, limit)
+                if trunk is not None:
+                    with CancelScope(shield=True):
+                        await trunk.finish(store().get(rbstore.READ_SESSION), cut=limit)
             raise
         except Exception:  # the sample errors (no scorer runs); a cancellation (time limit) is not one
             store().set(rbstore.STOP_REASON, "error")

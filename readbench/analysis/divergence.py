@@ -9,7 +9,10 @@ after its fork point (and the trunk paid the shared ones once).
 
 Statistics: a sample whose arm never left the trunk ("never") has exactly the trunk arm's
 trajectory, so its paired difference against the trunk arm is zero by construction (not by
-chance); the share of such pairs is the table's ``identical to trunk`` column. CUPED with the
+chance); the share of such pairs is the table's ``identical to trunk`` column. A sample whose
+trunk stopped on a limit (turn, token, time) before the arm differed ("cut") is counted apart, in
+``not diverged before the trunk's limit``: the arm followed the trunk to the limit, and whether it
+would have diverged later is unknown; it is neither diverged nor identical. CUPED with the
 trunk's metrics as covariate is deliberately not applied, and the section says so: the covariate
 is the same for both arms of a pair, so the adjusted estimate equals the paired mean and the
 residual interval under-covers (simulated in tests/fork/test_fork_cuped.py: 0.88-0.90 against
@@ -29,12 +32,13 @@ from . import _format as F
 from ._document import Block, Heading, Table
 from .arms import arm_label, spec_name
 
-__all__ = ["design_costs", "divergence_rows", "divergence_section", "divergence_summary", "format_design_costs"]
+__all__ = ["divergence_rows", "divergence_section", "divergence_summary"]
 
 
 def divergence_rows(log_dir: Path) -> pd.DataFrame:
     """One row per fork sample: arm, sample_id, epoch, kind, fork_call, calls, replayed_calls,
-    prefix_input_tokens, prefix_output_tokens, and per cache model m ``saved_usd_{m}`` (the
+    input_tokens, output_tokens (the whole trajectory's reported tokens), prefix_input_tokens,
+    prefix_output_tokens (the replayed calls'), and per cache model m ``saved_usd_{m}`` (the
     replayed calls' cost) and ``cost_usd_{m}`` (the whole trajectory's). Empty when the logs
     hold no fork sample (an independent run).
     """
@@ -51,9 +55,12 @@ def divergence_rows(log_dir: Path) -> pd.DataFrame:
             if fork.get("role") != "fork":
                 continue
             point = fork.get("fork_point") or {}
+            calls = sample.store.get(CALLS) or []
             row = {"arm": arm, "sample_id": sample.id, "epoch": sample.epoch, "kind": point.get("kind"),
-                   "fork_call": point.get("call"), "calls": len(sample.store.get(CALLS) or []),
+                   "fork_call": point.get("call"), "calls": len(calls),
                    "replayed_calls": fork.get("replayed_calls", 0),
+                   "input_tokens": sum(c.get("prompt_tokens") or 0 for c in calls),
+                   "output_tokens": sum(c.get("output_tokens") or 0 for c in calls),
                    "prefix_input_tokens": (fork.get("prefix_tokens") or {}).get("input", 0),
                    "prefix_output_tokens": (fork.get("prefix_tokens") or {}).get("output", 0)}
             metrics = sample.store.get(CACHE_METRICS) or {}
@@ -65,8 +72,9 @@ def divergence_rows(log_dir: Path) -> pd.DataFrame:
 
 
 def divergence_summary(rows: pd.DataFrame) -> pd.DataFrame:
-    """Per arm: samples, share diverged (fork kind request/result), median fork point (calls,
-    over the diverged samples), calls not spent (replayed) and their share of the arm's calls,
+    """Per arm: samples, share diverged (fork kind request/result), share identical to the trunk
+    (``never``), share not diverged before the trunk's limit (``cut``), median fork point (calls,
+    over the diverged samples; with a ``fork_fraction`` column also as a fraction of the unit's calls), calls not spent (replayed) and their share of the arm's calls,
     tokens not spent (input + output), and per cache model the cost saved and its share of the
     independent run's cost. Empty input gives an empty frame."""
     if rows.empty:
@@ -74,15 +82,17 @@ def divergence_summary(rows: pd.DataFrame) -> pd.DataFrame:
     out = []
     models = sorted(c[len("saved_usd_"):] for c in rows.columns if c.startswith("saved_usd_"))
     for arm, g in rows.groupby("arm", sort=True):
-        diverged = g[g["kind"] != "never"]
+        diverged = g[g["kind"].isin(["request", "result"])]
         r: dict[str, Any] = {
             "arm": arm, "samples": len(g), "share_diverged": len(diverged) / len(g),
-            "identical_to_trunk": (g["kind"] == "never").mean(),
+            "identical_to_trunk": (g["kind"] == "never").mean(), "cut_with_trunk": (g["kind"] == "cut").mean(),
             "median_fork_call": float(diverged["fork_call"].median()) if len(diverged) else float("nan"),
             "calls_not_spent": int(g["replayed_calls"].sum()), "calls": int(g["calls"].sum()),
             "tokens_not_spent": int(g["prefix_input_tokens"].sum() + g["prefix_output_tokens"].sum()),
         }
         r["share_calls_not_spent"] = r["calls_not_spent"] / r["calls"] if r["calls"] else float("nan")
+        if "fork_fraction" in g:
+            r["median_fork_fraction"] = float(diverged["fork_fraction"].median()) if len(diverged) else float("nan")
         for m in models:
             saved, total = g[f"saved_usd_{m}"].fillna(0).sum(), g[f"cost_usd_{m}"].sum()
             r[f"saved_usd_{m}"] = saved
@@ -96,10 +106,12 @@ def divergence_section(summary: pd.DataFrame) -> list[Block]:
     if summary.empty:
         return []
     models = sorted(c[len("saved_usd_"):] for c in summary.columns if c.startswith("saved_usd_"))
-    header = ("arm", "samples", "diverged", "identical to trunk", "median fork point, call", "calls not spent",
+    header = ("arm", "samples", "diverged", "identical to trunk", "not diverged before the trunk's limit",
+              "median fork point, call", "calls not spent",
               "tokens not spent", *[f"cost saved USD ({m})" for m in models])
     rows = tuple(
         (r["arm"], F.count(int(r["samples"])), F.pct(r["share_diverged"]), F.pct(r["identical_to_trunk"]),
+         F.pct(r.get("cut_with_trunk", 0.0)),
          F.num(r["median_fork_call"], 1), f"{F.count(int(r['calls_not_spent']))} ({F.pct(r['share_calls_not_spent'])})",
          F.count(int(r["tokens_not_spent"])),
          *[f"{F.usd(r[f'saved_usd_{m}'])} ({F.pct(r[f'share_saved_{m}'])})" for m in models])
@@ -109,57 +121,12 @@ def divergence_section(summary: pd.DataFrame) -> list[Block]:
                 "Forked design: one trunk per task × epoch × model under the first arm; each arm replays the trunk "
                 "up to its first differing request or tool result and runs on from there. diverged = share of "
                 "samples where the arm left the trunk; identical to trunk = share where it never did (its paired "
-                "difference against the trunk arm is zero by construction); median fork point over the diverged "
+                "difference against the trunk arm is zero by construction); not diverged before the trunk's limit = "
+                "share where a turn, token or time limit stopped the trunk before the arm differed (the arm's fork "
+                "stops there too, with the trunk's stop reason; whether it would have diverged later is unknown); "
+                "median fork point over the diverged "
                 "samples (0 = the first request already differs, e.g. another tool schema); calls and tokens "
                 "not spent = the replayed calls (share of the arm's calls); cost saved = their simulated cost "
                 "(share of what an independent run of the arm costs). The paired intervals are the ordinary ones "
                 "(no CUPED): the trunk's metrics are shared by both arms of a pair, so adjusting for them cannot "
                 "move the estimate and would narrow the interval only by under-covering (tests/fork/test_fork_cuped.py)."))]
-
-
-def design_costs(summary: pd.DataFrame, table: pd.DataFrame, trunk_arms: list[str]) -> pd.DataFrame:
-    """Cost per task x epoch of a matrix run independently and forked, per model and cache model,
-    from a forked run's divergence summary and its table (`readbench plan --design forked`).
-
-    Independent: the sum over arms of each arm's mean cost per sample. Forked: each arm's mean
-    cost times the share it did not save (what its fork paid), plus each trunk arm's mean cost
-    (the trunk is paid once; its own fork replays it whole and saves 100 %).
-
-    Args:
-        summary: `divergence_summary` of the run.
-        table: the run's tidy table (its ``cost_usd_{m}`` columns, ``arm`` labels with ``@ model``).
-        trunk_arms: run.json's ``trunk_arms`` (``variant × dcp`` labels).
-
-    Returns:
-        Rows ``model, cache_model, independent_usd, forked_usd, saved_share`` (per task x epoch).
-
-    Raises:
-        ValueError: the summary is empty (not a forked run).
-    """
-    if summary.empty:
-        raise ValueError("no divergence table: plan --design forked needs a run made with --design forked")
-    rows = []
-    models = sorted(c[len("saved_usd_"):] for c in summary.columns if c.startswith("saved_usd_"))
-    shares = summary.set_index("arm")
-    for model, g in table.groupby("model", sort=True):
-        for m in models:
-            mean_cost = g.groupby("arm")[f"cost_usd_{m}"].mean()
-            independent = float(mean_cost.sum())
-            forked = 0.0
-            for arm, cost in mean_cost.items():
-                saved = shares.loc[arm, f"share_saved_{m}"] if arm in shares.index else 0.0
-                forked += float(cost) * (1.0 - (0.0 if pd.isna(saved) else float(saved)))
-                if arm.split(" @ ")[0] in trunk_arms:
-                    forked += float(cost)
-            rows.append({"model": model, "cache_model": m, "independent_usd": independent, "forked_usd": forked,
-                         "saved_share": 1.0 - forked / independent if independent else float("nan")})
-    return pd.DataFrame(rows)
-
-
-def format_design_costs(costs: pd.DataFrame, run_dir: Path) -> str:
-    """The plan's cost lines: per model and cache model, USD per task x epoch under each design."""
-    lines = [f"Cost per task x epoch of this matrix (from {run_dir}'s divergence table):"]
-    for r in costs.to_dict("records"):
-        lines.append(f"  {r['model']} / {r['cache_model']}: independent {F.usd(r['independent_usd'])}, "
-                     f"forked {F.usd(r['forked_usd'])} ({F.pct(r['saved_share'])} saved)")
-    return "\n".join(lines) + "\n"

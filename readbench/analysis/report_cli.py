@@ -1,6 +1,7 @@
-"""`readbench report RUN_DIR` (logs -> table.parquet -> report/) and `readbench plan --from RUN_DIR`.
+"""`readbench report RUN_DIR` (logs -> table.parquet -> report/); `readbench plan` is in
+readbench.run.plan_cli (it reads a matrix file for --design forked --sessions).
 
-Thin wrappers: the work is `build_report` and `analysis.plan`.
+Thin wrappers: the work is `build_report`.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import click
 
-__all__ = ["build_report", "load_table", "plan", "report", "smallest_options"]
+__all__ = ["baseline_option", "build_report", "load_table", "report", "smallest_options"]
 
 
 def _check_pp(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
@@ -102,7 +103,7 @@ def load_table(run_dir: Path):
     return tidy_table(run_dir / "logs")
 
 
-def _baseline(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str, str]:
+def baseline_option(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str, str]:
     variant, sep, dcp = value.partition(":")
     if not sep or not variant or not dcp:
         raise click.BadParameter(f"{value!r} is not VARIANT:DCP (e.g. stock:off)")
@@ -111,7 +112,7 @@ def _baseline(ctx: click.Context, param: click.Parameter, value: str) -> tuple[s
 
 @click.command("report")
 @click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), default="results/latest")
-@click.option("--baseline", default="stock:off", show_default=True, callback=_baseline,
+@click.option("--baseline", default="stock:off", show_default=True, callback=baseline_option,
               help="Baseline arm VARIANT:DCP for the paired comparisons (within each model).")
 @click.option("--exclude", multiple=True, metavar="ID[#EPOCH]",
               help="Sample id (all epochs) or id#epoch to remove from every denominator (repeatable).")
@@ -130,53 +131,3 @@ def report(run_dir: Path, baseline: tuple[str, str], exclude: tuple[str, ...], s
     line = incomplete_line(scan_logs(run_dir / "logs"), "re-run `readbench eval` with the same run id to resume")
     if line:
         click.echo(line, err=True)
-
-
-@click.command("plan")
-@click.option("--from", "run_dir", required=True, type=click.Path(exists=True, file_okay=False, path_type=Path),
-              help="Run directory (results/<run-id>) whose pairs supply the variances.")
-@click.option("--effect", default=0.05, show_default=True, type=float,
-              help="Success difference to detect, a fraction (0.05 = 5 percentage points).")
-@click.option("--power", default=0.8, show_default=True, type=float, help="Target power.")
-@click.option("--alpha", default=0.05, show_default=True, type=float, help="Two-sided significance level.")
-@click.option("--cost-ratio", default=None, type=float,
-              help="Also plan a cost ratio arm/baseline per cache model (0.9 = 10% cheaper).")
-@click.option("--baseline", default="stock:off", show_default=True, callback=_baseline,
-              help="Baseline arm VARIANT:DCP (within each model).")
-@click.option("--exclude", multiple=True, metavar="ID[#EPOCH]", help="Sample id or id#epoch to leave out (repeatable).")
-@click.option("--design", type=click.Choice(["independent", "forked"]), default="independent", show_default=True,
-              help="forked: also the matrix's cost per task x epoch forked vs independent, from RUN_DIR's "
-              "divergence table (RUN_DIR must be a forked run).")
-def plan(run_dir: Path, effect: float, power: float, alpha: float, cost_ratio: float | None,
-         baseline: tuple[str, str], exclude: tuple[str, ...], design: str) -> None:
-    """Tasks x epochs needed to detect EFFECT (and COST-RATIO), from RUN_DIR's own variances;
-    with --design forked, what a task x epoch costs forked and independent."""
-    from .compare import paired_comparisons
-    from .plan import format_plan, plan_comparisons
-
-    for name, v in (("--power", power), ("--alpha", alpha)):
-        if not 0 < v < 1:
-            raise click.BadParameter(f"{v!r} must be in the open interval (0, 1)", param_hint=name)
-    try:
-        table = load_table(run_dir)
-        if "arm_status" in table:  # partial arms (completeness) are not compared
-            table = table[table["arm_status"] == ""]
-        comparisons, notes = paired_comparisons(table, baseline, exclude=exclude)
-        rows = plan_comparisons(table, comparisons, effect=effect, cost_ratio=cost_ratio, power=power, alpha=alpha,
-                                baseline=baseline, exclude=exclude)
-    except (FileNotFoundError, ValueError) as ex:
-        raise click.BadParameter(str(ex), param_hint="--from / --effect / --cost-ratio")
-    click.echo(format_plan(rows, power=power, alpha=alpha), nl=False)
-    for note in notes:
-        click.echo(note)
-    if design == "forked":
-        from .divergence import design_costs, divergence_rows, divergence_summary, format_design_costs
-
-        meta_path = run_dir / "run.json"
-        meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
-        try:
-            costs = design_costs(divergence_summary(divergence_rows(run_dir / "logs")), table,
-                                 list(meta.get("trunk_arms") or []))
-        except ValueError as ex:
-            raise click.BadParameter(str(ex), param_hint="--design")
-        click.echo(format_design_costs(costs, run_dir), nl=False)

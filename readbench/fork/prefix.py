@@ -56,16 +56,20 @@ class CallRecord:
         ts: ``[start, first token]`` seconds since the loop started (the CallRecord times of the cache simulator).
         request: `readbench.fork.trunk.request_fingerprint` of the projected request it answered.
         tools: the tool results of the reply (message dumps), None where the fork executes them itself.
+        tripped: the call an inspect limit (e.g. a token limit) raised on after it returned: logged,
+            its reply never entered the history; a fork reaching it logs it the same way and stops.
     """
 
     output: dict[str, Any]
     ts: list[float]
     request: str
     tools: list[dict[str, Any]] | None = None
+    tripped: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
-        return {"output": self.output, "ts": self.ts, "request": self.request, "tools": self.tools}
+        return {"output": self.output, "ts": self.ts, "request": self.request, "tools": self.tools,
+                "tripped": self.tripped}
 
 
 @dataclass
@@ -83,7 +87,8 @@ class Prefix:
         f = self.fork
         return {"arm": self.arm, "arm_key": self.arm_key, "cwd": self.cwd,
                 "fork": {"call": f.call, "kind": f.kind, "reason": f.reason, "snapshot": f.snapshot, "sim": f.sim,
-                         "read_session": f.read_session, "elapsed_seconds": f.elapsed_seconds},
+                         "read_session": f.read_session, "elapsed_seconds": f.elapsed_seconds,
+                         "stop_reason": f.stop_reason},
                 "calls": [c.to_dict() for c in self.calls]}
 
     @classmethod

@@ -8,7 +8,9 @@ are pure functions of the file bytes and the read session, readbench.read). An a
 is the first model call whose projected request (``kind="request"``: the arm calls the model
 itself from there) or whose tool results (``kind="result"``: the trunk's reply is shared, the
 arm executes that reply's tool calls itself) differ from the trunk's; ``kind="never"``: the arm's
-whole trajectory is the trunk's. An arm whose system prompt or tool schemas differ forks at call
+whole trajectory is the trunk's; ``kind="cut"``: the trunk stopped on a limit (turn, token or
+time) before the arm differed, so the arm followed the trunk to that limit and whether it would
+have diverged later is unknown (its fork stops where the trunk did, with the trunk's stop reason). An arm whose system prompt or tool schemas differ forks at call
 0 (its first request already differs).
 
 Coupling (docs/specs/agents.md §6): up to the fork point the arm's inputs are the trunk's, so
@@ -53,16 +55,20 @@ class ForkPoint:
     """Where an arm leaves the trunk.
 
     Attributes:
-        call: 0-based index of the first model call that differs (``kind="never"``: the trunk's
-            number of calls).
+        call: 0-based index of the first model call that differs (``kind="never"`` or ``"cut"``:
+            the trunk's number of calls).
         kind: ``request`` (the arm makes call ``call`` itself), ``result`` (the trunk's reply to
-            call ``call`` is shared; the arm executes its tool calls itself) or ``never``.
+            call ``call`` is shared; the arm executes its tool calls itself), ``never`` or ``cut``
+            (not diverged before the trunk stopped on a limit).
         reason: one line: what differed first.
         snapshot: file name of the workspace snapshot at the point (None at call 0 of a request fork).
         sim: the model provider's per-sample memory at the point (``readbench:sim``; None for a real model).
         read_session: the arm's read session at the point (`ReadSession.to_dict`).
         elapsed_seconds: the trunk's loop time at the point (replayed calls keep their times;
             live ones continue from here).
+        stop_reason: for ``kind="cut"`` or ``"never"`` where a limit stopped the trunk, the trunk's
+            stop reason (``turn_limit``, ``token_limit``, ``time_limit``, ...): the fork stops at
+            the trunk's last call with it; None otherwise.
     """
 
     call: int
@@ -72,10 +78,15 @@ class ForkPoint:
     sim: dict[str, Any] | None = None
     read_session: dict[str, Any] | None = None
     elapsed_seconds: float = 0.0
+    stop_reason: str | None = None
 
     def summary(self) -> dict[str, Any]:
-        """What the trunk's store and the fork's log record: call, kind, reason, snapshot."""
-        return {"call": self.call, "kind": self.kind, "reason": self.reason, "snapshot": self.snapshot}
+        """What the trunk's store and the fork's log record: call, kind, reason, snapshot (and
+        stop_reason for a ``cut``)."""
+        out = {"call": self.call, "kind": self.kind, "reason": self.reason, "snapshot": self.snapshot}
+        if self.stop_reason is not None:
+            out["stop_reason"] = self.stop_reason
+        return out
 
 
 @dataclass

@@ -3,7 +3,8 @@ and write each arm's prefix when the sample ends (GitHub issue 25 items 1-2).
 
 The agent loop (readbench.agent.loop) drives a `Trunk` through five hooks: `start` after setup,
 `before_call` with each projected request, `after_call` with each reply, `before_tools` /
-`after_tools` around each reply's tool calls, and `finish` when the loop ends. The store key
+`after_tools` around each reply's tool calls, and `finish` when the loop ends (also when a turn,
+token or time limit cut the trunk: the prefixes up to the cut are still valid). The store key
 ``readbench:fork`` records, per arm, its fork point (call, kind, reason, snapshot); the prefix
 files (readbench.fork.prefix) hold what a fork needs to start from there.
 """
@@ -85,9 +86,11 @@ class Trunk:
                                  before_reply=True)
                 self._publish()
 
-    def after_call(self, output: Any, ts: tuple[float, float], request_fp: str) -> None:
-        """Record the trunk's reply to the call just made."""
-        self.records.append(CallRecord(output=output.model_dump(mode="json"), ts=list(ts), request=request_fp))
+    def after_call(self, output: Any, ts: tuple[float, float], request_fp: str, tripped: bool = False) -> None:
+        """Record the trunk's reply to the call just made (``tripped``: an inspect limit raised on it
+        after it returned, `readbench.fork.prefix.CallRecord`)."""
+        self.records.append(CallRecord(output=output.model_dump(mode="json"), ts=list(ts), request=request_fp,
+                                       tripped=tripped))
 
     async def before_tools(self, index: int, calls: list[dict[str, Any]], visible: frozenset[str] | None) -> None:
         """Shadow the reply's tool calls under each open arm's read preset; fork the arms whose
@@ -123,13 +126,31 @@ class Trunk:
         self.records[-1].tools = [m.model_dump(mode="json") for m in messages]
         note_changes(messages, calls, [a.session for a in self.arms if a.open and a.variant is not None], self.cwd)
 
-    async def finish(self, final_read_session: dict[str, Any] | None) -> None:
-        """The loop ended normally: every open arm never diverged; write every arm's prefix."""
+    async def finish(self, final_read_session: dict[str, Any] | None, cut: str | None = None) -> None:
+        """The loop ended: write every arm's prefix.
+
+        Args:
+            final_read_session: the trunk's read session at the end.
+            cut: None when the trunk ended on its own (an answer, a context overflow): every open
+                arm never diverged (``kind="never"``). Else the trunk's stop reason on a limit
+                (``turn_limit``, ``token_limit``, ``time_limit``, ...): the prefixes up to the cut
+                stay valid fork points for the arms that diverged before it; an open arm followed
+                the trunk to the limit without differing (``kind="cut"``, its fork stops there with
+                the same stop reason), except an arm whose read preset and DCP configuration are
+                the trunk's own (it can never diverge: ``never``). Either way its fork stops where
+                the trunk stopped (the fork point's ``stop_reason``).
+        """
         n = len(self.records)
         for arm in self.arms:
-            if arm.open:
+            if not arm.open:
+                continue
+            if cut is None or (arm.variant is None and arm.dcp is None):
                 await self._fork(arm, n, "never", f"identical to the trunk for all {n} calls", before_reply=True,
                                  session=final_read_session)
+            else:
+                await self._fork(arm, n, "cut", f"not diverged within the trunk's {n} calls: the trunk stopped on "
+                                 f"its {cut}", before_reply=True, session=final_read_session)
+            arm.fork.stop_reason = cut  # type: ignore[union-attr]
         for arm in self.arms:
             self._write(arm)
         self._publish()
@@ -162,11 +183,11 @@ class Trunk:
         n = fork.call + (1 if fork.kind == "result" else 0)
         calls = []
         for i, record in enumerate(self.records[:n]):
-            replay_tools = i < fork.call or fork.kind == "never"
+            replay_tools = i < fork.call or fork.kind in ("never", "cut")
             tools = None
             if replay_tools and record.tools is not None:
                 tools = [_with_details(m, arm.details) for m in record.tools]
-            calls.append(CallRecord(record.output, record.ts, record.request, tools))
+            calls.append(CallRecord(record.output, record.ts, record.request, tools, record.tripped))
         prefix = Prefix(arm=arm.spec, arm_key=arm.key, fork=fork, calls=calls, cwd=self.cwd)
         path = prefix_path(self.root, *self.sample, arm.key)
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -78,11 +78,15 @@ def _dcp_option(value: str | None) -> tuple[str, ...]:
                    "of input and cost they carried: audit.parquet, audit_reads.parquet) and replay each read preset's "
                    "first-order counterfactual under the DCP replay's cache models (read_arms.parquet, "
                    "read_arm_reads.parquet).")
+@click.option("--fork-points", is_flag=True,
+              help="Also record where each read preset (against each other, with --audit) and each DCP configuration "
+                   "(against off, with --dcp) first changes a request (fork_points.parquet), for "
+                   "`readbench plan --design forked --sessions`.")
 @click.option("--presets", default=None, metavar="all|NAME,NAME",
               help="Read presets of --audit's counterfactual (default: every registered preset, `readbench variants`).")
 def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_window: int, jobs: int,
                out_dir: str | None, as_json: bool, save_calibration: bool, gate_sweep: bool, audit: bool,
-               presets: str | None) -> None:
+               presets: str | None, fork_points: bool) -> None:
     """Import recorded sessions (files or directories, any mix of pi, Claude Code, Codex and inspect
     logs: the format is read from each file's content) and check the cache simulator against what
     the provider billed, call by call: raw, calibrated in-sample, and out-of-sample (fitted on the
@@ -100,7 +104,11 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
     caches = _cache_option(cache)
     options = ReplayOptions(cache=caches if caches == "auto" else tuple(caches), dcp=_dcp_option(dcp),
                             dcp_cache=() if caches == "auto" else tuple(caches), context_window=context_window,
-                            gate_sweep=gate_sweep, audit=audit, presets=_presets_option(presets))
+                            gate_sweep=gate_sweep, audit=audit, presets=_presets_option(presets),
+                            fork_points=fork_points)
+    if fork_points and not (audit or options.dcp):
+        raise click.BadParameter("--fork-points needs --audit (read presets) and/or --dcp (DCP configurations): "
+                                 "it records where those first change a request", param_hint="--fork-points")
     out = Path(out_dir) if out_dir else Path("results") / f"replay-{dt.datetime.now(dt.timezone.utc):%Y%m%d-%H%M%S}"
     if not out.resolve().name:  # issue 27 probe: `--out /` was a traceback
         raise click.BadParameter("the filesystem root cannot be a replay's output directory; name a directory of "

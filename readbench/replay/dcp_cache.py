@@ -65,11 +65,14 @@ class DcpReplay:
         rows: one dict per (configuration, cache model): the columns of `dcp.parquet`.
         calls: one dict per (configuration, call): prefix break, pruned items, footer tokens saved.
         notes: what could not be compared (unpriced models), in words.
+        first_changed: configuration -> index of the first call whose projection differs from the
+            recorded request (None: never; readbench.replay.fork_points), filled with `fork_points`.
     """
 
     rows: list[dict[str, Any]] = field(default_factory=list)
     calls: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    first_changed: dict[str, int | None] = field(default_factory=dict)
 
 
 def _usage(session: Session, requests: list[list[ChatMessage]], i: int, window: int) -> ContextUsage:
@@ -128,6 +131,7 @@ def replay_dcp(
     context_window: int = DEFAULT_CONTEXT_WINDOW,
     arms: ArmSimulator | None = None,
     timings: dict[str, float] | None = None,
+    fork_points: bool = False,
 ) -> DcpReplay:
     """Replay `session` under every DCP configuration x cache model (module docstring).
 
@@ -139,6 +143,7 @@ def replay_dcp(
         arms: the session's `ArmSimulator` when the caller shares it with other replays (its
             cache models must include `cache_models`); None = a new one.
         timings: stage -> CPU seconds, `dcp_project` and `dcp_simulate` added to (None = not timed).
+        fork_points: also find each configuration's first changed call (`DcpReplay.first_changed`).
 
     Raises:
         ValueError: an unknown configuration or cache model.
@@ -155,6 +160,11 @@ def replay_dcp(
         projections = {c: _projections(session, c, context_window, recorded) for c in names}
     for c, (_, stats) in projections.items():
         out.calls.extend({"file": session.source, "session_id": session.session_id, "config": c, **s} for s in stats)
+    if fork_points:
+        from readbench.replay.fork_points import first_changed_call
+
+        out.first_changed = {c: None if c == "off" else first_changed_call(recorded[0], projections[c][0])
+                             for c in names}
     with timed(timings, "dcp_simulate"):
         sim = arms if arms is not None else ArmSimulator(session, cache_models)
         results = {c: sim.run(None if c == "off" else projections[c][0]) for c in names}

@@ -142,11 +142,12 @@ SESSION_COLUMNS: dict[str, str] = {
 def _table_columns() -> dict[str, dict[str, str]]:
     from readbench.replay.audit import AUDIT_COLUMNS, AUDIT_READ_COLUMNS
     from readbench.replay.dcp_cache import DCP_CALL_COLUMNS, DCP_COLUMNS
+    from readbench.replay.fork_points import FORK_POINT_COLUMNS
     from readbench.replay.read_counterfactual import READ_ARM_COLUMNS, READ_ARM_READ_COLUMNS
 
     return {"calls": CALL_COLUMNS, "sessions": SESSION_COLUMNS, "dcp": DCP_COLUMNS, "dcp_calls": DCP_CALL_COLUMNS,
             "gate_candidates": CANDIDATE_COLUMNS, "audit": AUDIT_COLUMNS, "audit_reads": AUDIT_READ_COLUMNS,
-            "read_arms": READ_ARM_COLUMNS, "read_arm_reads": READ_ARM_READ_COLUMNS}
+            "read_arms": READ_ARM_COLUMNS, "read_arm_reads": READ_ARM_READ_COLUMNS, "fork_points": FORK_POINT_COLUMNS}
 
 
 #: Column types of the tables the writer streams to `<name>.parquet`. A table not listed here is

@@ -46,6 +46,9 @@ class ReplayOptions:
             first-order counterfactual (`readbench.replay.read_counterfactual`) under the DCP
             replay's cache models.
         presets: read presets of the counterfactual; empty = every registered preset.
+        fork_points: also record where each read preset (against each other) and each DCP
+            configuration (against off) first changes a request (`readbench.replay.fork_points`,
+            fork_points.parquet: what `readbench plan --design forked --sessions` reads).
     """
 
     cache: str | tuple[str, ...] = "auto"
@@ -55,6 +58,7 @@ class ReplayOptions:
     gate_sweep: bool = False
     audit: bool = False
     presets: tuple[str, ...] = ()
+    fork_points: bool = False
 
 
 @dataclass
@@ -163,6 +167,7 @@ def _replay_session(item: Any, options: ReplayOptions, timings: dict[str, float]
                       for r in rep.calls if r["cache_model"] == first])
     caches = list(options.dcp_cache) or sorted({m["cache_model"] for m in rep.summaries}) or ["anthropic-5m"]
     arms = None
+    dcp_first: dict[str, int | None] | None = None
     if (options.dcp or options.audit) and item.calls:
         from readbench.replay.arms import ArmSimulator
 
@@ -173,11 +178,17 @@ def _replay_session(item: Any, options: ReplayOptions, timings: dict[str, float]
         from readbench.replay.dcp_cache import replay_dcp
 
         dcp = replay_dcp(item, list(options.dcp), caches, context_window=options.context_window, arms=arms,
-                         timings=timings)
+                         timings=timings, fork_points=options.fork_points)
         res.tables["dcp"] = dcp.rows
         res.tables["dcp_calls"] = dcp.calls
+        dcp_first = dcp.first_changed
+    replaced = None
     if options.audit:
-        _audit(item, res, builder, arms, caches, list(options.presets) or None, timings)
+        replaced = _audit(item, res, builder, arms, caches, list(options.presets) or None, timings)
+    if options.fork_points:
+        from readbench.replay.fork_points import fork_point_rows
+
+        res.tables["fork_points"] = fork_point_rows(item, replaced, dcp_first)
     if options.gate_sweep:
         from readbench.replay.gate_sweep import session_candidates
 
@@ -188,8 +199,9 @@ def _replay_session(item: Any, options: ReplayOptions, timings: dict[str, float]
 
 
 def _audit(session: Any, res: SessionResult, builder: Any, arms: Any, caches: list[str], presets: list[str] | None,
-           timings: dict[str, float] | None = None) -> None:
-    """The read audit and the read-variant counterfactual of one session, into `res`."""
+           timings: dict[str, float] | None = None) -> dict[str, Any] | None:
+    """The read audit and the read-variant counterfactual of one session, into `res`; returns
+    `ReadArms.replaced` (None when the session has no call to simulate)."""
     from readbench.replay.audit import audit_session, session_family
     from readbench.replay.read_counterfactual import read_arms, replay_read_variants
 
@@ -199,7 +211,7 @@ def _audit(session: Any, res: SessionResult, builder: Any, arms: Any, caches: li
     res.tables["audit_reads"] = audit.reads
     res.json["audit"] = {k: v for k, v in audit.row.items() if k not in ("file", "session_id", "format", "harness")}
     if arms is None:
-        return
+        return None
     family = session_family(session)
     count = lambda m: builder.message_tokens(m, family)  # noqa: E731
     with timed(timings, "read_counterfactual"):
@@ -212,6 +224,7 @@ def _audit(session: Any, res: SessionResult, builder: Any, arms: Any, caches: li
                                           if r["preset"] == name}}
            for name, c in ra.counts.items()},
     }
+    return ra.replaced
 
 
 def session_files(paths: list[str]) -> list[tuple[str, bool]]:

@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from readbench.analysis.report_cli import build_report, smallest_options
+from readbench.run.plan_cli import plan
 from readbench.sim._cli import sim_group
 
 RESULTS = Path("results")
@@ -213,4 +214,4 @@ def calibrate_cmd(profiles: tuple[str, ...], against: tuple[str, ...], variant: 
                    f"{c.reread_ratio:>8.3f} {c.success_rate:>8.3f}")
 
 
-commands = [eval_cmd]
+commands = [eval_cmd, plan]

@@ -119,21 +119,33 @@ SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", ".venv", "venv", ".tox", ".mypy
 def iter_session_files(paths: Iterable[str | Path]) -> Iterator[tuple[Path, bool]]:
     """Files under `paths` (directories recursively, sorted), each with True when it was named
     explicitly. A walk skips hidden files and the directories of `SKIPPED_DIRS`; it enters other
-    hidden directories (`.pi/agent/sessions` inside a folder named as a whole).
+    hidden directories (`.pi/agent/sessions` inside a folder named as a whole). A file reached
+    twice (a folder named together with a folder or file inside it) is yielded once, where it
+    is first reached: replayed twice, its sessions would be counted twice.
 
     Raises:
         FileNotFoundError: a named path does not exist.
     """
+    seen: set[Path] = set()
+
+    def first(path: Path) -> bool:
+        key = path.resolve()
+        if key in seen:
+            return False
+        seen.add(key)
+        return True
+
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
             for root, dirs, files in os.walk(p):
                 dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS)
                 for f in sorted(files):
-                    if not f.startswith("."):
+                    if not f.startswith(".") and first(Path(root) / f):
                         yield Path(root) / f, False
         elif p.exists():
-            yield p, True
+            if first(p):
+                yield p, True
         else:
             raise FileNotFoundError(f"{p}: no such file or directory")
 

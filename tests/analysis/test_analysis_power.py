@@ -16,8 +16,8 @@ from click.testing import CliRunner
 from statsmodels.stats.power import TTestPower
 
 from readbench.analysis.power import VarianceComponents, detectable_effect, required_tasks, variance_components
-from readbench.analysis.report_cli import plan
 from readbench.analysis.stats import cr2_df, cr2_mean_se, t_quantile
+from readbench.run.plan_cli import plan
 
 from conftest import contract_metrics
 

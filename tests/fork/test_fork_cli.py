@@ -77,7 +77,7 @@ def test_forked_run_table_equals_the_independent_run_table(workdir):
     assert not (workdir / "results/indep/divergence.csv").exists()
     # readbench plan --design forked: a task x epoch costs the trunks (B, stock) once plus what each
     # fork paid (its mean cost times the share it did not save)
-    from readbench.analysis.report_cli import plan
+    from readbench.run.plan_cli import plan
 
     r = CliRunner().invoke(plan, ["--from", "results/forked", "--design", "forked"])
     assert r.exit_code == 0, r.output

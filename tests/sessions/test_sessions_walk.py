@@ -38,3 +38,13 @@ def test_inspect_log_directory_files_are_skipped_in_a_walk_and_named_when_explic
     (failure,) = list(load_sessions([tmp_path / "eval-set.json"]))
     assert isinstance(failure, ImportFailure) and failure.path == str(tmp_path / "eval-set.json")
     assert "not a recorded session of any known format" in failure.reason
+
+
+def test_a_file_reached_twice_is_yielded_once(tmp_path):
+    """`readbench replay DIR DIR/.claude` replayed every session under `.claude` twice (794 files
+    for 412), and the report then failed on 'two primary rows for one preset'."""
+    f = tmp_path / ".claude/projects/p/s.jsonl"
+    f.parent.mkdir(parents=True)
+    f.write_text("{}\n")
+    got = list(iter_session_files([tmp_path, tmp_path / ".claude", f, tmp_path / ".claude/projects/../projects/p/s.jsonl"]))
+    assert got == [(f, False)]
