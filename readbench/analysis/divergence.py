@@ -30,13 +30,14 @@ from readbench.base.store import CACHE_METRICS, CALLS, FORK
 
 from . import _format as F
 from ._document import Block, Heading, Table
-from .arms import arm_label, spec_name
+from .arms import LOOP_AGENT, arm_label, spec_name
 
 __all__ = ["divergence_rows", "divergence_section", "divergence_summary"]
 
 
 def divergence_rows(log_dir: Path) -> pd.DataFrame:
-    """One row per fork sample: arm, sample_id, epoch, kind, fork_call, calls, replayed_calls,
+    """One row per fork sample, and per sample of a real harness's arm (kind ``independent``: run
+    whole, nothing replayed or saved; readbench.run.forked): arm, sample_id, epoch, kind, fork_call, calls, replayed_calls,
     input_tokens, output_tokens (the whole trajectory's reported tokens), prefix_input_tokens,
     prefix_output_tokens (the replayed calls'), and per cache model m ``saved_usd_{m}`` (the
     replayed calls' cost) and ``cost_usd_{m}`` (the whole trajectory's). Empty when the logs
@@ -48,10 +49,14 @@ def divergence_rows(log_dir: Path) -> pd.DataFrame:
     for info in list_eval_logs(str(log_dir)):
         log = read_eval_log(info.name)
         args = log.eval.task_args or {}
+        agent = args.get("agent") or LOOP_AGENT
         arm = arm_label(spec_name(args.get("variant")), spec_name("off" if args.get("dcp") is False else args.get("dcp")),
-                        log.eval.model)
+                        log.eval.model, agent)
         for sample in log.samples or []:
             fork = (sample.store or {}).get(FORK) or {}
+            if agent != LOOP_AGENT:  # a real harness's arm runs independently (readbench.run.forked)
+                fork = {"role": "fork", "fork_point": {"kind": "independent"},
+                        "prefix_cost_usd": dict.fromkeys(_cache_models(args), 0.0)}
             if fork.get("role") != "fork":
                 continue
             point = fork.get("fork_point") or {}
@@ -71,9 +76,16 @@ def divergence_rows(log_dir: Path) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _cache_models(task_args: dict[str, Any]) -> list[str]:
+    """The cache models named in a log's task arguments (a list or a comma-separated string)."""
+    names = task_args.get("cache_models") or []
+    return [n.strip() for n in names.split(",")] if isinstance(names, str) else [str(n) for n in names]
+
+
 def divergence_summary(rows: pd.DataFrame) -> pd.DataFrame:
     """Per arm: samples, share diverged (fork kind request/result), share identical to the trunk
-    (``never``), share not diverged before the trunk's limit (``cut``), median fork point (calls,
+    (``never``), share not diverged before the trunk's limit (``cut``), share run independently
+    (``independent``: a real harness's arm), median fork point (calls,
     over the diverged samples; with a ``fork_fraction`` column also as a fraction of the unit's calls), calls not spent (replayed) and their share of the arm's calls,
     tokens not spent (input + output), and per cache model the cost saved and its share of the
     independent run's cost. Empty input gives an empty frame."""
@@ -86,6 +98,7 @@ def divergence_summary(rows: pd.DataFrame) -> pd.DataFrame:
         r: dict[str, Any] = {
             "arm": arm, "samples": len(g), "share_diverged": len(diverged) / len(g),
             "identical_to_trunk": (g["kind"] == "never").mean(), "cut_with_trunk": (g["kind"] == "cut").mean(),
+            "run_independently": (g["kind"] == "independent").mean(),
             "median_fork_call": float(diverged["fork_call"].median()) if len(diverged) else float("nan"),
             "calls_not_spent": int(g["replayed_calls"].sum()), "calls": int(g["calls"].sum()),
             "tokens_not_spent": int(g["prefix_input_tokens"].sum() + g["prefix_output_tokens"].sum()),
@@ -107,11 +120,11 @@ def divergence_section(summary: pd.DataFrame) -> list[Block]:
         return []
     models = sorted(c[len("saved_usd_"):] for c in summary.columns if c.startswith("saved_usd_"))
     header = ("arm", "samples", "diverged", "identical to trunk", "not diverged before the trunk's limit",
-              "median fork point, call", "calls not spent",
+              "run independently", "median fork point, call", "calls not spent",
               "tokens not spent", *[f"cost saved USD ({m})" for m in models])
     rows = tuple(
         (r["arm"], F.count(int(r["samples"])), F.pct(r["share_diverged"]), F.pct(r["identical_to_trunk"]),
-         F.pct(r.get("cut_with_trunk", 0.0)),
+         F.pct(r.get("cut_with_trunk", 0.0)), F.pct(r.get("run_independently", 0.0)),
          F.num(r["median_fork_call"], 1), f"{F.count(int(r['calls_not_spent']))} ({F.pct(r['share_calls_not_spent'])})",
          F.count(int(r["tokens_not_spent"])),
          *[f"{F.usd(r[f'saved_usd_{m}'])} ({F.pct(r[f'share_saved_{m}'])})" for m in models])
@@ -124,6 +137,8 @@ def divergence_section(summary: pd.DataFrame) -> list[Block]:
                 "difference against the trunk arm is zero by construction); not diverged before the trunk's limit = "
                 "share where a turn, token or time limit stopped the trunk before the arm differed (the arm's fork "
                 "stops there too, with the trunk's stop reason; whether it would have diverged later is unknown); "
+                "run independently = share of samples of a real harness's arm (pi, Claude Code, Codex), which "
+                "cannot resume a forked prefix and ran its whole trajectory, paid in full; "
                 "median fork point over the diverged "
                 "samples (0 = the first request already differs, e.g. another tool schema); calls and tokens "
                 "not spent = the replayed calls (share of the arm's calls); cost saved = their simulated cost "

@@ -146,7 +146,7 @@ def session_fork_rows(fork_points: pd.DataFrame, calls: pd.DataFrame, arms: list
     """
     points: dict[tuple[str, str, str], dict[str, Any]] = {}
     for (kind, trunk, arm), g in fork_points.groupby(["kind", "trunk", "arm"], sort=False):
-        points[(kind, trunk, arm)] = dict(zip(g["file"] + "\x1f" + g["session_id"], g["first_call"]))
+        points[(str(kind), str(trunk), str(arm))] = dict(zip(g["file"] + "\x1f" + g["session_id"], g["first_call"]))
     sessions = fork_points.drop_duplicates(["file", "session_id"])
     calls = calls.assign(key=calls["file"] + "\x1f" + calls["session_id"],
                          tokens=calls["sim_input_tokens"] + calls["output_tokens"])
@@ -156,7 +156,7 @@ def session_fork_rows(fork_points: pd.DataFrame, calls: pd.DataFrame, arms: list
     rows: list[dict[str, Any]] = []
     for s in sessions.itertuples():
         key = f"{s.file}\x1f{s.session_id}"
-        n = int(s.calls)
+        n = int(s.calls)  # type: ignore[arg-type]  # itertuples' field type is the union of all cells
         per_call = by_session.get(key)
         for group in groups:
             t_read, t_dcp = arms[group[0]]

@@ -14,6 +14,13 @@ to the fork point, then runs live. So eval_set's resume and retries, the k8s san
 and the report work unchanged; an arm that never diverges replays the whole trunk trajectory and
 makes no model call.
 
+Real harnesses (pi, Claude Code, Codex; the matrix's `agents`): their arms run independently,
+as ordinary evals in ``<run>/logs`` beside the forks, and the report's divergence table names them
+"run independently". A fork resumes readbench's loop from a prefix of messages; a real harness
+would have to be restarted from a session file it can resume (pi's session JSONL, Claude Code's
+``--resume``, Codex's ``resume``) with its sandbox restored, which is not built (issue 25 item 2
+allows this: "where one cannot, say so and run that arm independently").
+
 Soundness (docs/specs/agents.md §6, coupling): below its fork point an arm's inputs are the
 trunk's, so each arm's marginal distribution is that of an independent run; with the seeded
 simulated agent the per-arm tables are equal (tests/fork).
@@ -57,19 +64,31 @@ def schema_groups(arms: list[list[Any]]) -> list[list[int]]:
 
 
 def forked_tasks(matrix: Any, sandbox_kind: str, root: Path) -> tuple[list[Any], list[Any]]:
-    """One trunk task per schema group (`schema_groups`) and one fork task per arm (in `Matrix.arms` order).
+    """One trunk task per schema group (`schema_groups`) and one fork task per arm of readbench's
+    loop (in `Matrix.arms` order), then one ordinary task per arm of a real harness (run
+    independently: see the module docstring).
 
     Args:
         matrix: the resolved matrix (readbench.run.matrix.Matrix).
         sandbox_kind: the resolved sandbox kind.
         root: absolute directory for prefixes and snapshots (``<run>/fork``).
 
+    Returns:
+        ``(trunk tasks, fork tasks + independent real-harness tasks)``; no trunk when the matrix
+        has no arm of readbench's loop.
+
     Raises:
         ValueError: as readbench.run.task.read_strategies_task.
     """
+    from readbench.harness.agents import LOOP
     from readbench.run.task import read_strategies
 
-    arms = [[v, d] for v, d in matrix.arms()]
+    independent = [read_strategies(variant=v, dcp=d, agent=a, cache_models=matrix.cache_models,
+                                   sandbox_kind=sandbox_kind, **matrix.task_args)
+                   for v, d, a in matrix.agent_arms() if a != LOOP]
+    arms = [[v, d] for v, d, a in matrix.agent_arms() if a == LOOP]
+    if not arms:
+        return [], independent
     labels = [f"{spec_name(v)} × {spec_name(d)}" for v, d in arms]
     trunks = []
     for group in schema_groups(arms):
@@ -81,4 +100,4 @@ def forked_tasks(matrix: Any, sandbox_kind: str, root: Path) -> tuple[list[Any],
     forks = [read_strategies(variant=v, dcp=d, cache_models=matrix.cache_models, sandbox_kind=sandbox_kind,
                              fork={"role": "fork", "root": str(root), "arm_key": arm_key(v, d)}, **matrix.task_args)
              for v, d in arms]
-    return trunks, forks
+    return trunks, forks + independent

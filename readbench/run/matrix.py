@@ -176,17 +176,14 @@ class Matrix:
 
 
 def check_design(design: Any, where: str, agents: list[str] | None = None) -> str:
-    """A run design name.
+    """A run design name (``agents`` is accepted for the callers' sake: under design forked a real
+    harness's arms run independently, readbench.run.forked).
 
     Raises:
         ValueError: not one of `DESIGNS` (the message names ``where``).
     """
     if design not in DESIGNS:
         raise ValueError(f"{where}: design must be one of {', '.join(DESIGNS)}, got {design!r}")
-    real = [a for a in agents or [] if a != "readbench"]
-    if design == "forked" and real:
-        raise ValueError(f"{where}: design forked runs readbench's own loop only; agents {real} cannot resume a "
-                         "forked prefix yet (run them with design independent)")
     return str(design)
 
 

@@ -108,7 +108,7 @@ def _sessions_estimate(replay_dir: Path, matrix_path: Path) -> None:
     try:
         matrix = load_matrix(matrix_path)
         specs = [[v, d] for v, d in matrix.arms()]
-        arms = [(spec_name(v), spec_name(d)) for v, d in specs]
+        arms = [(str(spec_name(v)), str(spec_name(d))) for v, d in specs]
         groups = schema_groups(specs)
         points, calls = load_fork_points(replay_dir)
         rows, notes = session_fork_rows(points, calls, arms, groups)

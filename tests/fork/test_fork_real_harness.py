@@ -1,0 +1,106 @@
+"""A forked run with real harnesses in its matrix (GitHub issue 25 item 2: "For a real harness a
+fork restarts the harness from a session file it can resume; where one cannot, say so and run that
+arm independently"): readbench's loop arms get their trunks and forks, each real harness's arm
+runs as an ordinary independent eval beside them, and the divergence table names it "run
+independently" (nothing replayed, nothing saved). Before, design forked refused any real agent."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+from inspect_ai._eval.loader import resolve_task_args
+
+from readbench.analysis.divergence import divergence_section, divergence_summary
+from readbench.run.forked import forked_tasks
+from readbench.run.matrix import load_matrix
+
+MATRIX = """
+name: f
+models: [readbench/sim-pager]
+agents: [readbench, pi]
+variants: [stock, B]
+dcp: ["off", pi-dcp]
+design: forked
+cache_models: [anthropic-5m, openai]
+"""
+
+
+def _args(task) -> dict:
+    return {k: v for k, v in resolve_task_args(task).items() if k in ("variant", "dcp", "agent", "fork")}
+
+
+def test_real_harness_arms_run_independently_beside_the_loops_trunks_and_forks(tiny_corpus):
+    (tiny_corpus / "m.yaml").write_text(MATRIX)
+    matrix = load_matrix(tiny_corpus / "m.yaml")
+    assert matrix.design == "forked"  # no longer refused
+    trunks, tasks = forked_tasks(matrix, "local", tiny_corpus / "fork")
+    # stock and B send different read descriptions: two schema groups, two trunks
+    assert [(_args(t)["variant"], _args(t)["dcp"], _args(t)["fork"]["role"]) for t in trunks] == [
+        ("stock", "off", "trunk"), ("B", "off", "trunk")]
+    got = [(a["variant"], a["dcp"], a.get("agent"), (a.get("fork") or {}).get("role")) for a in map(_args, tasks)]
+    assert got == [("stock", "off", None, "fork"), ("stock", "pi-dcp", None, "fork"),
+                   ("B", "off", None, "fork"), ("B", "pi-dcp", None, "fork"),
+                   ("stock", "off", "pi", None), ("stock", "pi-dcp", "pi", None),
+                   ("B", "off", "pi", None), ("B", "pi-dcp", "pi", None)]
+
+
+def test_a_matrix_of_real_harnesses_only_has_no_trunk(tiny_corpus):
+    (tiny_corpus / "m.yaml").write_text(MATRIX.replace("agents: [readbench, pi]", "agents: [pi]"))
+    trunks, tasks = forked_tasks(load_matrix(tiny_corpus / "m.yaml"), "local", tiny_corpus / "fork")
+    assert trunks == [] and [_args(t).get("agent") for t in tasks] == ["pi"] * 4
+    assert all("fork" not in _args(t) for t in tasks)
+
+
+def test_the_divergence_table_names_an_independent_arm_and_saves_nothing_on_it():
+    rows = pd.DataFrame([
+        {"arm": "stock × pi-dcp @ m", "sample_id": "a", "epoch": 1, "kind": "result", "fork_call": 4, "calls": 10,
+         "replayed_calls": 4, "input_tokens": 1000, "output_tokens": 100, "prefix_input_tokens": 300,
+         "prefix_output_tokens": 40, "saved_usd_openai": 0.02, "cost_usd_openai": 0.08},
+        {"arm": "stock × off × pi @ m", "sample_id": "a", "epoch": 1, "kind": "independent", "fork_call": None,
+         "calls": 12, "replayed_calls": 0, "input_tokens": 1500, "output_tokens": 90, "prefix_input_tokens": 0,
+         "prefix_output_tokens": 0, "saved_usd_openai": 0.0, "cost_usd_openai": 0.11},
+    ])
+    summary = divergence_summary(rows).set_index("arm")
+    pi = summary.loc["stock × off × pi @ m"]
+    assert (pi["run_independently"], pi["share_diverged"], pi["identical_to_trunk"]) == (1.0, 0.0, 0.0)
+    assert (pi["calls_not_spent"], pi["tokens_not_spent"], pi["saved_usd_openai"], pi["share_saved_openai"]) == (
+        0, 0, 0.0, 0.0)
+    assert math.isnan(pi["median_fork_call"])
+    loop = summary.loc["stock × pi-dcp @ m"]
+    assert (loop["run_independently"], loop["share_diverged"], loop["calls_not_spent"]) == (0.0, 1.0, 4)
+    table = divergence_section(divergence_summary(rows))[1]
+    assert "run independently" in table.header
+    assert table.rows[0][:6] == ("stock × off × pi @ m", "1", "0.0%", "0.0%", "0.0%", "100.0%")
+    assert "cannot resume a forked prefix" in table.caption
+
+
+def test_divergence_rows_read_a_real_harness_log_as_run_independently(tiny_corpus, fixed_sandbox_dir, monkeypatch):
+    # a log of readbench's loop relabelled as a pi arm's (a real pi run needs Docker or the cached
+    # prefix: tests/e2e/test_agent_pi_e2e.py): its samples hold no fork record
+    from click.testing import CliRunner
+    from inspect_ai.log import list_eval_logs, read_eval_log, write_eval_log
+
+    from readbench.analysis.divergence import divergence_rows
+    from readbench.base.store import CACHE_METRICS, CALLS
+    from readbench.run._cli import eval_cmd
+
+    monkeypatch.chdir(tiny_corpus)
+    (tiny_corpus / "m.yaml").write_text(MATRIX.replace("agents: [readbench, pi]", "agents: [readbench]")
+                                        .replace("variants: [stock, B]", "variants: [stock]")
+                                        .replace('dcp: ["off", pi-dcp]', 'dcp: ["off"]')
+                                        .replace("design: forked", "max_samples: 1"))
+    r = CliRunner().invoke(eval_cmd, ["--matrix", "m.yaml", "--sandbox", "local", "--run-id", "i"])
+    assert r.exit_code == 0, r.output
+    [info] = list_eval_logs("results/i/logs")
+    log = read_eval_log(info.name)
+    log.eval.task_args = {**log.eval.task_args, "agent": "pi"}
+    (tiny_corpus / "pi").mkdir()
+    write_eval_log(log, str(tiny_corpus / "pi" / "pi.eval"))
+    rows = divergence_rows(tiny_corpus / "pi").sort_values("sample_id").reset_index(drop=True)
+    samples = sorted(log.samples, key=lambda s: str(s.id))
+    assert list(rows["arm"]) == ["stock × off × pi @ readbench/sim-pager"] * 2
+    assert list(rows["kind"]) == ["independent"] * 2 and list(rows["replayed_calls"]) == [0, 0]
+    assert list(rows["calls"]) == [len(s.store[CALLS]) for s in samples]
+    assert list(rows["saved_usd_openai"]) == [0.0, 0.0]
+    assert list(rows["cost_usd_openai"]) == [s.store[CACHE_METRICS]["cost_usd_openai"] for s in samples]
