@@ -21,7 +21,8 @@
 
 6. The nightly matrix (evals/nightly.yaml) on one task per family, forked and independent
    (readbench.run.forked_bench, GitHub issue 25): model calls made, CPU seconds and wall seconds
-   of each design, and whether the two runs' per-arm tables are equal.
+   of each design, and whether the two runs' per-arm tables are equal; CPU seconds per simulated
+   sample of each design against issue 26's goal (<= 2 CPU s) and its floor.
 
 Results go to ``results/bench/bench.json`` and are printed as a table. Timings are wall
 clock on whatever else the machine is doing; run on an idle machine. Every figure is also given
@@ -381,6 +382,13 @@ def format_table(result: dict[str, Any]) -> str:
             d = fk[design]
             rows.append(f"| {what}: {design} | model calls / CPU s / wall s | {d['model_calls']:,} / "
                         f"{d['cpu_seconds']:.0f} / {d['wall_seconds']:.0f} | |")
+        if "cpu_seconds_per_sample" in fk["independent"]:
+            for design in ("independent", "forked"):
+                d = fk[design]
+                rows.append(f"| {what}: {design}, per sample ({fk['samples']} samples) | CPU s per sample / x floor "
+                            f"(reading + parsing + hashing each sample's transcript once: "
+                            f"{fk['floor_cpu_seconds_per_sample']:.4f} CPU s) | {d['cpu_seconds_per_sample']:.2f} / "
+                            f"{d['cpu_per_sample_x_floor']:.0f}x | <= {fk['goal_cpu_seconds_per_sample']:g} CPU s |")
         rows.append(f"| {what}: forked vs independent | calls saved / CPU saved / per-arm tables equal | "
                     f"{fk['saved']['model_calls']:.0%} / {fk['saved']['cpu_seconds']:.0%} / "
                     f"{'yes' if fk['tables']['equal'] else 'NO: ' + ', '.join(fk['tables']['columns_differing'])} | "
