@@ -22,7 +22,9 @@ What is memoised, and what not:
   the corpus's checkers and the simulated agent's test steps); other commands are cheap;
 - not a result that looks load-dependent: a ``timeout(1)`` kill (124, 137), a signal or the
   checker's CPU limit (exit >= 128 or < 0), nor an exec that raised (inspect's wall timeout);
-- nothing across processes: the memo lives in this process (one `readbench eval` run).
+- nothing across runs: the memo lives in this process and `readbench eval` empties it when a run
+  starts (readbench.run.runner.run_plan), so two runs in one process (the determinism test) each
+  run their own tests.
 
 A test whose outcome is not a function of its inputs (wall clock, unseeded randomness, the
 network) gives, within one run, the outcome of its first run for every later identical run. Set
@@ -240,6 +242,12 @@ class RunMemo:
         while self._bytes > self.max_bytes:
             _, (_, _, dropped) = self._entries.popitem(last=False)
             self._bytes -= dropped
+
+    def clear(self) -> None:
+        """Forget every entry (the counters too)."""
+        self._entries.clear()
+        self._bytes = 0
+        self.hits = self.misses = 0
 
     def __len__(self) -> int:
         return len(self._entries)

@@ -140,3 +140,28 @@ def test_load_dependent_exits_and_the_switch_are_not_memoised(tmp_path, memo, mo
     _arm(path, "v1")
     _arm(path, "v1")
     assert _runs(tmp_path) == 8 and len(memo) == 0
+
+
+def test_a_run_starts_with_an_empty_memo(tmp_path, memo, monkeypatch):
+    """Two runs in one process (the determinism test runs both in-process) each run their own
+    tests: run_plan empties the memo before eval_set; the memo is kept during the run."""
+    import inspect_ai
+    from inspect_ai.util import ExecResult
+
+    from readbench.run.matrix import load_matrix
+    from readbench.run.runner import RunPlan, run_plan
+
+    memo.put(("earlier run",), ExecResult(True, 0, "out", ""), runmemo.TreeEffect((), ()))
+    seen = []
+
+    def eval_set(tasks, **kwargs):
+        seen.append(len(memo))
+        memo.put(("this run",), ExecResult(True, 0, "out", ""), runmemo.TreeEffect((), ()))
+        return True, []
+
+    monkeypatch.setattr(inspect_ai, "eval_set", eval_set)
+    plan = RunPlan(load_matrix("evals/smoke.yaml"), ["readbench/sim-mixed"], "local", [])
+    assert run_plan(plan, tmp_path) == (True, False)
+    assert seen == [0] and memo.get(("earlier run",)) is None and memo.get(("this run",)) is not None
+    memo.clear()
+    assert len(memo) == 0 and (memo.hits, memo.misses) == (0, 0)
