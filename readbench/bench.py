@@ -21,7 +21,8 @@
 
 6. The nightly matrix (evals/nightly.yaml) on one task per family, forked and independent
    (readbench.run.forked_bench, GitHub issue 25): model calls made, CPU seconds and wall seconds
-   of each design, and whether the two runs' per-arm tables are equal.
+   of each design, and whether the two runs' per-arm tables are equal; CPU seconds per simulated
+   sample of each design against issue 26's goal (<= 2 CPU s) and its floor.
 
 Results go to ``results/bench/bench.json`` and are printed as a table. Timings are wall
 clock on whatever else the machine is doing; run on an idle machine. Every figure is also given

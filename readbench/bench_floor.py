@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-__all__ = ["floor_seconds", "hash_floor", "parse_hash_floor", "ratio"]
+__all__ = ["eval_log_floor", "floor_seconds", "hash_floor", "parse_hash_floor", "ratio"]
 
 
 def floor_seconds(work: Callable[[], object], reps: int = 5) -> float:
@@ -57,6 +57,32 @@ def parse_hash_floor(paths: Iterable[Path], reps: int = 3) -> float:
                         hashlib.blake2b(line, digest_size=16).digest()
 
     return floor_seconds(work, reps)
+
+
+def eval_log_floor(log_dir: Path, reps: int = 3) -> tuple[float, int]:
+    """CPU seconds to read every sample of the inspect ``.eval`` logs under `log_dir` once (each
+    ``samples/*.json`` member of the zip: decompress, `json.loads`, BLAKE2b-hash its bytes), the
+    best of `reps` runs, and the number of samples: the least any harness must do with the
+    transcripts its samples produced (the floor of a simulated sample's CPU, issue 26 item 3).
+
+    Raises:
+        ValueError: no sample in any log under `log_dir`.
+    """
+    import zipfile
+
+    members = [(p, n) for p in sorted(Path(log_dir).rglob("*.eval"))
+               for n in zipfile.ZipFile(p).namelist() if n.startswith("samples/") and n.endswith(".json")]
+    if not members:
+        raise ValueError(f"no inspect sample in any .eval log under {log_dir}")
+
+    def work() -> None:
+        for path, name in members:
+            with zipfile.ZipFile(path) as z:
+                data = z.read(name)
+            json.loads(data)
+            hashlib.blake2b(data, digest_size=16).digest()
+
+    return floor_seconds(work, reps), len(members)
 
 
 def ratio(value: float, floor: float) -> float:

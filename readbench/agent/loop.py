@@ -187,6 +187,10 @@ def pi_agent(
     async def execute(state: AgentState) -> AgentState:
         tools = make_tools(read_variant)
         infos = tool_infos(tools)
+        # inspect parses a plain Tool's signature and docstring on every generate and tool call
+        # (ToolDef, ~4 % of a simulated sample's CPU, issue 26); definitions made once per sample
+        # give the same schemas and the same tool calls
+        tdefs = [ToolDef(tool) for tool in tools]
         model = get_model()
         oracle: dict[str, Any] = store().get(rbstore.ORACLE, {})
         prompts: list[str] = list(oracle.get("prompts", []))[1:]  # the first is already in state
@@ -257,7 +261,7 @@ def pi_agent(
 
                 wall_start = time.monotonic()
                 in_generate = True
-                output = recorded[0] if recorded else await model.generate(view, tools)
+                output = recorded[0] if recorded else await model.generate(view, tdefs)
                 in_generate = False
                 wall_end = time.monotonic()
                 last = output
@@ -308,7 +312,7 @@ def pi_agent(
                 if replayed is not None:
                     results: list[ChatMessage] = list(replayed)
                 else:
-                    results = list((await execute_tools(state.messages, tools, max_output=0)).messages)
+                    results = list((await execute_tools(state.messages, tdefs, max_output=0)).messages)
                     for message in results:
                         if isinstance(message, ChatMessageTool) and message.tool_call_id:
                             details = rbstore.pop_details(message.tool_call_id)

@@ -11,6 +11,11 @@ more-itertools/bugfix/0); arms run one at a time (``--max-tasks 1``).
 
 Model calls counted: every ModelEvent in the logs (the trunk's and the forks' live calls for the
 forked design; every call for the independent one).
+
+CPU seconds per simulated sample (issue 26 item 2, goal <= 2): each design's CPU seconds over the
+samples of its table, start-up and report included (their share falls with the samples: ~15 CPU s
+for a run), and as a ratio to a floor measured in the same run (readbench.bench_floor.eval_log_floor:
+reading, parsing and hashing each sample's transcript in the independent run's logs once).
 """
 
 from __future__ import annotations
@@ -24,6 +29,9 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["bench_forked", "compare_tables", "count_model_calls"]
+
+#: CPU seconds per simulated nightly sample the issue asks for (GitHub issue 26 "Done when")
+GOAL_CPU_SECONDS_PER_SAMPLE = 2.0
 
 #: columns that differ between any two runs (ids, paths, wall-clock times)
 RUN_COLUMNS = ["run_id", "eval_set_id", "eval_id", "log", "total_time", "working_time", "wall_seconds"]
@@ -100,6 +108,17 @@ def bench_forked(matrix: str, task_args: list[str], run_prefix: str = "bench-for
     out["tables"] = compare_tables(Path("results") / f"{run_prefix}-forked" / "table.parquet",
                                    Path("results") / f"{run_prefix}-independent" / "table.parquet")
     i, f = out["independent"], out["forked"]
+    from readbench.analysis.table import read_table
+    from readbench.bench_floor import eval_log_floor, ratio
+
+    samples = len(read_table(Path("results") / f"{run_prefix}-independent" / "table.parquet"))
+    floor, logged = eval_log_floor(Path("results") / f"{run_prefix}-independent" / "logs")
+    out["samples"] = samples
+    out["floor_cpu_seconds_per_sample"] = floor / logged
+    out["goal_cpu_seconds_per_sample"] = GOAL_CPU_SECONDS_PER_SAMPLE
+    for d in (i, f):
+        d["cpu_seconds_per_sample"] = d["cpu_seconds"] / max(samples, 1)
+        d["cpu_per_sample_x_floor"] = ratio(d["cpu_seconds_per_sample"], out["floor_cpu_seconds_per_sample"])
     out["saved"] = {"model_calls": 1 - f["model_calls"] / max(i["model_calls"], 1),
                     "cpu_seconds": 1 - f["cpu_seconds"] / max(i["cpu_seconds"], 1e-9)}
     return out

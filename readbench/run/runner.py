@@ -238,6 +238,9 @@ def run_plan(plan: RunPlan, run_dir: Path) -> tuple[bool, bool]:
         )
         return bool(done)
 
+    from readbench.sandbox.local import RUN_MEMO
+
+    RUN_MEMO.clear()  # test runs are shared between the arms of one run (trunk and forks too), never across runs
     try:
         # the forked design: the trunk first (its own log directory); the forks only once every
         # trunk sample finished (a fork starts from its trunk sample's prefix)

@@ -20,6 +20,11 @@ Concurrency: one directory can be wanted by two samples at once (arms run togeth
 exclusive ``flock`` on ``<root>/<name>.lock`` until the sample's sandbox is cleaned up (the OS
 releases it if the process dies), so such samples take turns instead of sharing a tree; the wait
 is logged. A claimed directory is emptied first (a killed run's leftovers) and removed at cleanup.
+
+Test commands run in a claimed directory are memoised by the tree's content
+(readbench.sandbox.runmemo, GitHub issue 26 item 2): the arms of a sample share the directory, so
+an arm running the same test command on a byte-identical tree gets the first run's result and its
+effect on the tree instead of running it again.
 """
 
 from __future__ import annotations
@@ -35,8 +40,11 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from inspect_ai.util import SandboxEnvironment, sandboxenv
+import anyio.to_thread
+from inspect_ai.util import ExecResult, SandboxEnvironment, sandboxenv
 from inspect_ai.util._sandbox.local import LocalSandboxEnvironment
+
+from readbench.sandbox import runmemo
 
 __all__ = ["SANDBOX_NAME", "ReadbenchLocalSandbox", "claim_workspace", "workspace_name", "workspace_root"]
 
@@ -47,6 +55,8 @@ SANDBOX_NAME = "readbench-local"
 #: seconds between two tries of a lock another sample holds
 POLL_SECONDS = 0.5
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+#: this process's memo of test runs in claimed directories (readbench.sandbox.runmemo)
+RUN_MEMO = runmemo.RunMemo()
 
 
 def workspace_root() -> Path:
@@ -125,6 +135,30 @@ class ReadbenchLocalSandbox(LocalSandboxEnvironment):
         self.directory = _Claimed(path, fd)  # type: ignore[assignment]
         self._sandbox_tools_dir = path / "sandbox-tools"
         previous.cleanup()
+
+    async def exec(self, cmd: list[str], input: str | bytes | None = None, cwd: str | None = None,  # noqa: A002
+                   env: dict[str, str] | None = None, user: str | None = None, timeout: int | None = None,
+                   timeout_retry: bool = True, concurrency: bool = True) -> ExecResult[str]:
+        """inspect's exec; a test command in a claimed directory (no input, env or user given) is
+        looked up in `RUN_MEMO` by the tree's content first, and its result and tree effect stored
+        after it ran (readbench.sandbox.runmemo says which results are kept)."""
+        if not (isinstance(self.directory, _Claimed) and input is None and not env and user is None
+                and runmemo.enabled() and runmemo.is_test_command(cmd)):
+            return await super().exec(cmd, input, cwd, env, user, timeout, timeout_retry, concurrency)
+        root = Path(self.directory.name)
+        before = await anyio.to_thread.run_sync(runmemo.snapshot, root)
+        key = (tuple(cmd), cwd, timeout, str(root), runmemo.tree_digest(before))
+        found = RUN_MEMO.get(key)
+        if found is not None:
+            result, effect = found
+            await anyio.to_thread.run_sync(runmemo.apply_effect, root, effect)
+            return ExecResult(result.success, result.returncode, result.stdout, result.stderr)
+        result = await super().exec(cmd, input, cwd, env, user, timeout, timeout_retry, concurrency)
+        if runmemo.storable(result.returncode):
+            after = await anyio.to_thread.run_sync(runmemo.snapshot, root)
+            effect = await anyio.to_thread.run_sync(runmemo.tree_effect, root, before, after)
+            RUN_MEMO.put(key, result, effect)
+        return result
 
 
 async def claim_workspace(sb: Any, sample_id: str | int, epoch: int) -> str:

@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from readbench.bench_floor import floor_seconds, hash_floor, parse_hash_floor, ratio
+from readbench.bench_floor import eval_log_floor, floor_seconds, hash_floor, parse_hash_floor, ratio
 from readbench.bench_table import format_table
 
 
@@ -58,3 +58,40 @@ def test_rows_give_each_figure_against_its_floor():
             "CPU per session x floor | 42x | |") in rows
     assert ("| read of a 100 MB .py (stock) / floor (reading + hashing the file once: 0.25 CPU s) | "
             "CPU s x floor | 26x | |") in rows
+
+
+def test_eval_log_floor_reads_every_sample_of_every_log(tmp_path):
+    import zipfile
+
+    for name, samples in (("a.eval", ["samples/x/0_epoch_1.json", "samples/y_epoch_1.json"]), ("sub/b.eval", ["samples/z_epoch_2.json"])):
+        path = tmp_path / name
+        path.parent.mkdir(exist_ok=True)
+        with zipfile.ZipFile(path, "w") as z:
+            z.writestr("header.json", "{}")
+            for member in samples:
+                z.writestr(member, json.dumps({"messages": ["m" * 100]}))
+    cpu, samples = eval_log_floor(tmp_path, reps=1)
+    assert samples == 3 and cpu > 0
+    with zipfile.ZipFile(tmp_path / "a.eval", "a") as z:
+        z.writestr("samples/bad_epoch_1.json", "{not json")
+    with pytest.raises(json.JSONDecodeError):  # the floor parses for real
+        eval_log_floor(tmp_path, reps=1)
+    with pytest.raises(ValueError, match="no inspect sample in any .eval log under"):
+        eval_log_floor(tmp_path / "sub" / "none", reps=1)
+
+
+def test_forked_rows_give_the_cpu_per_simulated_sample_against_its_goal_and_floor():
+    fk = {"matrix": "evals/nightly.yaml", "task_args": ["per_family=1"], "samples": 56,
+          "floor_cpu_seconds_per_sample": 0.0125, "goal_cpu_seconds_per_sample": 2.0,
+          "independent": {"model_calls": 4000, "cpu_seconds": 280.0, "wall_seconds": 900.0,
+                          "cpu_seconds_per_sample": 5.0, "cpu_per_sample_x_floor": 400.0},
+          "forked": {"model_calls": 1000, "cpu_seconds": 112.0, "wall_seconds": 300.0,
+                     "cpu_seconds_per_sample": 2.0, "cpu_per_sample_x_floor": 160.0},
+          "saved": {"model_calls": 0.75, "cpu_seconds": 0.6}, "tables": {"equal": True, "columns_differing": []}}
+    rows = format_table({"forked": fk}).splitlines()
+    what = "evals/nightly.yaml per_family=1, sim, local"
+    assert (f"| {what}: independent, per sample (56 samples) | CPU s per sample / x floor (reading + parsing + "
+            "hashing each sample's transcript once: 0.0125 CPU s) | 5.00 / 400x | <= 2 CPU s |") in rows
+    assert (f"| {what}: forked, per sample (56 samples) | CPU s per sample / x floor (reading + parsing + "
+            "hashing each sample's transcript once: 0.0125 CPU s) | 2.00 / 160x | <= 2 CPU s |") in rows
+    assert f"| {what}: forked vs independent | calls saved / CPU saved / per-arm tables equal | 75% / 60% / yes | tables equal |" in rows
