@@ -10,6 +10,7 @@ replays that prefix.
 from __future__ import annotations
 
 import json
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -136,6 +137,45 @@ class Replay:
         if index >= len(self.prefix.calls) or self.prefix.calls[index].tools is None:
             return None
         return [ChatMessageTool.model_validate(m) for m in self.prefix.calls[index].tools or []]
+
+
+    def prefix_tokens(self) -> int:
+        """Tokens of the replayed calls as inspect's token limit counts them (``usage.total_tokens``
+        of each reply the trunk received), which this fork's own usage never includes."""
+        return sum(int(((c.output.get("usage") or {}).get("total_tokens")) or 0) for c in self.prefix.calls)
+
+    def live_limits(self) -> AbstractContextManager[Any]:
+        """inspect limits for the live part of a fork that left the trunk, charged with the prefix.
+
+        A fork replays the trunk's calls without making them, so inspect's sample time and token
+        limits would count only its live part and a diverged arm could run longer forked than
+        independently. Entered as the fork's replay starts, this adds a scoped ``time_limit`` of
+        (the sample's time limit - the time the sample used so far - the trunk's loop time at the
+        fork point) and a scoped ``token_limit`` of (the sample's token limit - tokens used so far -
+        `prefix_tokens`): the live part then gets what an independent run of the arm had left at
+        the same call (its own set-up and the replay, both short, are the difference). Inspect's
+        scoped limits raise ``LimitExceededError`` of type ``time`` / ``token`` as the sample's own
+        do (scoped limits: inspect-notes.md §1). Nothing for a fork that never leaves the trunk (``never``,
+        ``cut``: it replays to where the trunk stopped and makes no call) or outside a sample.
+        Working-time limits are not charged (the trunk's waiting time is not recorded)."""
+        from contextlib import ExitStack
+
+        from inspect_ai.util import sample_limits, time_limit, token_limit
+
+        stack = ExitStack()
+        if self.prefix.fork.kind not in ("request", "result"):
+            return stack
+        try:
+            limits = sample_limits()
+        except RuntimeError:  # no running sample
+            return stack
+        if limits.time.limit is not None:
+            left = limits.time.limit - limits.time.usage - self.elapsed_seconds
+            stack.enter_context(time_limit(max(0.0, left)))
+        if limits.token.limit is not None:
+            left_tokens = int(limits.token.limit - limits.token.usage) - self.prefix_tokens()
+            stack.enter_context(token_limit(max(0, left_tokens)))
+        return stack
 
 
 def time_cut() -> str | None:

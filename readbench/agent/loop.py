@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from contextlib import nullcontext
 from dataclasses import asdict
 from typing import Any
 
@@ -232,100 +233,104 @@ def pi_agent(
                 records.append(CallRecord(view, infos, out_tokens, *ts))
                 unpruned.append(CallRecord(history, infos, out_tokens, *ts))
         try:
-            while True:
-                if max_turns is not None and len(calls) >= max_turns:
-                    store().set(rbstore.STOP_REASON, "turn_limit")
-                    cut = "turn_limit"
-                    break
-                if replay is not None and replay.stops_at(len(calls)):  # a fork of an arm cut with its trunk
-                    store().set(rbstore.STOP_REASON, replay.stop_reason)
-                    break
-                history = list(state.messages)
-                usage = pi_context_usage(history, context_window_tokens, reported)
-                projection = project(history, dcp_config, state=dcp_state, cwd=cwd, cache=dcp_cache, usage=usage)
-                view = projection.messages
-                dcp_state = projection.state
-                fps = fingerprints(view)
-                broke = first_difference(previous_fps, fps) is not None
-                previous_fps = fps
-                intact = intact_tool_results(history, view)
-                store().set(rbstore.VISIBLE, intact)
-                request_fp = request_fingerprint(fps, infos_text) if trunk or replay else ""
-                if trunk is not None:
-                    await trunk.before_call(len(calls), history, fps, usage, fingerprints)
-                recorded = replay.output(len(calls), request_fp) if replay is not None else None
-                if recorded is not None and replay.tripped(len(calls)):  # type: ignore[union-attr]
-                    log_tripped(*recorded)  # the call the trunk's limit raised on, logged as the trunk did
-                    store().set(rbstore.STOP_REASON, replay.stop_reason)  # type: ignore[union-attr]
-                    break
+            # a fork that left the trunk: inspect limits charged with the replayed prefix
+            with replay.live_limits() if replay is not None else nullcontext():
+                while True:
+                    if max_turns is not None and len(calls) >= max_turns:
+                        store().set(rbstore.STOP_REASON, "turn_limit")
+                        cut = "turn_limit"
+                        break
+                    if replay is not None and replay.stops_at(len(calls)):  # a fork of an arm cut with its trunk
+                        store().set(rbstore.STOP_REASON, replay.stop_reason)
+                        break
+                    history = list(state.messages)
+                    usage = pi_context_usage(history, context_window_tokens, reported)
+                    projection = project(history, dcp_config, state=dcp_state, cwd=cwd, cache=dcp_cache, usage=usage)
+                    view = projection.messages
+                    dcp_state = projection.state
+                    fps = fingerprints(view)
+                    broke = first_difference(previous_fps, fps) is not None
+                    previous_fps = fps
+                    intact = intact_tool_results(history, view)
+                    store().set(rbstore.VISIBLE, intact)
+                    request_fp = request_fingerprint(fps, infos_text) if trunk or replay else ""
+                    if trunk is not None:
+                        await trunk.before_call(len(calls), history, fps, usage, fingerprints)
+                    recorded = replay.output(len(calls), request_fp) if replay is not None else None
+                    if recorded is not None and replay.tripped(len(calls)):  # type: ignore[union-attr]
+                        log_tripped(*recorded)  # the call the trunk's limit raised on, logged as the trunk did
+                        store().set(rbstore.STOP_REASON, replay.stop_reason)  # type: ignore[union-attr]
+                        break
 
-                wall_start = time.monotonic()
-                in_generate = True
-                output = recorded[0] if recorded else await model.generate(view, tdefs)
-                in_generate = False
-                wall_end = time.monotonic()
-                last = output
-                native = native_fields(output)
-                # A request the provider rejected is billed nothing (metrics.md "Outcome":
-                # context_overflow), so it enters no cache simulation.
-                rejected = rejected_request(output, native["prompt_tokens"])
-                calls.append(CallLog(
-                    n_history=len(history), n_input=len(view),
-                    earliest_changed_index=projection.stats.earliest_changed_index,
-                    prefix_break=broke, pruned=dict(projection.stats.pruned),
-                    footer_tokens_saved=projection.stats.footer_tokens_saved,
-                    band=str(projection.stats.effective_band or projection.stats.band), context_tokens=usage.tokens,
-                    visible_intact=len(intact), stop_reason=str(output.stop_reason), priced=not rejected,
-                    **native,
-                ))
-                store().set(rbstore.CALLS, [asdict(c) for c in calls])
-                ts_start, ts_first = recorded[1] if recorded else _times(output, wall_start, wall_end, t0)
-                if trunk is not None:
-                    trunk.after_call(output, (ts_start, ts_first), request_fp)
-                out_tokens = native["output_tokens"] or 0
-                if not rejected:
-                    records.append(CallRecord(view, infos, out_tokens, ts_start, ts_first))
-                    unpruned.append(CallRecord(history, infos, out_tokens, ts_start, ts_first))
+                    wall_start = time.monotonic()
+                    in_generate = True
+                    output = recorded[0] if recorded else await model.generate(view, tdefs)
+                    in_generate = False
+                    wall_end = time.monotonic()
+                    last = output
+                    native = native_fields(output)
+                    # A request the provider rejected is billed nothing (metrics.md "Outcome":
+                    # context_overflow), so it enters no cache simulation.
+                    rejected = rejected_request(output, native["prompt_tokens"])
+                    calls.append(CallLog(
+                        n_history=len(history), n_input=len(view),
+                        earliest_changed_index=projection.stats.earliest_changed_index,
+                        prefix_break=broke, pruned=dict(projection.stats.pruned),
+                        footer_tokens_saved=projection.stats.footer_tokens_saved,
+                        band=str(projection.stats.effective_band or projection.stats.band), context_tokens=usage.tokens,
+                        visible_intact=len(intact), stop_reason=str(output.stop_reason), priced=not rejected,
+                        **native,
+                    ))
+                    store().set(rbstore.CALLS, [asdict(c) for c in calls])
+                    ts_start, ts_first = recorded[1] if recorded else _times(output, wall_start, wall_end, t0)
+                    if trunk is not None:
+                        trunk.after_call(output, (ts_start, ts_first), request_fp)
+                    out_tokens = native["output_tokens"] or 0
+                    if not rejected:
+                        records.append(CallRecord(view, infos, out_tokens, ts_start, ts_first))
+                        unpruned.append(CallRecord(history, infos, out_tokens, ts_start, ts_first))
 
-                state.output = output
-                tokens = reported_tokens(native["prompt_tokens"], native["output_tokens"])
-                if tokens is not None:  # pi's usage of this reply, at the index it is appended at
-                    reported[len(state.messages)] = tokens
-                state.messages.append(output.message)
-                if output.stop_reason == "model_length" and not output.message.tool_calls:
-                    store().set(rbstore.STOP_REASON, "context_overflow")
-                    break
-                if not output.message.tool_calls:
-                    if prompts:
-                        state.messages.append(ChatMessageUser(content=prompts.pop(0)))
-                        continue
-                    break
-                pending = [{"id": c.id, "function": c.function, "arguments": c.arguments}
-                           for c in output.message.tool_calls]
-                rbstore.publish_pending_calls(pending)
-                if trunk is not None:
-                    await trunk.before_tools(len(calls) - 1, pending, frozenset(intact))
-                replayed = replay.tools(len(calls) - 1) if replay is not None else None
-                if replayed is None and replay is not None and replay.stops_at(len(calls)):
-                    store().set(rbstore.STOP_REASON, replay.stop_reason)  # the trunk's limit cut these tools
-                    break
-                if replayed is not None:
-                    results: list[ChatMessage] = list(replayed)
-                else:
-                    results = list((await execute_tools(state.messages, tdefs, max_output=0)).messages)
-                    for message in results:
-                        if isinstance(message, ChatMessageTool) and message.tool_call_id:
-                            details = rbstore.pop_details(message.tool_call_id)
-                            if details is not None:
-                                message.metadata = {**(message.metadata or {}), "readbench": details}
-                if trunk is not None:
-                    trunk.after_tools(pending, results)
-                state.messages.extend(results)
+                    state.output = output
+                    tokens = reported_tokens(native["prompt_tokens"], native["output_tokens"])
+                    if tokens is not None:  # pi's usage of this reply, at the index it is appended at
+                        reported[len(state.messages)] = tokens
+                    state.messages.append(output.message)
+                    if output.stop_reason == "model_length" and not output.message.tool_calls:
+                        store().set(rbstore.STOP_REASON, "context_overflow")
+                        break
+                    if not output.message.tool_calls:
+                        if prompts:
+                            state.messages.append(ChatMessageUser(content=prompts.pop(0)))
+                            continue
+                        break
+                    pending = [{"id": c.id, "function": c.function, "arguments": c.arguments}
+                               for c in output.message.tool_calls]
+                    rbstore.publish_pending_calls(pending)
+                    if trunk is not None:
+                        await trunk.before_tools(len(calls) - 1, pending, frozenset(intact))
+                    replayed = replay.tools(len(calls) - 1) if replay is not None else None
+                    if replayed is None and replay is not None and replay.stops_at(len(calls)):
+                        store().set(rbstore.STOP_REASON, replay.stop_reason)  # the trunk's limit cut these tools
+                        break
+                    if replayed is not None:
+                        results: list[ChatMessage] = list(replayed)
+                    else:
+                        results = list((await execute_tools(state.messages, tdefs, max_output=0)).messages)
+                        for message in results:
+                            if isinstance(message, ChatMessageTool) and message.tool_call_id:
+                                details = rbstore.pop_details(message.tool_call_id)
+                                if details is not None:
+                                    message.metadata = {**(message.metadata or {}), "readbench": details}
+                    if trunk is not None:
+                        trunk.after_tools(pending, results)
+                    state.messages.extend(results)
             if trunk is not None:
                 await trunk.finish(store().get(rbstore.READ_SESSION), cut=cut)
         except LimitExceededError as ex:
             store().set(rbstore.STOP_REASON, f"{ex.type}_limit")
-            if in_generate:  # e.g. a token limit: inspect raises after the call returned and was billed
+            # a token limit: inspect raises after the call returned and was billed; a (fork's scoped)
+            # time limit cancelled the call instead, which returned nothing, as the sample's own does
+            if in_generate and ex.type != "time":
                 tripped = _tripping_output()
                 if tripped is not None and tripped is not last:
                     ts = _times(tripped, wall_start, time.monotonic(), t0)

@@ -171,3 +171,37 @@ def test_a_trunk_cut_by_a_token_limit_replays_the_call_that_tripped_it(tiny_corp
         assert not any(isinstance(e, ModelEvent) for e in s.events)
         logged = s.store[CALLS]
         assert len(logged) == 5 and logged[4]["band"] == "" and logged == indep.samples[0].store[CALLS]
+
+
+def test_a_diverged_forks_token_limit_is_charged_with_the_replayed_prefix(tiny_corpus, fixed_sandbox_dir):
+    # B-s250 leaves the B trunk at call 2 on bugfix/0 (a result). The token limit is set between
+    # the cumulative tokens of B-s250's calls 0-4 and 0-5 of an unlimited independent run, so the
+    # independent run trips on call 5. The fork replays calls 0-2 (inspect never counts them; the
+    # reply to call 2 asks for the read whose result differs) and runs live from call 3: charged with the prefix's tokens it trips on call 5 too (before: on a
+    # later call, the limit counting only its live calls), and its metrics equal the independent run's.
+    arms, labels = [ARMS[0], ARMS[1]], [LABELS[0], LABELS[1]]
+    free = _eval(read_strategies(variant=B_S250, dcp="off", sandbox_kind="local", limit=1), tiny_corpus / "free")
+    totals = [e.output.usage.total_tokens for e in free.samples[0].events if isinstance(e, ModelEvent)]
+    cumulative = [sum(totals[: k + 1]) for k in range(len(totals))]
+    assert len(totals) > 6
+    token_limit = (cumulative[4] + cumulative[5]) // 2
+    root = tiny_corpus / "fork"
+    trunk = _eval(read_strategies(variant="B", dcp="off", sandbox_kind="local", limit=1,
+                                  fork={"role": "trunk", "root": str(root), "arms": arms, "labels": labels}),
+                  tiny_corpus / "trunk", token_limit=token_limit)
+    point = trunk.samples[0].store[FORK]["arms"]["B-s250 x off"]
+    assert (point["call"], point["kind"]) == (2, "result")
+    fork = _eval(read_strategies(variant=B_S250, dcp="off", sandbox_kind="local", limit=1,
+                                 fork={"role": "fork", "root": str(root), "arm_key": arm_key(B_S250, "off")}),
+                 tiny_corpus / "forks", token_limit=token_limit)
+    indep = _eval(read_strategies(variant=B_S250, dcp="off", sandbox_kind="local", limit=1),
+                  tiny_corpus / "independent", token_limit=token_limit)
+    [fs], [ins] = fork.samples, indep.samples
+    assert ins.limit is not None and ins.limit.type == "token" and len(ins.store[CALLS]) == 6
+    assert fs.limit is not None and fs.limit.type == "token"
+    assert fs.store[CALLS] == ins.store[CALLS]  # the same 6 calls, the last the tripping one
+    f, i = _metrics(fork)["logs/bugfix/0"], _metrics(indep)["logs/bugfix/0"]
+    assert {k: (f.get(k), v) for k, v in i.items() if k != "wall_seconds" and not _same(f.get(k), v)} == {}
+    assert f["stop_reason"] == "token_limit"
+    # the result of call 2 differs, so calls 0-2 are replayed (not made again) and 3-5 are live
+    assert fs.store[FORK]["replayed_calls"] == 3 and sum(isinstance(e, ModelEvent) for e in fs.events) == 3
