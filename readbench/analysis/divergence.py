@@ -82,21 +82,29 @@ def _cache_models(task_args: dict[str, Any]) -> list[str]:
     return [n.strip() for n in names.split(",")] if isinstance(names, str) else [str(n) for n in names]
 
 
-def divergence_summary(rows: pd.DataFrame) -> pd.DataFrame:
+def divergence_summary(rows: pd.DataFrame, trunk_arms: list[str] | tuple[str, ...] = ()) -> pd.DataFrame:
     """Per arm: samples, share diverged (fork kind request/result), share identical to the trunk
     (``never``), share not diverged before the trunk's limit (``cut``), share run independently
     (``independent``: a real harness's arm), median fork point (calls,
     over the diverged samples; with a ``fork_fraction`` column also as a fraction of the unit's calls), calls not spent (replayed) and their share of the arm's calls,
     tokens not spent (input + output), and per cache model the cost saved and its share of the
-    independent run's cost. Empty input gives an empty frame."""
+    independent run's cost. An arm named in ``trunk_arms`` (``variant × dcp`` labels, run.json's
+    ``trunk_arms``) ran the trunk itself: its fork replays it whole, but the trunk paid every call,
+    so it is marked ``trunk`` and nothing is counted as not spent or saved on it. Then one last row
+    ``all arms``: the sums (so its shares are the forked run's net saving against an independent
+    run of every arm, the trunks paid). Empty input gives an empty frame."""
     if rows.empty:
         return pd.DataFrame()
     out = []
     models = sorted(c[len("saved_usd_"):] for c in rows.columns if c.startswith("saved_usd_"))
     for arm, g in rows.groupby("arm", sort=True):
+        trunk = str(arm).rsplit(" @ ", 1)[0] in trunk_arms
+        if trunk:  # the trunk paid these calls: none is saved on its own arm
+            g = g.assign(replayed_calls=0, prefix_input_tokens=0, prefix_output_tokens=0,
+                         **{f"saved_usd_{m}": 0.0 for m in models})
         diverged = g[g["kind"].isin(["request", "result"])]
         r: dict[str, Any] = {
-            "arm": arm, "samples": len(g), "share_diverged": len(diverged) / len(g),
+            "arm": arm, "trunk": trunk, "samples": len(g), "share_diverged": len(diverged) / len(g),
             "identical_to_trunk": (g["kind"] == "never").mean(), "cut_with_trunk": (g["kind"] == "cut").mean(),
             "run_independently": (g["kind"] == "independent").mean(),
             "median_fork_call": float(diverged["fork_call"].median()) if len(diverged) else float("nan"),
@@ -111,7 +119,15 @@ def divergence_summary(rows: pd.DataFrame) -> pd.DataFrame:
             r[f"saved_usd_{m}"] = saved
             r[f"share_saved_{m}"] = saved / total if total else float("nan")
         out.append(r)
-    return pd.DataFrame(out)
+    summary = pd.DataFrame(out)
+    sums: dict[str, Any] = {"arm": "all arms", "trunk": False, "samples": int(summary["samples"].sum())}
+    for col in ("calls_not_spent", "calls", "tokens_not_spent", *[f"saved_usd_{m}" for m in models]):
+        sums[col] = summary[col].sum()
+    sums["share_calls_not_spent"] = sums["calls_not_spent"] / sums["calls"] if sums["calls"] else float("nan")
+    for m in models:
+        cost = rows[f"cost_usd_{m}"].sum()
+        sums[f"share_saved_{m}"] = sums[f"saved_usd_{m}"] / cost if cost else float("nan")
+    return pd.concat([summary, pd.DataFrame([sums])], ignore_index=True)
 
 
 def divergence_section(summary: pd.DataFrame) -> list[Block]:
@@ -122,16 +138,22 @@ def divergence_section(summary: pd.DataFrame) -> list[Block]:
     header = ("arm", "samples", "diverged", "identical to trunk", "not diverged before the trunk's limit",
               "run independently", "median fork point, call", "calls not spent",
               "tokens not spent", *[f"cost saved USD ({m})" for m in models])
+    def share(r: dict[str, Any], key: str) -> str:
+        return "" if r["arm"] == "all arms" else F.pct(r.get(key, 0.0))
+
     rows = tuple(
-        (r["arm"], F.count(int(r["samples"])), F.pct(r["share_diverged"]), F.pct(r["identical_to_trunk"]),
-         F.pct(r.get("cut_with_trunk", 0.0)), F.pct(r.get("run_independently", 0.0)),
-         F.num(r["median_fork_call"], 1), f"{F.count(int(r['calls_not_spent']))} ({F.pct(r['share_calls_not_spent'])})",
+        (r["arm"] + (" (trunk, paid in full)" if r.get("trunk") else ""), F.count(int(r["samples"])),
+         share(r, "share_diverged"), share(r, "identical_to_trunk"),
+         share(r, "cut_with_trunk"), share(r, "run_independently"),
+         F.num(r.get("median_fork_call", float("nan")), 1), f"{F.count(int(r['calls_not_spent']))} ({F.pct(r['share_calls_not_spent'])})",
          F.count(int(r["tokens_not_spent"])),
          *[f"{F.usd(r[f'saved_usd_{m}'])} ({F.pct(r[f'share_saved_{m}'])})" for m in models])
         for r in summary.to_dict("records"))
     return [Heading(2, "Divergence (forked design)"),
             Table(header, rows, caption=(
-                "Forked design: one trunk per task × epoch × model under the first arm; each arm replays the trunk "
+                "Forked design: the arms that send the same first request (system prompt and tool schemas) form "
+                "a group; per group one trunk per task × epoch × model runs under the group's first arm (marked "
+                "'trunk, paid in full': nothing is saved on it); each arm replays its group's trunk "
                 "up to its first differing request or tool result and runs on from there. diverged = share of "
                 "samples where the arm left the trunk; identical to trunk = share where it never did (its paired "
                 "difference against the trunk arm is zero by construction); not diverged before the trunk's limit = "
@@ -142,6 +164,7 @@ def divergence_section(summary: pd.DataFrame) -> list[Block]:
                 "median fork point over the diverged "
                 "samples (0 = the first request already differs, e.g. another tool schema); calls and tokens "
                 "not spent = the replayed calls (share of the arm's calls); cost saved = their simulated cost "
-                "(share of what an independent run of the arm costs). The paired intervals are the ordinary ones "
+                "(share of what an independent run of the arm costs); all arms = the sums, i.e. what the forked run "
+                "did not pay against an independent run of every arm. The paired intervals are the ordinary ones "
                 "(no CUPED): the trunk's metrics are shared by both arms of a pair, so adjusting for them cannot "
                 "move the estimate and would narrow the interval only by under-covering (tests/fork/test_fork_cuped.py)."))]

@@ -125,8 +125,29 @@ def _first(points: dict[tuple[str, str, str], Any], kind: str, trunk: str, arm: 
     return None if v is None or pd.isna(v) else int(v)
 
 
+def _priced(row: dict[str, Any], per_call: pd.DataFrame | None, models: list[str], shared: int) -> dict[str, Any]:
+    """``row`` with, per cache model m, ``cost_usd_{m}`` (the session's simulated cost) and
+    ``saved_usd_{m}`` (its first ``shared`` calls'; NaN both where m prices no call), and the
+    session's tokens and the first ``shared`` calls' (from the first priced cache model)."""
+    for m in models:
+        c = per_call[per_call["cache_model"] == m] if per_call is not None else None
+        if c is None or c.empty:
+            row[f"cost_usd_{m}"] = row[f"saved_usd_{m}"] = float("nan")
+            continue
+        row[f"cost_usd_{m}"] = float(c["sim_cost_usd"].sum())
+        row[f"saved_usd_{m}"] = float(c.loc[c["call"] < shared, "sim_cost_usd"].sum())
+        if "input_tokens" not in row:
+            row["input_tokens"], row["output_tokens"] = int(c["sim_input_tokens"].sum()), int(c["output_tokens"].sum())
+            row["prefix_input_tokens"] = int(c.loc[c["call"] < shared, "sim_input_tokens"].sum())
+            row["prefix_output_tokens"] = int(c.loc[c["call"] < shared, "output_tokens"].sum())
+    for k in ("input_tokens", "output_tokens", "prefix_input_tokens", "prefix_output_tokens"):
+        row.setdefault(k, 0)
+    return row
+
+
 def session_fork_rows(fork_points: pd.DataFrame, calls: pd.DataFrame, arms: list[tuple[str, str]],
-                      groups: list[list[int]]) -> tuple[pd.DataFrame, list[str]]:
+                      groups: list[list[int]], independent: list[str] | tuple[str, ...] = ()
+                      ) -> tuple[pd.DataFrame, list[str]]:
     """Rows of `design_estimate`'s shape from recorded sessions (module docstring), and the
     assumptions they rest on, in words.
 
@@ -137,6 +158,9 @@ def session_fork_rows(fork_points: pd.DataFrame, calls: pd.DataFrame, arms: list
         arms: the matrix's arms as ``(read preset name, DCP configuration name)``.
         groups: indices of `arms` per schema group (readbench.run.forked.schema_groups); each
             group's first arm is its trunk.
+        independent: labels (``variant × dcp × agent``) of a real harness's arms, which a forked
+            run runs independently (readbench.run.forked): per session one row of kind
+            ``independent``, the whole session paid, nothing shared.
 
     Returns:
         (rows with ``fork_fraction`` = the fork call / the session's calls, notes).
@@ -173,24 +197,15 @@ def session_fork_rows(fork_points: pd.DataFrame, calls: pd.DataFrame, arms: list
                 found = [f for f in firsts if f is not None]
                 fork = min(found) if found else None
                 shared = n if fork is None else fork
-                row = {"arm": f"{read} × {dcp} @ {SESSIONS_MODEL}", "sample_id": key, "epoch": 1,
-                       "kind": "never" if fork is None else "request", "fork_call": n if fork is None else fork,
-                       "fork_fraction": (n if fork is None else fork) / n if n else float("nan"),
-                       "calls": n, "replayed_calls": shared}
-                for m in models:
-                    c = per_call[per_call["cache_model"] == m] if per_call is not None else None
-                    if c is None or c.empty:
-                        row[f"cost_usd_{m}"] = row[f"saved_usd_{m}"] = float("nan")
-                        continue
-                    row[f"cost_usd_{m}"] = float(c["sim_cost_usd"].sum())
-                    row[f"saved_usd_{m}"] = float(c.loc[c["call"] < shared, "sim_cost_usd"].sum())
-                    if "input_tokens" not in row:
-                        row["input_tokens"], row["output_tokens"] = int(c["sim_input_tokens"].sum()), int(c["output_tokens"].sum())
-                        row["prefix_input_tokens"] = int(c.loc[c["call"] < shared, "sim_input_tokens"].sum())
-                        row["prefix_output_tokens"] = int(c.loc[c["call"] < shared, "output_tokens"].sum())
-                for k in ("input_tokens", "output_tokens", "prefix_input_tokens", "prefix_output_tokens"):
-                    row.setdefault(k, 0)
-                rows.append(row)
+                rows.append(_priced({"arm": f"{read} × {dcp} @ {SESSIONS_MODEL}", "sample_id": key, "epoch": 1,
+                                     "kind": "never" if fork is None else "request",
+                                     "fork_call": n if fork is None else fork,
+                                     "fork_fraction": (n if fork is None else fork) / n if n else float("nan"),
+                                     "calls": n, "replayed_calls": shared}, per_call, models, shared))
+        for label in independent:  # paid whole: nothing shared with a trunk
+            rows.append(_priced({"arm": f"{label} @ {SESSIONS_MODEL}", "sample_id": key, "epoch": 1,
+                                 "kind": "independent", "fork_call": None, "fork_fraction": float("nan"),
+                                 "calls": n, "replayed_calls": 0}, per_call, models, 0))
     if any(arms[g[0]][1] != "off" and arms[i][1] not in ("off", arms[g[0]][1]) for g in groups for i in g):
         notes.append("two DCP configurations other than off in one group: the replay records each against off, "
                      "so such an arm forks at the earlier of the two first changes (forking early is sound; the "

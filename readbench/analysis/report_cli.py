@@ -81,7 +81,7 @@ def build_report(
     if meta.get("design") == "forked":
         from .divergence import divergence_rows, divergence_summary
 
-        divergence = divergence_summary(divergence_rows(run_dir / "logs"))
+        divergence = divergence_summary(divergence_rows(run_dir / "logs"), list(meta.get("trunk_arms") or []))
         divergence.to_csv(run_dir / "divergence.csv", index=False)
     return render_report(table, run_dir / "report", baseline=baseline, run_meta=meta, exclude=exclude,
                          completeness=scan, model_settings=log_settings(scan.logs), effect=small.success,

@@ -102,28 +102,36 @@ def _sessions_estimate(replay_dir: Path, matrix_path: Path) -> None:
     from readbench.analysis.arms import spec_name
     from readbench.analysis.divergence import divergence_summary
     from readbench.analysis.fork_plan import design_estimate, format_estimate, load_fork_points, session_fork_rows
+    from readbench.harness.agents import LOOP
     from readbench.run.forked import schema_groups
     from readbench.run.matrix import load_matrix
 
     try:
         matrix = load_matrix(matrix_path)
-        specs = [[v, d] for v, d in matrix.arms()]
+        specs = [[v, d] for v, d, a in matrix.agent_arms() if a == LOOP]
+        independent = [f"{spec_name(v)} × {spec_name(d)} × {a}" for v, d, a in matrix.agent_arms() if a != LOOP]
         arms = [(str(spec_name(v)), str(spec_name(d))) for v, d in specs]
-        groups = schema_groups(specs)
+        groups = schema_groups(specs) if specs else []
         points, calls = load_fork_points(replay_dir)
-        rows, notes = session_fork_rows(points, calls, arms, groups)
-        est = design_estimate(rows, [f"{arms[g[0]][0]} × {arms[g[0]][1]}" for g in groups])
+        rows, notes = session_fork_rows(points, calls, arms, groups, independent)
+        trunk_arms = [f"{arms[g[0]][0]} × {arms[g[0]][1]}" for g in groups]
+        est = design_estimate(rows, trunk_arms)
     except (FileNotFoundError, ValueError) as ex:
         raise click.BadParameter(str(ex), param_hint="--sessions / --matrix")
     n = rows["sample_id"].nunique()
     click.echo(format_estimate(est, f"{n} recorded sessions in {replay_dir}", "session"), nl=False)
     click.echo("Per arm (its fork point against its schema group's trunk arm, as a fraction of each session's calls):")
-    summary = divergence_summary(rows)
-    for r in summary.to_dict("records"):
-        click.echo(f"  {r['arm'].rsplit(' @ ', 1)[0]}: diverged in {F.pct(r['share_diverged'])} of {int(r['samples'])} "
-                   f"sessions, median fork point {F.pct(r['median_fork_fraction'])} of the calls; calls not spent "
-                   f"{F.pct(r['share_calls_not_spent'])}")
-    trunks = ", ".join(f"{arms[g[0]][0]} × {arms[g[0]][1]}" for g in groups)
-    click.echo(f"Trunks (one per schema group, each paid whole): {trunks}.")
+    summary = divergence_summary(rows, trunk_arms)
+    for r in summary[summary["arm"] != "all arms"].to_dict("records"):
+        name = r["arm"].rsplit(" @ ", 1)[0]
+        if r["trunk"]:
+            click.echo(f"  {name}: a trunk (paid in full in both designs)")
+        elif r["run_independently"]:
+            click.echo(f"  {name}: run independently (a real harness cannot resume a forked prefix; paid in full)")
+        else:
+            click.echo(f"  {name}: diverged in {F.pct(r['share_diverged'])} of {int(r['samples'])} sessions, median "
+                       f"fork point {F.pct(r['median_fork_fraction'])} of the calls; calls not spent "
+                       f"{F.pct(r['share_calls_not_spent'])}")
+    click.echo(f"Trunks (one per schema group, each paid whole): {', '.join(trunk_arms) or 'none'}.")
     for note in notes:
         click.echo(f"Assumption: {note}.")

@@ -84,12 +84,22 @@ def test_fork_points_and_the_forked_plan_from_a_recorded_session(tmp_path, pi_se
                         f"({F.pct(1 - forked / independent)} saved)"), r.output
     arms = {x.split(":")[0].strip(): x.split(":", 1)[1].strip() for x in lines[4:8]}
     assert arms == {
-        "B × off": "diverged in 0.0% of 1 sessions, median fork point — of the calls; calls not spent 100.0%",
+        "B × off": "a trunk (paid in full in both designs)",
         "B+dedup × off": "diverged in 100.0% of 1 sessions, median fork point 37.5% of the calls; calls not spent 37.5%",
         "stock × obs-mask-5": "diverged in 100.0% of 1 sessions, median fork point 75.0% of the calls; "
                               "calls not spent 75.0%",
-        "stock × off": "diverged in 0.0% of 1 sessions, median fork point — of the calls; calls not spent 100.0%"}
+        "stock × off": "a trunk (paid in full in both designs)"}
     assert "Trunks (one per schema group, each paid whole): stock × off, B × off." in r.output
+    # a real harness's arms run independently in a forked run: paid whole in both designs
+    # (pi expresses stock and B: three pi arms, 8 calls each, in both designs)
+    (tmp_path / "m2.yaml").write_text(MATRIX.replace(
+        "variants:", "agents: [readbench, {name: pi, variants: [stock, B]}]\nvariants:", 1))
+    r = CliRunner().invoke(main, ["plan", "--design", "forked", "--sessions", "rep", "--matrix", "m2.yaml"])
+    assert r.exit_code == 0, r.output
+    assert r.output.splitlines()[1].startswith("  recorded sessions (1 session): model calls independent 56.0, "
+                                               "forked 47.0 "), r.output
+    assert "  stock × obs-mask-5 × pi: run independently (a real harness cannot resume a forked prefix; paid in " \
+           "full)" in r.output.splitlines()
 
 
 def test_plan_from_sessions_names_what_is_missing(tmp_path, pi_session, monkeypatch):
