@@ -155,19 +155,19 @@ def _pp_detect(x: float) -> str:
 
 
 def _success_only(x: float) -> str:
-    """What follows "this run detects only": ``"≥ 96.6 pp in success"``, or what it cannot detect at all."""
+    """What follows "this run detects": ``"only ≥ 96.6 pp in success"``, or that it detects none."""
     if math.isnan(x):
-        return "nothing in success (fewer than 2 clusters)"
-    return "a 100 pp success difference (every task flipped)" if x >= 0.9995 else f"≥ {100 * x:.1f} pp in success"
+        return "no success difference at all (fewer than 2 clusters of tasks)"
+    return "only a 100 pp success difference (every task flipped)" if x >= 0.9995 else f"only ≥ {100 * x:.1f} pp in success"
 
 
 def _cost_only(log_effect: float) -> str:
-    """What follows "this run detects only" for cost: ``"cost ratios ≤0.870× or ≥1.150×"``, or what it cannot."""
+    """What follows "this run detects" for cost: ``"only cost ratios ≤0.870× or ≥1.150×"``, or that it detects none."""
     if math.isnan(log_effect):
-        return "nothing in cost (fewer than 2 clusters)"
+        return "no cost difference at all (fewer than 2 clusters of tasks)"
     if log_effect > math.log(100.0):
-        return "cost ratios below 0.01× or above 100×"
-    return f"cost ratios {_ratio_detect(log_effect)}"
+        return "only cost ratios below 0.01× or above 100×"
+    return f"only cost ratios {_ratio_detect(log_effect)}"
 
 
 def _ratio_detect(log_effect: float) -> str:
@@ -179,8 +179,9 @@ def _ratio_detect(log_effect: float) -> str:
 
 
 def _no_decision(missing: list[str], power: _Power, found: str = "") -> str:
-    """``no decision: this run detects only ≥ X; `readbench plan` says what would`` with the details."""
-    return (f"no decision: this run detects only {'; and '.join(missing)}; `readbench plan` says what would "
+    """``no decision: this run detects only ≥ X; `readbench plan` says what would`` with the details
+    (each of ``missing`` starts with "only ..." or "no ... at all")."""
+    return (f"no decision: this run detects {'; and '.join(missing)}; `readbench plan` says what would "
             f"(`{power.plan_command}`).{found}")
 
 

@@ -119,8 +119,10 @@ def _first(points: dict[tuple[str, str, str], Any], kind: str, trunk: str, arm: 
     if key not in points:
         what = "read preset" if kind == "read" else "DCP configuration"
         flag = "--audit --presets" if kind == "read" else "--dcp"
-        raise ValueError(f"the replay has no fork points for the {what} {arm!r} (against {trunk!r}): replay the "
-                         f"sessions with {flag} naming it, and --fork-points")
+        replayed = {name for k, t, a in points if k == kind for name in (t, a)}
+        missing = [name for name in dict.fromkeys((arm, trunk)) if name not in replayed and name != "off"] or [arm]
+        raise ValueError(f"the replay has no fork points for the {what} {' or '.join(map(repr, missing))} (needed: "
+                         f"{arm!r} against {trunk!r}): replay the sessions with {flag} naming it, and --fork-points")
     v = points[key].get(session)
     return None if v is None or pd.isna(v) else int(v)
 

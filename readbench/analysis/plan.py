@@ -166,5 +166,6 @@ def format_plan(rows: tuple[PlanRow, ...], *, power: float, alpha: float) -> str
             lines.append(f"  to detect {target}: {need_text(p)}")
         lines.append("")
     if not rows:
-        lines.append("No comparison to plan: the run has no arm paired with a baseline arm.")
+        lines.append("No comparison to plan: no arm has 2 or more samples (task × epoch) paired with its baseline "
+                     "arm's; a plan needs at least 2 paired samples per arm (run more tasks or epochs).")
     return "\n".join(lines).rstrip() + "\n"

@@ -74,8 +74,9 @@ def forked_tasks(matrix: Any, sandbox_kind: str, root: Path) -> tuple[list[Any],
         root: absolute directory for prefixes and snapshots (``<run>/fork``).
 
     Returns:
-        ``(trunk tasks, fork tasks + independent real-harness tasks)``; no trunk when the matrix
-        has no arm of readbench's loop.
+        ``(trunk tasks, one task per arm in `Matrix.agent_arms` order: a fork for an arm of
+        readbench's loop, an ordinary task for a real harness's)``; no trunk when the matrix has no
+        arm of readbench's loop.
 
     Raises:
         ValueError: as readbench.run.task.read_strategies_task.
@@ -83,21 +84,20 @@ def forked_tasks(matrix: Any, sandbox_kind: str, root: Path) -> tuple[list[Any],
     from readbench.harness.agents import LOOP
     from readbench.run.task import read_strategies
 
-    independent = [read_strategies(variant=v, dcp=d, agent=a, cache_models=matrix.cache_models,
-                                   sandbox_kind=sandbox_kind, **matrix.task_args)
-                   for v, d, a in matrix.agent_arms() if a != LOOP]
     arms = [[v, d] for v, d, a in matrix.agent_arms() if a == LOOP]
-    if not arms:
-        return [], independent
     labels = [f"{spec_name(v)} × {spec_name(d)}" for v, d in arms]
     trunks = []
-    for group in schema_groups(arms):
+    for group in schema_groups(arms) if arms else []:
         variant, dcp = arms[group[0]]
         trunks.append(read_strategies(
             variant=variant, dcp=dcp, cache_models=matrix.cache_models, sandbox_kind=sandbox_kind,
             fork={"role": "trunk", "root": str(root), "arms": [arms[i] for i in group],
                   "labels": [labels[i] for i in group]}, **matrix.task_args))
-    forks = [read_strategies(variant=v, dcp=d, cache_models=matrix.cache_models, sandbox_kind=sandbox_kind,
+    # in `Matrix.agent_arms` order (the run's progress rows pair them with it)
+    tasks = [read_strategies(variant=v, dcp=d, cache_models=matrix.cache_models, sandbox_kind=sandbox_kind,
                              fork={"role": "fork", "root": str(root), "arm_key": arm_key(v, d)}, **matrix.task_args)
-             for v, d in arms]
-    return trunks, forks + independent
+             if a == LOOP else
+             read_strategies(variant=v, dcp=d, agent=a, cache_models=matrix.cache_models, sandbox_kind=sandbox_kind,
+                             **matrix.task_args)
+             for v, d, a in matrix.agent_arms()]
+    return trunks, tasks

@@ -39,7 +39,8 @@ __all__ = ["plan"]
               help="With --design forked: a `readbench replay --audit --dcp all --fork-points --out DIR` directory; "
                    "the estimate is per recorded session, first order (each arm's fork point from the replay).")
 @click.option("--matrix", "matrix_path", default=None, type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="With --sessions: the matrix file whose arms are estimated.")
+              help="With --sessions (required there): the matrix file whose arms are estimated; a real "
+                   "harness's arms count as run independently.")
 def plan(run_dir: Path | None, effect: float, power: float, alpha: float, cost_ratio: float | None,
          baseline: tuple[str, str], exclude: tuple[str, ...], design: str, sessions_dir: Path | None,
          matrix_path: Path | None) -> None:
@@ -49,8 +50,13 @@ def plan(run_dir: Path | None, effect: float, power: float, alpha: float, cost_r
         raise click.BadParameter("give a run directory (--from RUN_DIR), or --design forked --sessions REPLAY_DIR "
                                  "--matrix FILE", param_hint="--from")
     if sessions_dir is not None and (design != "forked" or matrix_path is None):
-        raise click.BadParameter("--sessions estimates the forked design of a matrix: give --design forked and "
-                                 "--matrix FILE", param_hint="--sessions")
+        missing = " and ".join(x for x, gone in (("--design forked", design != "forked"),
+                                                 ("--matrix FILE", matrix_path is None)) if gone)
+        raise click.BadParameter(f"--sessions estimates the forked design of a matrix: {missing} missing (give "
+                                 "--design forked and --matrix FILE)", param_hint="--sessions")
+    if matrix_path is not None and sessions_dir is None:
+        raise click.BadParameter("--matrix is read only with --sessions REPLAY_DIR (a run's own arms are planned "
+                                 "from --from)", param_hint="--matrix")
     for name, v in (("--power", power), ("--alpha", alpha)):
         if not 0 < v < 1:
             raise click.BadParameter(f"{v!r} must be in the open interval (0, 1)", param_hint=name)

@@ -210,7 +210,8 @@ def run_plan(plan: RunPlan, run_dir: Path) -> tuple[bool, bool]:
         (eval_set reported every task successful, the run was interrupted by Ctrl-C or SIGTERM).
 
     Raises:
-        ValueError: inspect refused the run (its PrerequisiteError, as one line).
+        ValueError: ``run_dir`` holds a run of the other design, or inspect refused the run (its
+            PrerequisiteError, as one line).
     """
     from inspect_ai import eval_set
     from inspect_ai._util.error import PrerequisiteError
@@ -218,6 +219,12 @@ def run_plan(plan: RunPlan, run_dir: Path) -> tuple[bool, bool]:
     from readbench.run.progress import arm_row, eval_progress, inspect_display
 
     m = plan.matrix
+    prior = run_dir / "run.json"
+    if prior.is_file():  # inspect would refuse the logs naming "other task arguments", not the design
+        design = json.loads(prior.read_text()).get("design", "independent")
+        if design != m.design:
+            raise ValueError(f"{run_dir} is a run with design {design}, and this one has design {m.design}: use "
+                             f"another --run-id, or --design {design} to resume or extend it")
     ok, interrupted = False, False
     multi = len(plan.models) > 1
     rows = [(arm_row(v, d, model, multi, a), len(task.dataset) * m.epochs)

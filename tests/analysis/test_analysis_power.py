@@ -120,3 +120,13 @@ def test_plan_command_answers_from_a_run_directory(make_logs):
     assert bad.exit_code == 2 and "effect (5.0) must be a fraction in (0, 1)" in bad.output
     missing = CliRunner().invoke(plan, ["--from", str(log_dir)])
     assert missing.exit_code == 2 and "has neither table.parquet nor logs/" in missing.output
+
+
+def test_a_plan_without_two_paired_samples_says_what_is_missing():
+    # a trial's run had its arms paired with the baseline on 1 task: the plan said "the run has no
+    # arm paired with a baseline arm", which the report's pairs contradicted
+    from readbench.analysis.plan import format_plan
+
+    assert format_plan((), power=0.8, alpha=0.05).splitlines()[-1] == (
+        "No comparison to plan: no arm has 2 or more samples (task × epoch) paired with its baseline arm's; "
+        "a plan needs at least 2 paired samples per arm (run more tasks or epochs).")

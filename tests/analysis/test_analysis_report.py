@@ -257,8 +257,9 @@ def test_no_decision_wording_reads_as_a_sentence_at_the_extremes():
     "this run detects only no cost ratio between 0.01× and 100×"."""
     from readbench.analysis._decision import _cost_only, _success_only
 
-    assert _success_only(1.0) == "a 100 pp success difference (every task flipped)"
-    assert _success_only(float("nan")) == "nothing in success (fewer than 2 clusters)"
-    assert _success_only(0.966) == "≥ 96.6 pp in success"
-    assert _cost_only(math.log(1000.0)) == "cost ratios below 0.01× or above 100×"
-    assert _cost_only(float("nan")) == "nothing in cost (fewer than 2 clusters)"
+    # (a trial read "this run detects only nothing in success (fewer than 2 clusters)")
+    assert _success_only(1.0) == "only a 100 pp success difference (every task flipped)"
+    assert _success_only(float("nan")) == "no success difference at all (fewer than 2 clusters of tasks)"
+    assert _success_only(0.966) == "only ≥ 96.6 pp in success"
+    assert _cost_only(math.log(1000.0)) == "only cost ratios below 0.01× or above 100×"
+    assert _cost_only(float("nan")) == "no cost difference at all (fewer than 2 clusters of tasks)"

@@ -104,3 +104,26 @@ def test_divergence_rows_read_a_real_harness_log_as_run_independently(tiny_corpu
     assert list(rows["calls"]) == [len(s.store[CALLS]) for s in samples]
     assert list(rows["saved_usd_openai"]) == [0.0, 0.0]
     assert list(rows["cost_usd_openai"]) == [s.store[CACHE_METRICS]["cost_usd_openai"] for s in samples]
+
+
+def test_a_run_id_of_the_other_design_is_refused_naming_the_design(tiny_corpus, monkeypatch):
+    # a trial re-used a forked run's id for an independent run: inspect refused its logs naming
+    # "other task arguments, epochs or sandbox", not the design
+    import json
+
+    from click.testing import CliRunner
+
+    from readbench.run._cli import eval_cmd
+
+    monkeypatch.chdir(tiny_corpus)
+    (tiny_corpus / "m.yaml").write_text(MATRIX.replace("agents: [readbench, pi]", "agents: [readbench]")
+                                        .replace("design: forked", "design: independent"))
+    run = tiny_corpus / "results" / "x"
+    run.mkdir(parents=True)
+    (run / "run.json").write_text(json.dumps({"design": "forked"}))
+    r = CliRunner().invoke(eval_cmd, ["--matrix", "m.yaml", "--sandbox", "local", "--run-id", "x"])
+    assert r.exit_code == 1
+    assert r.output.splitlines()[-1] == (
+        f"Error: {run.relative_to(tiny_corpus)} is a run with design forked, and this one has design independent: use "
+        "another --run-id, or --design forked to resume or extend it")
+    assert not (run / "logs").exists() or not any((run / "logs").glob("*.eval"))

@@ -106,16 +106,26 @@ def test_plan_from_sessions_names_what_is_missing(tmp_path, pi_session, monkeypa
     monkeypatch.chdir(tmp_path)
     f = _session(pi_session, tmp_path / "s.jsonl")
     (tmp_path / "m.yaml").write_text(MATRIX)
-    for out, dcp, missing in (("rep", [], "the DCP configuration 'obs-mask-5' (against 'off'): replay the sessions "
-                                          "with --dcp naming it, and --fork-points"),
-                              ("rep1", ["--dcp", "obs-mask-5"], "the read preset 'B+dedup' (against 'B'): replay the "
-                                                                "sessions with --audit --presets naming it")):
+    for out, dcp, missing in (("rep", [], "the DCP configuration 'obs-mask-5' (needed: 'obs-mask-5' against 'off'): "
+                                          "replay the sessions with --dcp naming it, and --fork-points"),
+                              ("rep1", ["--dcp", "obs-mask-5"], "the read preset 'B+dedup' (needed: 'B+dedup' against "
+                                                                "'B'): replay the sessions with --audit --presets naming it")):
         r = CliRunner().invoke(main, ["replay", str(f), "--audit", "--presets", "stock,B", *dcp, "--fork-points",
                                       "--out", out])
         assert r.exit_code == 0, r.output
         r = CliRunner().invoke(main, ["plan", "--design", "forked", "--sessions", out, "--matrix", "m.yaml"])
         assert r.exit_code == 2 and f"the replay has no fork points for {missing}" in " ".join(r.output.split()), r.output
+    # the preset missing from the replay is named, whichever of the pair it is (a trial's matrix had the
+    # unreplayed preset first in its group, its trunk, and the error blamed the replayed one)
+    (tmp_path / "m3.yaml").write_text(MATRIX.replace("[stock, B, B+dedup]", "[stock, B+dedup, B]"))
+    r = CliRunner().invoke(main, ["plan", "--design", "forked", "--sessions", "rep1", "--matrix", "m3.yaml"])
+    assert r.exit_code == 2 and "no fork points for the read preset 'B+dedup' (needed: 'B' against 'B+dedup')" in \
+        " ".join(r.output.split()), r.output
     r = CliRunner().invoke(main, ["plan", "--sessions", "rep", "--matrix", "m.yaml"])
-    assert r.exit_code == 2 and "give --design forked and --matrix FILE" in r.output
+    assert r.exit_code == 2 and "--design forked missing (give --design forked and --matrix FILE)" in " ".join(r.output.split())
+    r = CliRunner().invoke(main, ["plan", "--design", "forked", "--sessions", "rep"])
+    assert r.exit_code == 2 and "--matrix FILE missing" in " ".join(r.output.split()), r.output
+    r = CliRunner().invoke(main, ["plan", "--design", "forked", "--from", "rep", "--matrix", "m.yaml"])
+    assert r.exit_code == 2 and "--matrix is read only with --sessions REPLAY_DIR" in " ".join(r.output.split())
     r = CliRunner().invoke(main, ["replay", str(f), "--fork-points", "--out", "rep2"])
     assert r.exit_code == 2 and "--fork-points needs --audit" in r.output
