@@ -92,7 +92,8 @@ def format_estimate(est: pd.DataFrame, source: str, unit: str) -> str:
         units = int(counts["units"].iloc[0])
         lines.append(f"  {model} ({units} {unit}{'' if units == 1 else 's'}): " + "; ".join(parts))
         for r in g[g["measure"].str.startswith("USD ")].to_dict("records"):
-            fewer = f" [{int(r['units'])} of them priced]" if int(r["units"]) != units else ""
+            fewer = (f" [mean over the {int(r['units'])} {unit}s this cache model prices, not all {units}]"
+                     if int(r["units"]) != units else "")
             lines.append(f"  {model} / {r['measure'][4:]}: independent {F.usd(r['independent'])}, "
                          f"forked {F.usd(r['forked'])} ({F.pct(r['saved_share'])} saved){fewer}")
     return "\n".join(lines) + "\n"

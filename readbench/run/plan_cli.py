@@ -119,6 +119,9 @@ def _sessions_estimate(replay_dir: Path, matrix_path: Path) -> None:
         arms = [(str(spec_name(v)), str(spec_name(d))) for v, d in specs]
         groups = schema_groups(specs) if specs else []
         points, calls = load_fork_points(replay_dir)
+        calls = calls[calls["cache_model"].isin(matrix.cache_models)]  # the matrix's cache models only
+        if calls.empty:
+            raise ValueError(f"the replay priced no call under the matrix's cache models ({', '.join(matrix.cache_models)})")
         rows, notes = session_fork_rows(points, calls, arms, groups, independent)
         trunk_arms = [f"{arms[g[0]][0]} × {arms[g[0]][1]}" for g in groups]
         est = design_estimate(rows, trunk_arms)
