@@ -277,7 +277,10 @@ def read_strategies_task(
         records = first_per_family(records, per_family)
     records = records[:limit] if limit else records
     kind = resolve_sandbox(sandbox_kind)
-    print(f"readbench: sandbox={kind} ({len(records)} samples, variant={variant}, dcp={dcp})", file=sys.stderr)
+    role = f", {fork['role']}" if fork else ""  # a forked run's trunk or fork (readbench.run.forked)
+    who = "" if agent == "readbench" else f", agent={agent}"  # readbench.harness.agents.LOOP
+    print(f"readbench: sandbox={kind} ({len(records)} samples, variant={variant}, dcp={dcp}{who}{role})",
+          file=sys.stderr)
     return Task(
         dataset=MemoryDataset([_sample(r, kind, k8s_registry, agent) for r in records], name="readbench-corpus"),
         setup=_setup(variant, kind, allow_local, fork),
