@@ -4,50 +4,27 @@ while the forks make only the model calls after their fork points."""
 
 from __future__ import annotations
 
-import math
-
 import pytest
-from inspect_ai import eval as inspect_eval
+from fork_arms import ARMS, LABELS, eval_log, metric_diff, metrics
 from inspect_ai.event import ModelEvent
-from inspect_ai.log import read_eval_log
 
 from readbench.fork.prefix import FORK
 from readbench.fork.shadow import arm_key
 from readbench.run.task import read_strategies_task
 
-MODEL = "readbench/sim-pager"
-#: B-s250: B with another block suggestion: the same tool schema, another result of a blind read
-B_S250 = {"base": "B", "name": "B-s250", "suggest_limit": 250}
-ARMS = [["B", "off"], [B_S250, "off"], ["B", "pi-dcp"], ["stock", "off"]]
-LABELS = ["B x off", "B-s250 x off", "B x pi-dcp", "stock x off"]
-
-
-def _eval(task, log_dir):
-    [log] = inspect_eval(task, model=MODEL, log_dir=str(log_dir), display="none", max_samples=1)
-    assert log.status == "success", log.error
-    return read_eval_log(log.location)
-
-
-def _metrics(log):
-    return {s.id: s.scores["readbench"].metadata for s in log.samples}
-
-
-def _same(a, b):
-    return a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))
-
 
 @pytest.fixture()
 def forked_run(tiny_corpus, fixed_sandbox_dir):
     root = tiny_corpus / "fork"
-    trunk = _eval(read_strategies_task(variant="B", dcp="off", sandbox_kind="local",
+    trunk = eval_log(read_strategies_task(variant="B", dcp="off", sandbox_kind="local",
                                        fork={"role": "trunk", "root": str(root), "arms": ARMS, "labels": LABELS}),
                   tiny_corpus / "trunk")
     forks, independent = {}, {}
     for (variant, dcp), label in zip(ARMS, LABELS):
-        forks[label] = _eval(read_strategies_task(variant=variant, dcp=dcp, sandbox_kind="local",
+        forks[label] = eval_log(read_strategies_task(variant=variant, dcp=dcp, sandbox_kind="local",
                                                   fork={"role": "fork", "root": str(root),
                                                         "arm_key": arm_key(variant, dcp)}), tiny_corpus / "forks")
-        independent[label] = _eval(read_strategies_task(variant=variant, dcp=dcp, sandbox_kind="local"),
+        independent[label] = eval_log(read_strategies_task(variant=variant, dcp=dcp, sandbox_kind="local"),
                                    tiny_corpus / "independent")
     return trunk, forks, independent
 
@@ -71,12 +48,10 @@ def test_forked_arms_equal_independent_runs_and_skip_the_shared_calls(forked_run
         assert points[sample.id]["B-s250 x off"]["reason"] == f"read {read.id} of {read.arguments['path']!r} returns another result"
         assert all(c.function != "read" or "limit" in c.arguments for r in replies[:call] for c in r.tool_calls or [])
     for label in LABELS:
-        fork, indep = _metrics(forks[label]), _metrics(independent[label])
+        fork, indep = metrics(forks[label]), metrics(independent[label])
         assert fork.keys() == indep.keys()
         for sid in indep:
-            diff = {k: (fork[sid].get(k), v) for k, v in indep[sid].items()
-                    if k != "wall_seconds" and not _same(fork[sid].get(k), v)}
-            assert diff == {}, (label, sid)
+            assert metric_diff(fork[sid], indep[sid]) == {}, (label, sid)
         for sample in forks[label].samples:
             info = sample.store[FORK]
             assert info["role"] == "fork" and info["fork_point"] == points[sample.id][label]

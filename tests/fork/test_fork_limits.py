@@ -6,36 +6,14 @@ With the seeded simulated agent every arm's per-sample metrics equal an independ
 
 from __future__ import annotations
 
-import math
-
-from inspect_ai import eval as inspect_eval
+from fork_arms import ARMS, B_S250, LABELS, MODEL, eval_log, metric_diff, metrics
 from inspect_ai.event import ModelEvent
-from inspect_ai.log import read_eval_log
 
 from readbench.analysis.divergence import divergence_rows, divergence_summary
 from readbench.base.store import CALLS
 from readbench.fork.prefix import FORK
 from readbench.fork.shadow import arm_key
 from readbench.run.task import read_strategies
-
-MODEL = "readbench/sim-pager"
-B_S250 = {"base": "B", "name": "B-s250", "suggest_limit": 250}
-ARMS = [["B", "off"], [B_S250, "off"], ["B", "pi-dcp"], ["stock", "off"]]
-LABELS = ["B x off", "B-s250 x off", "B x pi-dcp", "stock x off"]
-
-
-def _eval(task, log_dir, **kwargs):
-    [log] = inspect_eval(task, model=MODEL, log_dir=str(log_dir), display="none", max_samples=1, **kwargs)
-    assert log.status == "success", log.error
-    return read_eval_log(log.location)
-
-
-def _metrics(log):
-    return {s.id: s.scores["readbench"].metadata for s in log.samples}
-
-
-def _same(a, b):
-    return a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))
 
 
 def test_a_trunk_cut_by_the_turn_limit_still_forks_every_arm(tiny_corpus, fixed_sandbox_dir):
@@ -44,7 +22,7 @@ def test_a_trunk_cut_by_the_turn_limit_still_forks_every_arm(tiny_corpus, fixed_
     # never. With max_turns 4 both trunks stop at 4 calls: B-s250 still diverges before the cut,
     # B x pi-dcp does not (cut), the trunk's own arm is identical.
     root = tiny_corpus / "fork"
-    trunk = _eval(read_strategies(variant="B", dcp="off", sandbox_kind="local", max_turns=4,
+    trunk = eval_log(read_strategies(variant="B", dcp="off", sandbox_kind="local", max_turns=4,
                                        fork={"role": "trunk", "root": str(root), "arms": ARMS, "labels": LABELS}),
                   tiny_corpus / "trunk")
     points = {s.id: s.store[FORK]["arms"] for s in trunk.samples}
@@ -59,18 +37,16 @@ def test_a_trunk_cut_by_the_turn_limit_still_forks_every_arm(tiny_corpus, fixed_
     assert cut["stop_reason"] == "turn_limit"
     forks, independent = {}, {}
     for (variant, dcp), label in zip(ARMS, LABELS):
-        forks[label] = _eval(read_strategies(variant=variant, dcp=dcp, sandbox_kind="local", max_turns=4,
+        forks[label] = eval_log(read_strategies(variant=variant, dcp=dcp, sandbox_kind="local", max_turns=4,
                                                   fork={"role": "fork", "root": str(root),
                                                         "arm_key": arm_key(variant, dcp)}), tiny_corpus / "forks")
-        independent[label] = _eval(read_strategies(variant=variant, dcp=dcp, sandbox_kind="local", max_turns=4),
+        independent[label] = eval_log(read_strategies(variant=variant, dcp=dcp, sandbox_kind="local", max_turns=4),
                                    tiny_corpus / "independent")
     for label in LABELS:
-        fork, indep = _metrics(forks[label]), _metrics(independent[label])
+        fork, indep = metrics(forks[label]), metrics(independent[label])
         assert fork.keys() == indep.keys()
         for sid in indep:
-            diff = {k: (fork[sid].get(k), v) for k, v in indep[sid].items()
-                    if k != "wall_seconds" and not _same(fork[sid].get(k), v)}
-            assert diff == {}, (label, sid)
+            assert metric_diff(fork[sid], indep[sid]) == {}, (label, sid)
             assert fork[sid]["stop_reason"] == "turn_limit"
     # the cut arm's fork makes no model call: it replays the trunk's 4 and stops with it
     assert all(not any(isinstance(e, ModelEvent) for e in s.events) for s in forks["B x pi-dcp"].samples)
@@ -108,7 +84,7 @@ def test_a_trunk_cut_by_the_time_limit_writes_its_prefixes(tiny_corpus, fixed_sa
     _stall_from_call(monkeypatch, 3)
     arms, labels = ARMS[:3], LABELS[:3]
     root = tiny_corpus / "fork"
-    trunk = _eval(read_strategies(variant="B", dcp="off", sandbox_kind="local", limit=1,
+    trunk = eval_log(read_strategies(variant="B", dcp="off", sandbox_kind="local", limit=1,
                                   fork={"role": "trunk", "root": str(root), "arms": arms, "labels": labels}),
                   tiny_corpus / "trunk", time_limit=10)
     [sample] = trunk.samples
@@ -119,16 +95,14 @@ def test_a_trunk_cut_by_the_time_limit_writes_its_prefixes(tiny_corpus, fixed_sa
         "B x pi-dcp": (3, "cut", "time_limit")}
     forks, independent = {}, {}
     for (variant, dcp), label in zip(arms, labels):
-        forks[label] = _eval(read_strategies(variant=variant, dcp=dcp, sandbox_kind="local", limit=1,
+        forks[label] = eval_log(read_strategies(variant=variant, dcp=dcp, sandbox_kind="local", limit=1,
                                              fork={"role": "fork", "root": str(root), "arm_key": arm_key(variant, dcp)}),
                              tiny_corpus / "forks", time_limit=10)
-        independent[label] = _eval(read_strategies(variant=variant, dcp=dcp, sandbox_kind="local", limit=1),
+        independent[label] = eval_log(read_strategies(variant=variant, dcp=dcp, sandbox_kind="local", limit=1),
                                    tiny_corpus / "independent", time_limit=10)
     for label in labels:
-        fork, indep = _metrics(forks[label]), _metrics(independent[label])
-        diff = {k: (fork["logs/bugfix/0"].get(k), v) for k, v in indep["logs/bugfix/0"].items()
-                if k != "wall_seconds" and not _same(fork["logs/bugfix/0"].get(k), v)}
-        assert diff == {}, label
+        fork, indep = metrics(forks[label]), metrics(independent[label])
+        assert metric_diff(fork["logs/bugfix/0"], indep["logs/bugfix/0"]) == {}, label
         assert fork["logs/bugfix/0"]["stop_reason"] == "time_limit" and fork["logs/bugfix/0"]["turns"] == 3
     # the arms that followed the trunk to its limit stop with it: no model call, no time limit of their own
     for label in ("B x off", "B x pi-dcp"):
@@ -145,12 +119,12 @@ def test_a_trunk_cut_by_a_token_limit_replays_the_call_that_tripped_it(tiny_corp
     # unlimited run, so call 4 trips it: the trunk logs 5 calls, and a fork that followed the trunk to
     # the limit logs the same 5, the last as the tripping call, with stop_reason token_limit.
     arms, labels = [ARMS[0], ARMS[2]], [LABELS[0], LABELS[2]]
-    free = _eval(read_strategies(variant="B", dcp="off", sandbox_kind="local", limit=1), tiny_corpus / "free")
+    free = eval_log(read_strategies(variant="B", dcp="off", sandbox_kind="local", limit=1), tiny_corpus / "free")
     totals = [e.output.usage.total_tokens for e in free.samples[0].events if isinstance(e, ModelEvent)]
     cumulative = [sum(totals[: k + 1]) for k in range(len(totals))]
     token_limit = (cumulative[3] + cumulative[4]) // 2
     root = tiny_corpus / "fork"
-    trunk = _eval(read_strategies(variant="B", dcp="off", sandbox_kind="local", limit=1,
+    trunk = eval_log(read_strategies(variant="B", dcp="off", sandbox_kind="local", limit=1,
                                   fork={"role": "trunk", "root": str(root), "arms": arms, "labels": labels}),
                   tiny_corpus / "trunk", token_limit=token_limit)
     [sample] = trunk.samples
@@ -159,13 +133,13 @@ def test_a_trunk_cut_by_a_token_limit_replays_the_call_that_tripped_it(tiny_corp
     assert {label: (p["call"], p["kind"], p.get("stop_reason")) for label, p in points.items()} == {
         "B x off": (5, "never", "token_limit"), "B x pi-dcp": (5, "cut", "token_limit")}
     for (variant, dcp), label in zip(arms, labels):
-        fork = _eval(read_strategies(variant=variant, dcp=dcp, sandbox_kind="local", limit=1,
+        fork = eval_log(read_strategies(variant=variant, dcp=dcp, sandbox_kind="local", limit=1,
                                      fork={"role": "fork", "root": str(root), "arm_key": arm_key(variant, dcp)}),
                      tiny_corpus / "forks", token_limit=token_limit)
-        indep = _eval(read_strategies(variant=variant, dcp=dcp, sandbox_kind="local", limit=1),
+        indep = eval_log(read_strategies(variant=variant, dcp=dcp, sandbox_kind="local", limit=1),
                       tiny_corpus / "independent", token_limit=token_limit)
-        f, i = _metrics(fork)["logs/bugfix/0"], _metrics(indep)["logs/bugfix/0"]
-        assert {k: (f.get(k), v) for k, v in i.items() if k != "wall_seconds" and not _same(f.get(k), v)} == {}, label
+        f, i = metrics(fork)["logs/bugfix/0"], metrics(indep)["logs/bugfix/0"]
+        assert metric_diff(f, i) == {}, label
         assert f["stop_reason"] == "token_limit" and f["turns"] == 4  # replies in the history
         [s] = fork.samples
         assert not any(isinstance(e, ModelEvent) for e in s.events)
@@ -180,28 +154,28 @@ def test_a_diverged_forks_token_limit_is_charged_with_the_replayed_prefix(tiny_c
     # reply to call 2 asks for the read whose result differs) and runs live from call 3: charged with the prefix's tokens it trips on call 5 too (before: on a
     # later call, the limit counting only its live calls), and its metrics equal the independent run's.
     arms, labels = [ARMS[0], ARMS[1]], [LABELS[0], LABELS[1]]
-    free = _eval(read_strategies(variant=B_S250, dcp="off", sandbox_kind="local", limit=1), tiny_corpus / "free")
+    free = eval_log(read_strategies(variant=B_S250, dcp="off", sandbox_kind="local", limit=1), tiny_corpus / "free")
     totals = [e.output.usage.total_tokens for e in free.samples[0].events if isinstance(e, ModelEvent)]
     cumulative = [sum(totals[: k + 1]) for k in range(len(totals))]
     assert len(totals) > 6
     token_limit = (cumulative[4] + cumulative[5]) // 2
     root = tiny_corpus / "fork"
-    trunk = _eval(read_strategies(variant="B", dcp="off", sandbox_kind="local", limit=1,
+    trunk = eval_log(read_strategies(variant="B", dcp="off", sandbox_kind="local", limit=1,
                                   fork={"role": "trunk", "root": str(root), "arms": arms, "labels": labels}),
                   tiny_corpus / "trunk", token_limit=token_limit)
     point = trunk.samples[0].store[FORK]["arms"]["B-s250 x off"]
     assert (point["call"], point["kind"]) == (2, "result")
-    fork = _eval(read_strategies(variant=B_S250, dcp="off", sandbox_kind="local", limit=1,
+    fork = eval_log(read_strategies(variant=B_S250, dcp="off", sandbox_kind="local", limit=1,
                                  fork={"role": "fork", "root": str(root), "arm_key": arm_key(B_S250, "off")}),
                  tiny_corpus / "forks", token_limit=token_limit)
-    indep = _eval(read_strategies(variant=B_S250, dcp="off", sandbox_kind="local", limit=1),
+    indep = eval_log(read_strategies(variant=B_S250, dcp="off", sandbox_kind="local", limit=1),
                   tiny_corpus / "independent", token_limit=token_limit)
     [fs], [ins] = fork.samples, indep.samples
     assert ins.limit is not None and ins.limit.type == "token" and len(ins.store[CALLS]) == 6
     assert fs.limit is not None and fs.limit.type == "token"
     assert fs.store[CALLS] == ins.store[CALLS]  # the same 6 calls, the last the tripping one
-    f, i = _metrics(fork)["logs/bugfix/0"], _metrics(indep)["logs/bugfix/0"]
-    assert {k: (f.get(k), v) for k, v in i.items() if k != "wall_seconds" and not _same(f.get(k), v)} == {}
+    f, i = metrics(fork)["logs/bugfix/0"], metrics(indep)["logs/bugfix/0"]
+    assert metric_diff(f, i) == {}
     assert f["stop_reason"] == "token_limit"
     # the result of call 2 differs, so calls 0-2 are replayed (not made again) and 3-5 are live
     assert fs.store[FORK]["replayed_calls"] == 3 and sum(isinstance(e, ModelEvent) for e in fs.events) == 3
