@@ -138,7 +138,6 @@ class Replay:
             return None
         return [ChatMessageTool.model_validate(m) for m in self.prefix.calls[index].tools or []]
 
-
     def prefix_tokens(self) -> int:
         """Tokens of the replayed calls as inspect's token limit counts them (``usage.total_tokens``
         of each reply the trunk received), which this fork's own usage never includes."""

@@ -87,7 +87,7 @@ def forked_tasks(matrix: Any, sandbox_kind: str, root: Path) -> tuple[list[Any],
     arms = [[v, d] for v, d, a in matrix.agent_arms() if a == LOOP]
     labels = [f"{spec_name(v)} × {spec_name(d)}" for v, d in arms]
     trunks = []
-    for group in schema_groups(arms) if arms else []:
+    for group in schema_groups(arms):
         variant, dcp = arms[group[0]]
         trunks.append(read_strategies(
             variant=variant, dcp=dcp, cache_models=matrix.cache_models, sandbox_kind=sandbox_kind,

@@ -117,7 +117,7 @@ def _sessions_estimate(replay_dir: Path, matrix_path: Path) -> None:
         specs = [[v, d] for v, d, a in matrix.agent_arms() if a == LOOP]
         independent = [f"{spec_name(v)} × {spec_name(d)} × {a}" for v, d, a in matrix.agent_arms() if a != LOOP]
         arms = [(str(spec_name(v)), str(spec_name(d))) for v, d in specs]
-        groups = schema_groups(specs) if specs else []
+        groups = schema_groups(specs)
         points, calls = load_fork_points(replay_dir)
         calls = calls[calls["cache_model"].isin(matrix.cache_models)]  # the matrix's cache models only
         if calls.empty:
