@@ -137,7 +137,8 @@ def setup_workspace(
 
     On the local sandbox the sample first claims its fixed directory
     (readbench.sandbox.local.claim_workspace: ``<tmp>/readbench-ws/<sample id>-e<epoch>``), so the
-    cwd in the system prompt and in tool output is the same in every run and every arm.
+    cwd in the system prompt and in tool output is the same in every run and every arm, and its
+    commands get that directory's private ``TMPDIR`` (readbench.sandbox.local.sample_tmpdir).
 
     Raises:
         RuntimeError: a real (non-simulated) model would run in the unisolated local sandbox
@@ -161,10 +162,12 @@ def setup_workspace(
             )
         record = get_task(str(state.sample_id))
         sb = sandbox()
+        tmpdir = None
         if sandbox_kind == "local":
-            from readbench.sandbox.local import claim_workspace
+            from readbench.sandbox.local import claim_workspace, sample_tmpdir
 
-            await claim_workspace(sb, state.sample_id, state.epoch)  # the same path in every run (issue 29)
+            # the same path in every run, and a private TMPDIR beside it (issue 29)
+            tmpdir = str(sample_tmpdir(await claim_workspace(sb, state.sample_id, state.epoch)))
             res = await sb.exec(["cp", "-a", f"{source_tree(record.source)}/.", "."])
             if not res.success:
                 raise RuntimeError(f"copying {record.source} into the sandbox failed: {res.stderr}")
@@ -175,7 +178,7 @@ def setup_workspace(
         probe = await sb.exec(PROBE)
         if not probe.success:
             raise RuntimeError(f"probing the sandbox's PATH and HOME failed: {probe.stderr}")
-        env = workspace_env(probe.stdout, {k: v.replace("{deps}", deps) for k, v in record.check.env.items()})
+        env = workspace_env(probe.stdout, {k: v.replace("{deps}", deps) for k, v in record.check.env.items()}, tmpdir)
         store().set(rbstore.WORKSPACE, {
             "cwd": cwd, "env": env, "sandbox": sandbox_kind,
             "rg": LOCAL_RG if sandbox_kind == "local" else "rg",

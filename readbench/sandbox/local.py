@@ -21,10 +21,24 @@ exclusive ``flock`` on ``<root>/<name>.lock`` until the sample's sandbox is clea
 releases it if the process dies), so such samples take turns instead of sharing a tree; the wait
 is logged. A claimed directory is emptied first (a killed run's leftovers) and removed at cleanup.
 
-Test commands run in a claimed directory are memoised by the tree's content
-(readbench.sandbox.runmemo, GitHub issue 26 item 2): the arms of a sample share the directory, so
-an arm running the same test command on a byte-identical tree gets the first run's result and its
-effect on the tree instead of running it again.
+A claim also gives the sample a private temporary directory, `sample_tmpdir` (``<path>.tmp``
+beside the workspace, so the workspace's tree, content digest and ``git status`` do not change;
+emptied on claim, removed at cleanup, guarded by the same lock). readbench.run.task passes it to
+every tool and checker command as ``TMPDIR``/``TMP``/``TEMP``. Before, every sample's commands used
+the host's ``/tmp`` (GitHub issue 29): pytest numbers its ``tmp_path`` base directories
+``/tmp/pytest-of-<user>/pytest-N`` there and each session removes all but the newest 3 at its end
+(rename to ``garbage-<uuid>``, then delete), so concurrent pytest processes (other samples, other
+arms, an outer test suite) race; when the race hits, pytest adds a warnings summary
+``PytestWarning: (rm_rf) error removing /tmp/pytest-of-<user>/garbage-<uuid> ... Directory not
+empty`` (~180-200 tokens) to the agent's tool result (/work/coord/notes/det3.md: reproduced with
+concurrent sessions sharing one temp root). In a private directory the sample's pytest runs follow
+one another, their numbering starts at ``pytest-0`` and any path printed is the same in every run.
+Docker and Kubernetes samples each have their own container, hence their own ``/tmp``.
+
+Test commands run in a claimed directory are memoised by the content of the tree and of the
+sample's temporary directory (readbench.sandbox.runmemo, GitHub issue 26 item 2): the arms of a
+sample share the directory, so an arm running the same test command on byte-identical trees gets
+the first run's result and its effect on both instead of running it again.
 """
 
 from __future__ import annotations
@@ -46,7 +60,8 @@ from inspect_ai.util._sandbox.local import LocalSandboxEnvironment
 
 from readbench.sandbox import runmemo
 
-__all__ = ["SANDBOX_NAME", "ReadbenchLocalSandbox", "claim_workspace", "workspace_name", "workspace_root"]
+__all__ = ["SANDBOX_NAME", "ReadbenchLocalSandbox", "claim_workspace", "sample_tmpdir", "workspace_name",
+           "workspace_root"]
 
 logger = logging.getLogger(__name__)
 
@@ -79,15 +94,26 @@ def workspace_name(sample_id: str | int, epoch: int) -> str:
     return f"{slug}-e{epoch}"
 
 
+def sample_tmpdir(workspace: str | Path) -> Path:
+    """The private temporary directory of the sample working in `workspace`: ``<workspace>.tmp``
+    beside it (``/tmp/readbench-ws/tomlkit-midsize-0-e1.tmp``). No workspace name ends in ``.tmp``
+    (`workspace_name` ends in ``-e<epoch>``), so it is never another sample's workspace."""
+    path = Path(workspace)
+    return path.with_name(f"{path.name}.tmp")
+
+
 class _Claimed:
-    """The claimed directory in the place of inspect's TemporaryDirectory (``name``, ``cleanup()``)."""
+    """The claimed directory in the place of inspect's TemporaryDirectory (``name``, ``cleanup()``),
+    with the sample's private temporary directory ``tmp``."""
 
     def __init__(self, path: Path, lock_fd: int) -> None:
         self.name = str(path)
+        self.tmp = sample_tmpdir(path)
         self._lock_fd: int | None = lock_fd
 
     def cleanup(self) -> None:
         shutil.rmtree(self.name, ignore_errors=True)
+        shutil.rmtree(self.tmp, ignore_errors=True)
         if self._lock_fd is not None:
             os.close(self._lock_fd)  # releases the flock
             self._lock_fd = None
@@ -103,7 +129,8 @@ class ReadbenchLocalSandbox(LocalSandboxEnvironment):
         return {"default": cls()}
 
     async def claim(self, path: Path) -> None:
-        """Move this sandbox to ``path`` (empty, created), waiting for any other holder of it.
+        """Move this sandbox to ``path`` (empty, created), waiting for any other holder of it; its
+        `sample_tmpdir` is created empty too.
 
         Raises:
             RuntimeError: this sandbox already claimed a directory.
@@ -130,7 +157,9 @@ class ReadbenchLocalSandbox(LocalSandboxEnvironment):
         if waited_since is not None:
             logger.info("workspace %s free after %.1f s", path, time.monotonic() - waited_since)
         shutil.rmtree(path, ignore_errors=True)
+        shutil.rmtree(sample_tmpdir(path), ignore_errors=True)
         path.mkdir()
+        sample_tmpdir(path).mkdir()
         previous = self.directory
         self.directory = _Claimed(path, fd)  # type: ignore[assignment]
         self._sandbox_tools_dir = path / "sandbox-tools"
@@ -140,24 +169,28 @@ class ReadbenchLocalSandbox(LocalSandboxEnvironment):
                    env: dict[str, str] | None = None, user: str | None = None, timeout: int | None = None,
                    timeout_retry: bool = True, concurrency: bool = True) -> ExecResult[str]:
         """inspect's exec; a test command in a claimed directory (no input, env or user given) is
-        looked up in `RUN_MEMO` by the tree's content first, and its result and tree effect stored
-        after it ran (readbench.sandbox.runmemo says which results are kept)."""
+        looked up in `RUN_MEMO` by the content of the workspace tree and of the sample's temporary
+        directory first, and its result and effect on both stored after it ran
+        (readbench.sandbox.runmemo says which results are kept)."""
         if not (isinstance(self.directory, _Claimed) and input is None and not env and user is None
                 and runmemo.enabled() and runmemo.is_test_command(cmd)):
             return await super().exec(cmd, input, cwd, env, user, timeout, timeout_retry, concurrency)
-        root = Path(self.directory.name)
-        before = await anyio.to_thread.run_sync(runmemo.snapshot, root)
-        key = (tuple(cmd), cwd, timeout, str(root), runmemo.tree_digest(before))
+        roots = (Path(self.directory.name), self.directory.tmp)
+        before = [await anyio.to_thread.run_sync(runmemo.snapshot, root) for root in roots]
+        key = (tuple(cmd), cwd, timeout, *map(str, roots), *map(runmemo.tree_digest, before))
         found = RUN_MEMO.get(key)
         if found is not None:
-            result, effect = found
-            await anyio.to_thread.run_sync(runmemo.apply_effect, root, effect)
+            result, effects = found
+            for root, effect in zip(roots, effects, strict=True):
+                await anyio.to_thread.run_sync(runmemo.apply_effect, root, effect)
             return ExecResult(result.success, result.returncode, result.stdout, result.stderr)
         result = await super().exec(cmd, input, cwd, env, user, timeout, timeout_retry, concurrency)
         if runmemo.storable(result.returncode):
-            after = await anyio.to_thread.run_sync(runmemo.snapshot, root)
-            effect = await anyio.to_thread.run_sync(runmemo.tree_effect, root, before, after)
-            RUN_MEMO.put(key, result, effect)
+            made = []
+            for root, snap in zip(roots, before, strict=True):
+                after = await anyio.to_thread.run_sync(runmemo.snapshot, root)
+                made.append(await anyio.to_thread.run_sync(runmemo.tree_effect, root, snap, after))
+            RUN_MEMO.put(key, result, tuple(made))
         return result
 
 

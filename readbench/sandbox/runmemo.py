@@ -9,13 +9,16 @@ in a 100-call sample. Every arm of a sample starts from the same tree in the sam
 test command runs on byte-identical trees up to once per arm.
 
 A test run's observable result is a function of its inputs: the command line (with its ``env -i``
-environment, readbench.tools._env), the working directory, the bytes of the workspace tree and
-what lies outside it and does not change during a run (the interpreter, the task's deps
-directory). `RunMemo` therefore keys a run by (command, cwd, timeout, workspace path, the tree's
-content digest before the run) and stores the `ExecResult` together with the run's net effect on
-the tree (files and directories created, changed or removed, e.g. ``__pycache__``). A later run
-with the same key gets the stored result and the same effect applied to its tree, which leaves the
-tree byte-identical to what running the command would have left (file modification times aside).
+environment, readbench.tools._env), the working directory, the bytes of the workspace tree and of
+the sample's private temporary directory (``TMPDIR``, readbench.sandbox.local.sample_tmpdir:
+pytest numbers its ``tmp_path`` directories there from what earlier runs left), and what lies
+outside them and does not change during a run (the interpreter, the task's deps directory).
+`RunMemo` therefore keys a run by (command, cwd, timeout, both paths, both trees' content digests
+before the run) and stores the `ExecResult` together with the run's net effect on each tree (files
+and directories created, changed or removed, e.g. ``__pycache__``, ``pytest-of-<user>/pytest-N``).
+A later run with the same key gets the stored result and the same effects applied, which leaves
+both trees byte-identical to what running the command would have left (file modification times
+aside).
 
 What is memoised, and what not:
 - only commands whose shell script runs a test runner (`is_test_command`: ``pytest``/``py.test``,
@@ -208,18 +211,19 @@ def storable(returncode: int) -> bool:
 
 
 class RunMemo:
-    """Results and tree effects of test runs, by (command, cwd, timeout, root, tree digest),
-    least recently used first out beyond `max_bytes`."""
+    """Results and tree effects of test runs, by a key naming the command and the trees it ran on
+    (readbench.sandbox.local: command, cwd, timeout, the workspace and temporary directories and
+    their digests), least recently used first out beyond `max_bytes`."""
 
     def __init__(self, max_bytes: int = MAX_BYTES) -> None:
         self.max_bytes = max_bytes
-        self._entries: OrderedDict[tuple[Any, ...], tuple[Any, TreeEffect, int]] = OrderedDict()
+        self._entries: OrderedDict[tuple[Any, ...], tuple[Any, tuple[TreeEffect, ...], int]] = OrderedDict()
         self._bytes = 0
         self.hits = 0
         self.misses = 0
 
-    def get(self, key: tuple[Any, ...]) -> tuple[Any, TreeEffect] | None:
-        """The stored (result, effect) of `key`, or None (counted as a hit or a miss)."""
+    def get(self, key: tuple[Any, ...]) -> tuple[Any, tuple[TreeEffect, ...]] | None:
+        """The stored (result, effects) of `key`, or None (counted as a hit or a miss)."""
         found = self._entries.get(key)
         if found is None:
             self.misses += 1
@@ -228,16 +232,17 @@ class RunMemo:
         self.hits += 1
         return found[0], found[1]
 
-    def put(self, key: tuple[Any, ...], result: Any, effect: TreeEffect) -> None:
-        """Store `result` (an ExecResult: stdout and stderr str) and `effect` under `key`; an
-        entry larger than the whole bound is not stored."""
-        size = effect.nbytes + len(result.stdout or "") + len(result.stderr or "")
-        if size > self.max_bytes or any(entry[0] == "o" for _, entry, _ in effect.made):
+    def put(self, key: tuple[Any, ...], result: Any, effects: tuple[TreeEffect, ...]) -> None:
+        """Store `result` (an ExecResult: stdout and stderr str) and `effects` (one per tree the
+        key names, in its order) under `key`; an entry larger than the whole bound, or whose
+        effects made a socket or fifo, is not stored."""
+        size = sum(e.nbytes for e in effects) + len(result.stdout or "") + len(result.stderr or "")
+        if size > self.max_bytes or any(entry[0] == "o" for e in effects for _, entry, _ in e.made):
             return
         old = self._entries.pop(key, None)
         if old is not None:
             self._bytes -= old[2]
-        self._entries[key] = (result, effect, size)
+        self._entries[key] = (result, effects, size)
         self._bytes += size
         while self._bytes > self.max_bytes:
             _, (_, _, dropped) = self._entries.popitem(last=False)

@@ -1,6 +1,7 @@
 """Tools run with an allow-listed environment (issue 13, defect 4): the bash tool printing
-`env`, grep and the checker see PATH, HOME, LANG and the task's own variables, never the
-host's (a fake API key printed by `env` used to land in the .eval log)."""
+`env`, grep and the checker see PATH, HOME, LANG, PYTHONHASHSEED, on the local sandbox the
+sample's own TMPDIR/TMP/TEMP (issue 29), and the task's own variables, never the host's (a fake
+API key printed by `env` used to land in the .eval log)."""
 
 from __future__ import annotations
 
@@ -41,7 +42,8 @@ def _run(tmp_path, sandbox_kind):
     [sample] = log.samples
     tool_texts = [m.text for m in sample.messages if m.role == "tool"]
     names = {line.split("=", 1)[0] for line in tool_texts[0].splitlines() if "=" in line}
-    assert names - BASH_OWN - {"KEY"} == {"PATH", "HOME", "LANG", "PYTHONHASHSEED"}, names
+    own_tmp = {"TMPDIR", "TMP", "TEMP"} if sandbox_kind == "local" else set()
+    assert names - BASH_OWN - {"KEY"} == {"PATH", "HOME", "LANG", "PYTHONHASHSEED"} | own_tmp, names
     assert "KEY=\n" in tool_texts[0] + "\n"
     assert "PATH=" in tool_texts[2] and SECRET not in tool_texts[2]
     with zipfile.ZipFile(log.location) as z:  # nothing anywhere in the log file

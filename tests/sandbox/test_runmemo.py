@@ -74,12 +74,12 @@ def test_the_memo_drops_the_least_recently_used_beyond_its_bound():
 
     memo = runmemo.RunMemo(max_bytes=10)
     empty = runmemo.TreeEffect((), ())
-    memo.put(("a",), ExecResult(True, 0, "1234", ""), empty)
-    memo.put(("b",), ExecResult(True, 0, "1234", ""), empty)
+    memo.put(("a",), ExecResult(True, 0, "1234", ""), (empty,))
+    memo.put(("b",), ExecResult(True, 0, "1234", ""), (empty,))
     assert memo.get(("a",)) is not None  # a is now the most recent
-    memo.put(("c",), ExecResult(True, 0, "1234", ""), empty)
+    memo.put(("c",), ExecResult(True, 0, "1234", ""), (empty,))
     assert memo.get(("b",)) is None and len(memo) == 2
-    memo.put(("big",), ExecResult(True, 0, "x" * 11, ""), empty)
+    memo.put(("big",), ExecResult(True, 0, "x" * 11, ""), (empty,))
     assert memo.get(("big",)) is None and (memo.hits, memo.misses) == (1, 2)
 
 
@@ -151,12 +151,12 @@ def test_a_run_starts_with_an_empty_memo(tmp_path, memo, monkeypatch):
     from readbench.run.matrix import load_matrix
     from readbench.run.runner import RunPlan, run_plan
 
-    memo.put(("earlier run",), ExecResult(True, 0, "out", ""), runmemo.TreeEffect((), ()))
+    memo.put(("earlier run",), ExecResult(True, 0, "out", ""), (runmemo.TreeEffect((), ()),))
     seen = []
 
     def eval_set(tasks, **kwargs):
         seen.append(len(memo))
-        memo.put(("this run",), ExecResult(True, 0, "out", ""), runmemo.TreeEffect((), ()))
+        memo.put(("this run",), ExecResult(True, 0, "out", ""), (runmemo.TreeEffect((), ()),))
         return True, []
 
     monkeypatch.setattr(inspect_ai, "eval_set", eval_set)
@@ -165,3 +165,41 @@ def test_a_run_starts_with_an_empty_memo(tmp_path, memo, monkeypatch):
     assert seen == [0] and memo.get(("earlier run",)) is None and memo.get(("this run",)) is not None
     memo.clear()
     assert len(memo) == 0 and (memo.hits, memo.misses) == (0, 0)
+
+
+#: a "test run" numbering its temporary directories like pytest's tmp_path (pytest-0, pytest-1, ...)
+TMP_SCRIPT = ('pytest() { echo ran >> ../runs; n=$(ls "$TMPDIR" | grep -c "^pytest-"); mkdir "$TMPDIR/pytest-$n"; '
+              'echo "passed in pytest-$n"; }; pytest -q')
+
+
+def _tmp_arm(path, before=None):
+    """One arm: claim `path`, optionally run a non-test command `before`, run TMP_SCRIPT twice with
+    the sample's temporary directory as TMPDIR. Returns the outputs and the directory's listing."""
+
+    async def main():
+        sb = ReadbenchLocalSandbox()
+        await sb.claim(path)
+        tmp = sb.directory.tmp
+        argv = ["env", "-i", f"TMPDIR={tmp}", "PATH=/usr/bin:/bin", "bash", "-c"]
+        if before:
+            await sb.exec([*argv, before])
+        outs = [(await sb.exec([*argv, TMP_SCRIPT])).stdout for _ in range(2)]
+        listing = sorted(os.listdir(tmp))
+        sb.directory.cleanup()
+        assert not tmp.exists()
+        return outs, listing
+
+    return anyio.run(main)
+
+
+def test_the_samples_temporary_directory_is_an_input_and_an_effect_of_a_test_run(tmp_path, memo):
+    """A test run's output can depend on what earlier commands left in TMPDIR (pytest numbers its
+    tmp_path directories from it): the directory's content is part of the key and the run's effect
+    on it is replayed on a hit."""
+    path = tmp_path / "ws" / "s-e1"
+    first = _tmp_arm(path)
+    assert first == (["passed in pytest-0\n", "passed in pytest-1\n"], ["pytest-0", "pytest-1"]) and _runs(tmp_path) == 2
+    assert _tmp_arm(path) == first and _runs(tmp_path) == 2 and memo.hits == 2  # replayed, TMPDIR included
+    other = _tmp_arm(path, before='touch "$TMPDIR/pytest-x"')  # another TMPDIR: runs, its own numbering
+    assert other == (["passed in pytest-1\n", "passed in pytest-2\n"], ["pytest-1", "pytest-2", "pytest-x"])
+    assert _runs(tmp_path) == 4
