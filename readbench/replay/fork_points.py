@@ -14,7 +14,8 @@ shared with the trunk are the calls before the first request that differs:
 
 ``first_call`` is that call's 0-based index in the session's call order, null when no request
 differs (the arm would take the trunk's whole trajectory); ``calls`` is the session's number of
-calls. Rows go to ``fork_points.parquet`` (`readbench replay --audit --dcp ... --fork-points`).
+calls. Rows go to ``fork_points.parquet`` (`readbench replay --audit --dcp ... --fork-points`);
+`fork_points_section` names the file in the replay's report.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from inspect_ai.model import ChatMessage, ChatMessageTool
 
 from readbench.sessions import Session
 
-__all__ = ["FORK_POINT_COLUMNS", "first_changed_call", "first_requests", "fork_point_rows"]
+__all__ = ["FORK_POINT_COLUMNS", "first_changed_call", "first_requests", "fork_point_rows", "fork_points_section"]
 
 #: Columns of fork_points.parquet: one row per session x (trunk, arm) pair of read presets, and per
 #: session x DCP configuration (trunk ``off``).
@@ -111,3 +112,31 @@ def fork_point_rows(session: Session, replaced: dict[str, dict[str, ChatMessageT
             for p, q, first in _read_pairs(session, replaced or {})]
     rows += [{**base, "kind": "dcp", "trunk": "off", "arm": c, "first_call": first} for c, first in (dcp_first or {}).items()]
     return rows
+
+
+def fork_points_section(w: Any) -> list[Any]:
+    """The replay report's paragraph on ``fork_points.parquet``: what it holds, how many of its
+    pairs diverge, and that `readbench plan --design forked --sessions` reads it. None when the
+    replay wrote no fork points (no ``--fork-points``, or no row).
+
+    Args:
+        w: the `readbench.replay.report.ReplayWriter` (its ``fork_points`` table).
+    """
+    from readbench.analysis._document import Heading, Paragraph
+
+    df = w.table("fork_points")
+    if df.empty:
+        return []
+    diverged = df["first_call"].notna()
+    reads, dcp = df["kind"] == "read", (df["kind"] == "dcp") & (df["arm"] != "off")
+    return [
+        Heading(2, "Fork points"),
+        Paragraph(f"`fork_points.parquet` ({len(df):,} rows, {df['file'].nunique():,} session file(s)): per "
+                  "recorded session, each ordered pair of replayed read presets (`kind` read: `trunk`, `arm`) and "
+                  "each DCP configuration against off (`kind` dcp), the 0-based index of the first model call whose "
+                  "request the arm would change (`first_call`; empty when no request changes) and the session's "
+                  f"number of calls (`calls`). Read-preset pairs that diverge: {int((diverged & reads).sum()):,} of "
+                  f"{int(reads.sum()):,}; DCP configurations that change a request: {int((diverged & dcp).sum()):,} "
+                  f"of {int(dcp.sum()):,}. `readbench plan --design forked --sessions <this directory> --matrix FILE` "
+                  "reads it to estimate what a forked run of that matrix saves."),
+    ]

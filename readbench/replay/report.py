@@ -306,10 +306,12 @@ def _sections() -> list[Any]:
     from readbench.replay.audit_report import audit_section, read_arms_section
     from readbench.replay.bill_report import bill_section
     from readbench.replay.dcp_report import dcp_section
+    from readbench.replay.fork_points import fork_points_section
     from readbench.replay.gate_report import gate_section
     from readbench.replay.pooled import pooled_section
 
-    return [bill_section, pooled_section, audit_section, read_arms_section, dcp_section, gate_section]
+    return [bill_section, pooled_section, audit_section, read_arms_section, dcp_section, gate_section,
+            fork_points_section]
 
 
 #: The report's sections, in order: each takes the writer (its tables, sessions, failures) and

@@ -66,6 +66,15 @@ def test_fork_points_and_the_forked_plan_from_a_recorded_session(tmp_path, pi_se
         ("read", "B+dedup", "stock"): 1, ("read", "B", "B+dedup"): 3, ("read", "B+dedup", "B"): 3,
         ("dcp", "off", "off"): None, ("dcp", "off", "pi-dcp"): None, ("dcp", "off", "obs-mask-5"): 6}
     assert set(fp["calls"]) == {8}
+    report = (tmp_path / "rep/report.md").read_text()
+    # 6 read pairs, all diverging; pi-dcp and obs-mask-5 against off: only obs-mask-5 changes a request
+    assert ("## Fork points\n\n`fork_points.parquet` (9 rows, 1 session file(s)): per recorded session, each ordered "
+            "pair of replayed read presets (`kind` read: `trunk`, `arm`) and each DCP configuration against off "
+            "(`kind` dcp), the 0-based index of the first model call whose request the arm would change "
+            "(`first_call`; empty when no request changes) and the session's number of calls (`calls`). Read-preset "
+            "pairs that diverge: 6 of 6; DCP configurations that change a request: 1 of 2. `readbench plan --design "
+            "forked --sessions <this directory> --matrix FILE` reads it to estimate what a forked run of that matrix "
+            "saves.\n") in report, report[report.find("Fork points") - 200:]
 
     (tmp_path / "m.yaml").write_text(MATRIX)
     r = CliRunner().invoke(main, ["plan", "--design", "forked", "--sessions", "rep", "--matrix", "m.yaml"])
@@ -127,5 +136,7 @@ def test_plan_from_sessions_names_what_is_missing(tmp_path, pi_session, monkeypa
     assert r.exit_code == 2 and "--matrix FILE missing" in " ".join(r.output.split()), r.output
     r = CliRunner().invoke(main, ["plan", "--design", "forked", "--from", "rep", "--matrix", "m.yaml"])
     assert r.exit_code == 2 and "--matrix is read only with --sessions REPLAY_DIR" in " ".join(r.output.split())
+    r = CliRunner().invoke(main, ["replay", str(f), "--audit", "--presets", "stock,B", "--out", "rep3"])
+    assert r.exit_code == 0 and "Fork points" not in (tmp_path / "rep3/report.md").read_text()  # no --fork-points
     r = CliRunner().invoke(main, ["replay", str(f), "--fork-points", "--out", "rep2"])
     assert r.exit_code == 2 and "--fork-points needs --audit" in r.output
