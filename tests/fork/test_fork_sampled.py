@@ -8,8 +8,14 @@ The check (`marginal_pvalues`): per metric, per task a two-sample test of the fo
 samples against the independent design's (Fisher's exact test for success, two-sided
 Mann-Whitney U for turns and total tokens = input + output tokens), the two tasks' p-values
 combined with Fisher's method (the designs hold the same number of samples per task, so tasks are
-strata, not pooled). An arm is rejected when any metric's p-value is below ``ALPHA / 6``:
-Bonferroni over the 3 metrics of the 2 arms the equivalence part compares (family-wise 0.05).
+strata, not pooled). An arm is rejected when any metric's p-value is below ``ALPHA / 9``:
+Bonferroni over the 3 metrics of the 3 arms the equivalence part compares (family-wise 0.05).
+
+The arms share B's trunk: B itself (its forks replay the trunk whole, so its forked table is the
+trunk samples' metrics: tests/fork/test_fork_equivalence.py shows a never-diverging fork equal to
+the trunk; its fork eval is not run here, to keep the test short), B-nn (result forks at a read's
+differing notice, early) and B x obs-mask-5 (request forks once a sixth tool result is masked,
+late: a long shared prefix, then live calls).
 """
 
 from __future__ import annotations
@@ -36,11 +42,12 @@ MAX_TURNS = 10  # some samples stop at the turn limit: success varies
 B_NN = {"base": "B", "name": "B-nn", "limit_notice": False}
 #: the same preset under another name, whose forks the negative control breaks
 B_NN_BROKEN = {"base": "B", "name": "B-nn-broken", "limit_notice": False}
-ARMS = [["B", "off"], [B_NN, "off"], [B_NN_BROKEN, "off"]]
-LABELS = ["B x off", "B-nn x off", "B-nn-broken x off"]
+ARMS = [["B", "off"], [B_NN, "off"], ["B", "obs-mask-5"], [B_NN_BROKEN, "off"]]
+LABELS = ["B x off", "B-nn x off", "B x obs-mask-5", "B-nn-broken x off"]
+COMPARED = LABELS[:3]
 METRICS = ("success", "turns", "total_tokens")
 ALPHA = 0.05
-THRESHOLD = ALPHA / (len(METRICS) * 2)  # 0.00833
+THRESHOLD = ALPHA / (len(METRICS) * len(COMPARED))  # 0.00556
 
 
 def marginal_pvalues(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> dict[str, float]:
@@ -125,28 +132,30 @@ def test_sampled_forked_marginals_match_independent_and_a_broken_fork_is_flagged
         trunk = eval_log(read_strategies_task(variant="B", dcp="off", **run, fork={
             "role": "trunk", "root": str(root), "arms": ARMS, "labels": LABELS}), tiny_corpus / "trunk",
             epochs=EPOCHS, **SAMPLED)
-    forked = {label: _rows(eval_log(read_strategies_task(variant=v, dcp=d, **run, fork={
+    trunk_rows = _rows(trunk)
+    forked = {"B x off": trunk_rows}
+    forked |= {label: _rows(eval_log(read_strategies_task(variant=v, dcp=d, **run, fork={
         "role": "fork", "root": str(root), "arm_key": arm_key(v, d)}), tiny_corpus / "forks", epochs=EPOCHS, **SAMPLED))
-        for (v, d), label in zip(ARMS, LABELS)}
+        for (v, d), label in zip(ARMS[1:], LABELS[1:])}
     independent = {label: _rows(eval_log(read_strategies_task(variant=v, dcp=d, **run), tiny_corpus / "independent",
                                          epochs=EPOCHS, **SAMPLED))
-                   for (v, d), label in zip(ARMS[:2], LABELS[:2])}
-    trunk_rows = _rows(trunk)
-    assert len(trunk_rows) == 2 * EPOCHS and all(len(r) == 2 * EPOCHS for r in [*forked.values(), *independent.values()])
+                   for (v, d), label in zip(ARMS[:3], COMPARED)}
+    assert all(len(r) == 2 * EPOCHS for r in [*forked.values(), *independent.values()])
 
     # sampled, not coupled: the independent run of B is not the trunk again
     key = {(r["task"], r["epoch"]): (r["turns"], r["total_tokens"]) for r in trunk_rows}
     same = sum(key[(r["task"], r["epoch"])] == (r["turns"], r["total_tokens"]) for r in independent["B x off"])
     assert same < EPOCHS // 2, same
-    # B's forks replay the trunk; B-nn's leave it at a differing read result and run on live
-    assert {r["fork"]["kind"] for r in forked["B x off"]} <= {"never", "cut"}
-    assert sorted((r["task"], r["epoch"], r["turns"]) for r in forked["B x off"]) == \
-        sorted((r["task"], r["epoch"], r["turns"]) for r in trunk_rows)
+    # B never leaves its own trunk; B-nn leaves it at a differing read result, obs-mask-5 once it masks
+    assert {s.store[FORK]["arms"]["B x off"]["kind"] for s in trunk.samples} <= {"never", "cut"}
     live = [r for r in forked["B-nn x off"] if r["fork"]["kind"] == "result"]
     assert len(live) >= 10, [r["fork"] for r in forked["B-nn x off"]]
+    masked = [r["fork"]["call"] for r in forked["B x obs-mask-5"] if r["fork"]["kind"] == "request"]
+    assert len(masked) >= 10 and min(masked) >= 6, [r["fork"] for r in forked["B x obs-mask-5"]]
 
-    pvalues = {label: marginal_pvalues(forked[label], independent[label]) for label in LABELS[:2]}
-    print(f"\n{same} of {2 * EPOCHS} independent B samples equal the trunk's; {len(live)} B-nn forks ran live")
+    pvalues = {label: marginal_pvalues(forked[label], independent[label]) for label in COMPARED}
+    print(f"\n{same} of {2 * EPOCHS} independent B samples equal the trunk's; {len(live)} B-nn forks ran live; "
+          f"{len(masked)} obs-mask-5 forks ran live from calls {sorted(masked)}")
     print("forked vs independent p-values:", pvalues)
     for label, p in pvalues.items():
         assert not rejects(p), (label, p)
