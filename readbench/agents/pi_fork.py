@@ -39,7 +39,11 @@ from typing import Any
 
 from readbench.sessions.pi import FORK_MARKER
 
-__all__ = ["CONTINUE_EXTENSION", "MARKER", "ArmResult", "fork_session_text"]
+__all__ = ["CONTINUE_EXTENSION", "MARKER", "READ_ONLY_TOOLS", "ArmResult", "fork_session_text", "may_change_files",
+           "snapshot_for"]
+
+READ_ONLY_TOOLS = ("read", "grep")
+"""pi's tools that never change the workspace (pi-tools.md §1-3); bash, edit and write may."""
 
 MARKER = FORK_MARKER
 """`customType` of the message `CONTINUE_EXTENSION` appends to start pi's loop (never sent to the model)."""
@@ -143,3 +147,32 @@ def fork_session_text(trunk: str, call: int, results: dict[str, ArmResult], cwd:
             out.append(_dumps({**entry, "message": {**message, "content": [{"type": "text", "text": arm.text}],
                                                     "details": arm.details, "isError": arm.is_error}}))
     return "\n".join(out) + "\n"
+
+
+def may_change_files(messages: list[Any]) -> bool:
+    """True when a request (inspect messages, as the bridge relays them) ends with the result of a
+    tool that may have changed the workspace: one not in `READ_ONLY_TOOLS` among the tool messages
+    after its last assistant message (a tool message's function, else the name of the assistant's
+    call it answers; an unknown name counts as changing). A fork at that call needs a snapshot
+    taken there."""
+    tail, names = [], {}
+    for m in reversed(messages):
+        if getattr(m, "role", None) == "tool":
+            tail.append(m)
+            continue
+        if getattr(m, "role", None) == "assistant":  # a relayed tool message may lack its function's name
+            names = {c.id: c.function for c in getattr(m, "tool_calls", None) or []}
+        break
+    return any((getattr(m, "function", None) or names.get(getattr(m, "tool_call_id", ""))) not in READ_ONLY_TOOLS
+               for m in tail)
+
+
+def snapshot_for(snapshots: dict[str, Any], call: int) -> Any:
+    """The trunk's snapshot a fork at `call` restores: the one taken at the latest call <= `call`
+    (each holds every change since setup), None when the workspace had not changed by then.
+
+    Args:
+        snapshots: the trunk's {str(call): Snapshot.to_dict()} (readbench.agents.run.SNAPSHOTS_KEY).
+    """
+    taken = [int(k) for k in snapshots if int(k) <= call]
+    return snapshots[str(max(taken))] if taken else None

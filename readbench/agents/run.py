@@ -47,7 +47,7 @@ from readbench.cache.adapter import CallRecord
 from readbench.dcp import DcpState, ProjectionCache, get_config, pi_context_usage, project, reported_tokens
 from readbench.harness.agents import get_agent
 
-__all__ = ["FIRST_REQUEST_KEY", "SESSION_TEXT_KEY", "SIM_BEFORE_CALL_KEY", "harness_agent", "read_details"]
+__all__ = ["FIRST_REQUEST_KEY", "SESSION_TEXT_KEY", "SNAPSHOTS_KEY", "SIM_BEFORE_CALL_KEY", "harness_agent", "read_details"]
 
 FIRST_REQUEST_KEY = "readbench:harness_first_request_seconds"
 """Sample store key: seconds from the harness's start (its first command, the bridge already up) to its
@@ -56,6 +56,12 @@ first relayed model request — the harness's own start-up inside the sandbox (`
 SIM_BEFORE_CALL_KEY = "readbench:harness_sim_before_call"
 """Sample store key: the simulated agent's memory (``readbench:sim``) before each relayed call, in call
 order (None for a real model): what a fork at call k restores (`harness_agent`'s `fork`)."""
+
+SNAPSHOTS_KEY = "readbench:harness_snapshots"
+"""Sample store key, with `snapshots`: {str(call): readbench.fork.snapshot.Snapshot.to_dict()} — the workspace's
+changes since setup as they were before that relayed call, taken before each call whose request ends with the
+results of a tool that may change files (`pi_fork.may_change_files`); a fork at call k restores the latest one
+at or before k (`pi_fork.snapshot_for`)."""
 
 SESSION_TEXT_KEY = "readbench:harness_session"
 """Sample store key: the harness's session file as it wrote it (text), kept with `keep_session`: what
@@ -124,6 +130,8 @@ class _Relay:
         self.first_request: float | None = None  # monotonic time of the first relayed request
         self.replayed = replayed  # calls of a fork's prefix (made by the trunk), counted by max_turns
         self.sim_before: list[Any] = []  # the sim's memory before each relayed call (SIM_BEFORE_CALL_KEY)
+        self.mark: str | None = None  # readbench.fork.snapshot.mark_workspace's mark, with `snapshots`
+        self.snapshots: dict[str, Any] = {}  # SNAPSHOTS_KEY
 
     def at_turn_limit(self) -> bool:
         """The next call would pass `max_turns` (the loop's rule: stop before it, no call made)."""
@@ -139,6 +147,13 @@ class _Relay:
         import copy
 
         self.sim_before.append(copy.deepcopy(store().get(rbstore.SIM)))
+        from readbench.agents.pi_fork import may_change_files
+
+        if self.mark is not None and self.cwd and may_change_files(list(messages)):
+            from readbench.fork.snapshot import take_snapshot
+
+            call = self.replayed + len(self.calls)
+            self.snapshots[str(call)] = (await take_snapshot(sandbox(), self.cwd, self.mark)).to_dict()
         from readbench.sim.dialect import dialect_for, pi_named
 
         usage = pi_context_usage(list(messages), self.window, self.reported)
@@ -185,6 +200,7 @@ def harness_agent(
     max_turns: int | None = None,
     fork: dict[str, Any] | None = None,
     keep_session: bool = False,
+    snapshots: bool = False,
 ) -> Agent:
     """Run real harness `agent` (readbench.harness.agents) in the sample's sandbox under one arm.
 
@@ -199,9 +215,10 @@ def harness_agent(
             (readbench.agents.pi_fork): ``{"trunk": the trunk's session JSONL text, "call": the fork
             point (0-based model call), "results": {tool_call_id: [text, is_error]} (the arm's own
             results in that call's request), "sim": the sim's memory before that call (the trunk's
-            SIM_BEFORE_CALL_KEY entry; None for a real model)}``. The session file is written with
-            the sample's cwd; the workspace must already be the trunk's at that point (a read-only
-            prefix needs nothing; else readbench.fork.snapshot). The prefix's calls count toward
+            SIM_BEFORE_CALL_KEY entry; None for a real model)}`` and optionally ``"snapshot"``: the
+            trunk's workspace changes at that point (`pi_fork.snapshot_for` of its SNAPSHOTS_KEY;
+            None or absent: the setup's workspace, e.g. a read-only prefix), restored before pi
+            starts. The session file is written with the sample's cwd. The prefix's calls count toward
             `max_turns`; the history imported at the end holds them.
 
     Raises:
@@ -258,6 +275,14 @@ def harness_agent(
         sb = sandbox()
         for path, text in {**run.files, **files}.items():
             await sb.write_file(path, text)
+        if fork is not None and fork.get("snapshot") is not None:
+            from readbench.fork.snapshot import Snapshot, restore_snapshot
+
+            await restore_snapshot(sb, str(ws.get("cwd")), Snapshot.from_dict(fork["snapshot"]))
+        if snapshots and ws.get("cwd"):
+            from readbench.fork.snapshot import mark_workspace
+
+            relay.mark = await mark_workspace(sb, str(ws.get("cwd")))
         t0 = time.monotonic()
         try:
             async with sandbox_agent_bridge(state, filter=relay.filter, response_filter=relay.response, port=port):
@@ -279,6 +304,11 @@ def harness_agent(
                 store().set(FIRST_REQUEST_KEY, relay.first_request - started)
             store().set(rbstore.CALLS, [asdict(c) for c in relay.calls])
             store().set(SIM_BEFORE_CALL_KEY, relay.sim_before)
+            if relay.mark is not None:
+                from readbench.fork.snapshot import drop_mark
+
+                store().set(SNAPSHOTS_KEY, relay.snapshots)
+                await drop_mark(sb, relay.mark)
             store().set(rbstore.WALL_SECONDS, time.monotonic() - t0)
             from readbench.metrics.native import native_metrics
 

@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from inspect_ai.model import ChatMessageAssistant, ChatMessageTool, ChatMessageUser
+from inspect_ai.tool import ToolCall
 
-from readbench.agents.pi_fork import CONTINUE_EXTENSION, ArmResult, fork_session_text
+from readbench.agents.pi_fork import CONTINUE_EXTENSION, ArmResult, fork_session_text, may_change_files, snapshot_for
 from readbench.agents.pi_run import pi_command, pi_files
 from readbench.sessions import pi as pi_sessions
 
@@ -78,3 +80,20 @@ def test_the_importer_leaves_the_fork_marker_out(tmp_path):
     assert [(m.role, m.text) for m in session.messages] == [
         ("user", "Find X. é"), ("assistant", ""), ("tool", "calc.py\n"), ("assistant", ""),
         ("tool", "line 1\n[Showing lines 1-2000]"), ("user", "a note")]
+
+
+def _request(*functions, named=True):
+    calls = [ToolCall(id=f"c{i}", function=f, arguments={}) for i, f in enumerate(functions)]
+    tools = [ChatMessageTool(content="r", tool_call_id=c.id, function=c.function if named else None) for c in calls]
+    return [ChatMessageUser(content="p"), ChatMessageAssistant(content="", tool_calls=calls), *tools]
+
+
+def test_a_snapshot_is_due_after_a_tool_that_may_change_files_and_a_fork_takes_the_latest():
+    assert may_change_files(_request("read", "grep")) is False
+    assert may_change_files(_request("read", "edit")) is True
+    assert may_change_files(_request("bash", named=False)) is True  # name from the assistant's call
+    assert may_change_files(_request("read", named=False)) is False
+    assert may_change_files([ChatMessageUser(content="p")]) is False
+    snaps = {"3": {"archive_b64": "a"}, "7": {"archive_b64": "b"}}
+    assert [snapshot_for(snaps, k) for k in (2, 3, 6, 7, 9)] == [
+        None, {"archive_b64": "a"}, {"archive_b64": "a"}, {"archive_b64": "b"}, {"archive_b64": "b"}]

@@ -21,7 +21,8 @@ from inspect_ai.event import ModelEvent
 from inspect_ai.log import read_eval_log
 
 from readbench.agents import harness_agent
-from readbench.agents.run import SESSION_TEXT_KEY, SIM_BEFORE_CALL_KEY
+from readbench.agents.pi_fork import snapshot_for
+from readbench.agents.run import SESSION_TEXT_KEY, SIM_BEFORE_CALL_KEY, SNAPSHOTS_KEY
 from readbench.corpus import task_index
 from readbench.read import get_variant
 from readbench.read._session import ReadSession
@@ -45,8 +46,8 @@ def tiny_corpus(tmp_path, monkeypatch):
     task_index.cache_clear()
 
 
-def _run(tmp_path, name, variant, **agent_args):
-    task = rb_task.read_strategies_task(sandbox_kind="local", families="locate", variant=variant, agent="pi")
+def _run(tmp_path, name, variant, families="locate", **agent_args):
+    task = rb_task.read_strategies_task(sandbox_kind="local", families=families, variant=variant, agent="pi")
     task.solver = as_solver(harness_agent(agent="pi", variant=variant, keep_session=True, **agent_args))
     log = inspect_eval(task, model="readbench/sim-pager", log_dir=str(tmp_path / name), display="none")[0]
     assert log.status == "success", (name, log.error)
@@ -116,3 +117,26 @@ def test_a_pi_fork_at_bs_first_blocked_read_continues_as_bs_independent_run(tiny
     assert not any(re.search(FORK_MARKER, m.text) for m in fork.messages)
     replies = [e for e in lines if e.get("type") == "message" and e["message"]["role"] == "assistant"]
     assert len(replies) == len(b_calls)  # the trunk's `call` replies, then the fork's own
+
+
+def test_a_pi_fork_after_an_edit_restores_the_trunks_workspace_and_continues_as_the_trunk(tiny_corpus):
+    # bugfix: the sim edits calc.py, then runs the tests; a fork at the call after the edit, with the
+    # trunk's own results (no arm change), must find the edit in its workspace to go on as the trunk did
+    trunk = _run(tiny_corpus, "trunk", "stock", families="bugfix", snapshots=True)
+    text = trunk.store[SESSION_TEXT_KEY]
+    replies = [json.loads(line)["message"] for line in text.splitlines()[1:]
+               if json.loads(line).get("type") == "message" and json.loads(line)["message"]["role"] == "assistant"]
+    call = 1 + next(k for k, r in enumerate(replies) if any(
+        b["type"] == "toolCall" and b["name"] == "edit" for b in r["content"]))
+    snaps = trunk.store[SNAPSHOTS_KEY]
+    assert str(call) in snaps and snapshot_for(snaps, call) == snaps[str(call)]
+    fork = {"trunk": text, "call": call, "results": {}, "sim": trunk.store[SIM_BEFORE_CALL_KEY][call]}
+    restored = _run(tiny_corpus, "restored", "stock", families="bugfix", fork={**fork, "snapshot": snaps[str(call)]})
+    trunk_calls = _calls(trunk)
+    assert len(trunk_calls) > call + 1  # the trunk went on after the edit (ran the tests)
+    assert _calls(restored) == trunk_calls[call:]
+    assert next(iter(restored.scores.values())).value == next(iter(trunk.scores.values())).value
+    # the same fork on the setup's workspace (no restore) does not: the edit is missing
+    bare = _run(tiny_corpus, "bare", "stock", families="bugfix", fork=fork)
+    assert _calls(bare)[0] == trunk_calls[call]  # same request at the fork point ...
+    assert _calls(bare) != trunk_calls[call:]  # ... then another trajectory
