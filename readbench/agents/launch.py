@@ -38,6 +38,8 @@ class LaunchInput:
         cwd: the workspace (the harness's working directory), or None.
         context_window: the model's context window the harness is told (tokens).
         env: the workspace's environment (readbench.base.store.workspace()["env"]).
+        resume: a session file in the sandbox the harness continues instead of starting on the
+            prompts (a forked arm, readbench.agents.pi_fork), or None. Only pi's launcher takes one.
     """
 
     work: str
@@ -49,6 +51,7 @@ class LaunchInput:
     cwd: str | None
     context_window: int
     env: dict[str, str] = field(default_factory=dict)
+    resume: str | None = None
 
 
 @dataclass(frozen=True)

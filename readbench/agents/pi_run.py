@@ -59,19 +59,27 @@ def pi_files(work: str, port: int, extension_source: str | None, context_window:
     return PiFiles(agent_dir, f"{work}/sessions", ext, files)
 
 
-def pi_command(node: str, pi: str, files: PiFiles, prompts: list[str]) -> list[str]:
-    """The argv that runs pi once over the sample's prompts (the first, then each follow-up).
+def pi_command(node: str, pi: str, files: PiFiles, prompts: list[str], resume: str | None = None,
+               continue_extension: str | None = None) -> list[str]:
+    """The argv that runs pi once over the sample's prompts (the first, then each follow-up), or,
+    with `resume`, once on that session file with no prompt and `continue_extension` loaded, which
+    runs pi's loop on from the file's last tool result (readbench.agents.pi_fork).
 
     Raises:
-        ValueError: no prompt.
+        ValueError: no prompt and no session to resume; a session to resume with prompts or
+            without the continue extension.
     """
-    if not prompts:
+    if resume is None and not prompts:
         raise ValueError("a pi run needs at least one prompt")
+    if resume is not None and (prompts or continue_extension is None):
+        raise ValueError("a resumed pi run takes no prompt and needs the continue extension")
     argv = [node, pi, "--print", "--mode", "json", "--provider", "readbench", "--model", "inspect",
             "--tools", TOOLS, "--no-extensions", "--no-skills", "--no-prompt-templates", "--no-themes",
             "--offline", "--session-dir", files.session_dir]
     if files.extension:
         argv += ["-e", files.extension]
+    if resume is not None and continue_extension is not None:
+        return argv + ["-e", continue_extension, "--session", resume]
     return argv + ["--", *prompts]
 
 
@@ -89,7 +97,8 @@ def newest_session(listing: str, session_dir: str) -> str:
 
 def launch(given: LaunchInput) -> Launch:
     """pi's `Launch` (readbench.agents.launch): the agent dir, the arm's extension and one
-    `pi --print` over every prompt; the session JSONL from `--session-dir`.
+    `pi --print` over every prompt (or, with `given.resume`, on that session with the continue
+    extension, no prompt: a forked arm); the session JSONL from `--session-dir`.
 
     Raises:
         ValueError: a read preset pi's extension cannot express (named).
@@ -97,7 +106,14 @@ def launch(given: LaunchInput) -> Launch:
     from readbench.agents.pi_extension import pi_extension
 
     files = pi_files(given.work, given.port, pi_extension(given.variant), given.context_window)
+    cont = None
+    if given.resume is not None:
+        from readbench.agents.pi_fork import CONTINUE_EXTENSION
+
+        cont = f"{given.work}/readbench-continue.ts"
+        files.files[cont] = CONTINUE_EXTENSION
     env = {**given.env, "PI_CODING_AGENT_DIR": files.agent_dir, "PI_OFFLINE": "1", "PI_SKIP_VERSION_CHECK": "1",
            "HOME": given.work}
-    return Launch(files.files, [pi_command(given.node, given.exe, files, given.prompts)], env, files.session_dir,
+    argv = pi_command(given.node, given.exe, files, [] if given.resume else given.prompts, given.resume, cont)
+    return Launch(files.files, [argv], env, files.session_dir,
                   "readbench.sessions.pi")

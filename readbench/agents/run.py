@@ -47,11 +47,25 @@ from readbench.cache.adapter import CallRecord
 from readbench.dcp import DcpState, ProjectionCache, get_config, pi_context_usage, project, reported_tokens
 from readbench.harness.agents import get_agent
 
-__all__ = ["FIRST_REQUEST_KEY", "harness_agent", "read_details"]
+__all__ = ["FIRST_REQUEST_KEY", "SESSION_TEXT_KEY", "SNAPSHOTS_KEY", "SIM_BEFORE_CALL_KEY", "harness_agent", "read_details"]
 
 FIRST_REQUEST_KEY = "readbench:harness_first_request_seconds"
 """Sample store key: seconds from the harness's start (its first command, the bridge already up) to its
 first relayed model request — the harness's own start-up inside the sandbox (`readbench bench --only agents`)."""
+
+SIM_BEFORE_CALL_KEY = "readbench:harness_sim_before_call"
+"""Sample store key: the simulated agent's memory (``readbench:sim``) before each relayed call, in call
+order (None for a real model): what a fork at call k restores (`harness_agent`'s `fork`)."""
+
+SNAPSHOTS_KEY = "readbench:harness_snapshots"
+"""Sample store key, with `snapshots`: {str(call): readbench.fork.snapshot.Snapshot.to_dict()} — the workspace's
+changes since setup as they were before that relayed call, taken before each call whose request ends with the
+results of a tool that may change files (`pi_fork.may_change_files`); a fork at call k restores the latest one
+at or before k (`pi_fork.snapshot_for`)."""
+
+SESSION_TEXT_KEY = "readbench:harness_session"
+"""Sample store key: the harness's session file as it wrote it (text), kept with `keep_session`: what
+a fork of this run resumes from (`harness_agent`'s `fork["trunk"]`)."""
 
 DOCKER_PREFIX = "/opt/readbench"
 """Where `readbench images --agents` puts Node.js (`node/`) and the harness (`agent/`) in an image."""
@@ -99,7 +113,7 @@ class _Relay:
     relayed call, a record of each call as relayed after it."""
 
     def __init__(self, dcp: str | dict[str, Any], cwd: str | None, context_window_tokens: int,
-                 max_turns: int | None = None) -> None:
+                 max_turns: int | None = None, replayed: int = 0) -> None:
         self.config = get_config(dcp)
         self.cwd = cwd
         self.window = context_window_tokens
@@ -114,10 +128,14 @@ class _Relay:
         self.max_turns = max_turns
         self.turn_limited = False
         self.first_request: float | None = None  # monotonic time of the first relayed request
+        self.replayed = replayed  # calls of a fork's prefix (made by the trunk), counted by max_turns
+        self.sim_before: list[Any] = []  # the sim's memory before each relayed call (SIM_BEFORE_CALL_KEY)
+        self.mark: str | None = None  # readbench.fork.snapshot.mark_workspace's mark, with `snapshots`
+        self.snapshots: dict[str, Any] = {}  # SNAPSHOTS_KEY
 
     def at_turn_limit(self) -> bool:
         """The next call would pass `max_turns` (the loop's rule: stop before it, no call made)."""
-        return self.max_turns is not None and len(self.calls) >= self.max_turns
+        return self.max_turns is not None and self.replayed + len(self.calls) >= self.max_turns
 
     async def filter(self, model: Model, messages: list[ChatMessage], tools: Any, tool_choice: Any,
                      config: Any) -> GenerateInput | ModelOutput | None:
@@ -126,6 +144,16 @@ class _Relay:
         if self.at_turn_limit():  # answer without the model: no tool call, so the harness stops
             self.turn_limited = True
             return ModelOutput.from_content(model.name, "", stop_reason="stop")
+        import copy
+
+        self.sim_before.append(copy.deepcopy(store().get(rbstore.SIM)))
+        from readbench.agents.pi_fork import may_change_files
+
+        if self.mark is not None and self.cwd and may_change_files(list(messages)):
+            from readbench.fork.snapshot import take_snapshot
+
+            call = self.replayed + len(self.calls)
+            self.snapshots[str(call)] = (await take_snapshot(sandbox(), self.cwd, self.mark)).to_dict()
         from readbench.sim.dialect import dialect_for, pi_named
 
         usage = pi_context_usage(list(messages), self.window, self.reported)
@@ -170,6 +198,9 @@ def harness_agent(
     cache_models: list[str] | None = None,
     context_window_tokens: int = 200_000,
     max_turns: int | None = None,
+    fork: dict[str, Any] | None = None,
+    keep_session: bool = False,
+    snapshots: bool = False,
 ) -> Agent:
     """Run real harness `agent` (readbench.harness.agents) in the sample's sandbox under one arm.
 
@@ -180,9 +211,19 @@ def harness_agent(
         max_turns: most relayed model calls per sample: the call past it is answered by the bridge's
             filter with an empty reply and no tool call (no model call, nothing billed), so the
             harness ends its run (`stop_reason = turn_limit`), as the loop stops before that call.
+        fork: pi only: continue a trunk pi run at a fork point instead of starting on the prompts
+            (readbench.agents.pi_fork): ``{"trunk": the trunk's session JSONL text, "call": the fork
+            point (0-based model call), "results": {tool_call_id: [text, is_error]} (the arm's own
+            results in that call's request), "sim": the sim's memory before that call (the trunk's
+            SIM_BEFORE_CALL_KEY entry; None for a real model)}`` and optionally ``"snapshot"``: the
+            trunk's workspace changes at that point (`pi_fork.snapshot_for` of its SNAPSHOTS_KEY;
+            None or absent: the setup's workspace, e.g. a read-only prefix), restored before pi
+            starts. The session file is written with the sample's cwd. The prefix's calls count toward
+            `max_turns`; the history imported at the end holds them.
 
     Raises:
-        ValueError: an unknown agent, one readbench cannot run yet, or a preset it cannot express.
+        ValueError: an unknown agent, one readbench cannot run yet, a preset it cannot express, or
+            a fork for a harness other than pi (missing keys named).
     """
     from readbench.agents.launch import LAUNCHERS, LaunchInput, launch
     from readbench.harness.agents import RUNNABLE
@@ -193,6 +234,11 @@ def harness_agent(
                          "so far (the others are installed and listed, not run)")
     harness = spec.harness.name
     launch(harness, LaunchInput("/w", 1, "node", "exe", variant, ["p"], None, context_window_tokens))  # refuse early
+    if fork is not None:
+        missing = sorted({"trunk", "call", "results", "sim"} - set(fork))
+        if harness != "pi" or missing:
+            raise ValueError(f"agent {agent!r}: a fork needs pi and the keys trunk, call, results, sim "
+                             f"(missing: {missing})")
     cache_models = list(cache_models or ["anthropic-5m", "openai", "deepseek"])
 
     async def execute(state: AgentState) -> AgentState:
@@ -200,7 +246,7 @@ def harness_agent(
         oracle: dict[str, Any] = store().get(rbstore.ORACLE, {})
         prompts = [str(p) for p in oracle.get("prompts", [])] or [state.messages[-1].text]
         local = ws.get("sandbox") == "local"
-        relay = _Relay(dcp, ws.get("cwd"), context_window_tokens, max_turns)
+        relay = _Relay(dcp, ws.get("cwd"), context_window_tokens, max_turns, int(fork["call"]) if fork else 0)
         port = _free_port() if local else 13131
         if local:
             from readbench.agents.install import ensure_node, ensure_pin
@@ -214,11 +260,29 @@ def harness_agent(
         rg = str(ws.get("rg") or "")
         if rg.startswith("/"):  # pi's grep runs `rg` from PATH: the local sandbox's is the venv's
             env["PATH"] = f"{Path(rg).parent}:{env.get('PATH', '')}"
+        resume = None
+        files: dict[str, str] = {}
+        if fork is not None:
+            from readbench.agents.pi_fork import ArmResult, fork_session_text
+
+            resume = f"{work}/sessions/fork.jsonl"
+            results = {k: ArmResult(str(v[0]), bool(v[1])) for k, v in dict(fork["results"]).items()}
+            files[resume] = fork_session_text(str(fork["trunk"]), int(fork["call"]), results, ws.get("cwd"))
+            if fork["sim"] is not None:
+                store().set(rbstore.SIM, fork["sim"])
         run = launch(harness, LaunchInput(work, port, node, str(prefix / "node_modules" / ".bin" / spec.pin.bin),
-                                          variant, prompts, ws.get("cwd"), context_window_tokens, env))
+                                          variant, prompts, ws.get("cwd"), context_window_tokens, env, resume))
         sb = sandbox()
-        for path, text in run.files.items():
+        for path, text in {**run.files, **files}.items():
             await sb.write_file(path, text)
+        if fork is not None and fork.get("snapshot") is not None:
+            from readbench.fork.snapshot import Snapshot, restore_snapshot
+
+            await restore_snapshot(sb, str(ws.get("cwd")), Snapshot.from_dict(fork["snapshot"]))
+        if snapshots and ws.get("cwd"):
+            from readbench.fork.snapshot import mark_workspace
+
+            relay.mark = await mark_workspace(sb, str(ws.get("cwd")))
         t0 = time.monotonic()
         try:
             async with sandbox_agent_bridge(state, filter=relay.filter, response_filter=relay.response, port=port):
@@ -233,11 +297,18 @@ def harness_agent(
                 store().set(rbstore.STOP_REASON, "error")
                 raise RuntimeError(f"{harness} exited with {result.returncode}: {result.stderr[-600:]}"
                                    f"{result.stdout[-600:]}")
-            state = await _import_session(state, run, ws.get("cwd"), drop_last_reply=relay.turn_limited)
+            state = await _import_session(state, run, ws.get("cwd"), drop_last_reply=relay.turn_limited,
+                                          keep=SESSION_TEXT_KEY if keep_session else None)
         finally:
             if relay.first_request is not None:  # the harness's start-up: its exec to its first model request
                 store().set(FIRST_REQUEST_KEY, relay.first_request - started)
             store().set(rbstore.CALLS, [asdict(c) for c in relay.calls])
+            store().set(SIM_BEFORE_CALL_KEY, relay.sim_before)
+            if relay.mark is not None:
+                from readbench.fork.snapshot import drop_mark
+
+                store().set(SNAPSHOTS_KEY, relay.snapshots)
+                await drop_mark(sb, relay.mark)
             store().set(rbstore.WALL_SECONDS, time.monotonic() - t0)
             from readbench.metrics.native import native_metrics
 
@@ -255,14 +326,14 @@ def harness_agent(
 
 
 async def _import_session(state: AgentState, run: Launch, cwd: str | None = None,
-                          drop_last_reply: bool = False) -> AgentState:
+                          drop_last_reply: bool = False, keep: str | None = None) -> AgentState:
     """The harness's session file (the newest `*.jsonl` under `run.session_dir`, a main session, not
     a sub-agent's) pulled out of the sandbox and imported with `run.importer` (a readbench.sessions
     module): its transcript becomes the sample's history, each read result carrying its read facts
     (`read_details`, paths relative to `cwd`; shell reads too when `run.shell_reads`), each user
     message the harness sent as context (`run.context_prefixes`) marked `harness_context` (no prompt
     to the scorer). With `drop_last_reply`, the filter's empty reply at the turn limit (no model
-    call) is left out.
+    call) is left out. With `keep`, the file's text is put in the store under that key.
 
     Raises:
         RuntimeError: the harness wrote no session file.
@@ -277,6 +348,8 @@ async def _import_session(state: AgentState, run: Launch, cwd: str | None = None
     if not found.success or not names:
         raise RuntimeError(f"the harness wrote no session file under {session_dir}: {found.stderr}")
     text = await sb.read_file(names[-1])
+    if keep is not None:
+        store().set(keep, text)
     with tempfile.TemporaryDirectory() as tmp:
         host = Path(tmp) / Path(names[-1]).name
         host.write_text(text)

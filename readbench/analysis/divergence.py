@@ -32,7 +32,14 @@ from . import _format as F
 from ._document import Block, Heading, Table
 from .arms import LOOP_AGENT, arm_label, spec_name
 
-__all__ = ["divergence_rows", "divergence_section", "divergence_summary"]
+__all__ = ["NOT_FORKED", "divergence_rows", "divergence_section", "divergence_summary"]
+
+NOT_FORKED = ("the forked design runs trunks of readbench's loop only: pi can resume a session cut at a fork "
+              "point (readbench.agents.pi_fork), but no pi trunk shadows pi's arms yet; Claude Code 2.1.332 "
+              "resumes a session only with a new prompt")
+"""Why a real harness's arms run independently in a forked run (/work/coord/notes/pifork.md: pi's CLI has
+no continue command, an extension restarts its loop; Claude Code's `-p --resume` without a prompt exits
+with "Provide a prompt to continue the conversation")."""
 
 
 def divergence_rows(log_dir: Path) -> pd.DataFrame:
@@ -160,7 +167,7 @@ def divergence_section(summary: pd.DataFrame) -> list[Block]:
                 "share where a turn, token or time limit stopped the trunk before the arm differed (the arm's fork "
                 "stops there too, with the trunk's stop reason; whether it would have diverged later is unknown); "
                 "run independently = share of samples of a real harness's arm (pi, Claude Code, Codex), which "
-                "cannot resume a forked prefix and ran its whole trajectory, paid in full; "
+                f"ran its whole trajectory, paid in full ({NOT_FORKED}); "
                 "median fork point over the diverged samples, counted from call 0 (0 = the first request already "
                 "differs, e.g. another tool schema; a fork at a differing tool result of call k replays calls 0..k, "
                 "the reply that asked for it included, at a differing request 0..k-1); calls and tokens "

@@ -16,10 +16,11 @@ makes no model call.
 
 Real harnesses (pi, Claude Code, Codex; the matrix's `agents`): their arms run independently,
 as ordinary evals in ``<run>/logs`` beside the forks, and the report's divergence table names them
-"run independently". A fork resumes readbench's loop from a prefix of messages; a real harness
-would have to be restarted from a session file it can resume (pi's session JSONL, Claude Code's
-``--resume``, Codex's ``resume``) with its sandbox restored, which is not built (issue 25 item 2
-allows this: "where one cannot, say so and run that arm independently").
+"run independently", with the reason (readbench.analysis.divergence.NOT_FORKED). A fork resumes
+readbench's loop from a prefix of messages. pi can be restarted from its session cut at a fork
+point (readbench.agents.pi_fork: tested against an independent pi run), but no pi trunk shadows
+pi's arms here yet; Claude Code 2.1.332 resumes only with a new prompt, which changes the request
+(issue 25 item 2: "where one cannot, say so and run that arm independently").
 
 Soundness (docs/specs/agents.md §6, coupling): below its fork point an arm's inputs are the
 trunk's, so each arm's marginal distribution is that of an independent run; with the seeded

@@ -106,7 +106,7 @@ def _sessions_estimate(replay_dir: Path, matrix_path: Path) -> None:
     """The matrix's cost per recorded session, and each arm's fork points, from a replay's fork points."""
     from readbench.analysis import _format as F
     from readbench.analysis.arms import spec_name
-    from readbench.analysis.divergence import divergence_summary
+    from readbench.analysis.divergence import NOT_FORKED, divergence_summary
     from readbench.analysis.fork_plan import design_estimate, format_estimate, load_fork_points, session_fork_rows
     from readbench.harness.agents import LOOP
     from readbench.run.forked import schema_groups
@@ -136,7 +136,7 @@ def _sessions_estimate(replay_dir: Path, matrix_path: Path) -> None:
         if r["trunk"]:
             click.echo(f"  {name}: a trunk (paid in full in both designs)")
         elif r["run_independently"]:
-            click.echo(f"  {name}: run independently (a real harness cannot resume a forked prefix; paid in full)")
+            click.echo(f"  {name}: run independently (paid in full: {NOT_FORKED})")
         else:
             click.echo(f"  {name}: diverged in {F.pct(r['share_diverged'])} of {int(r['samples'])} sessions, median "
                        f"fork point {F.pct(r['median_fork_fraction'])} of the calls; calls not spent "

@@ -18,7 +18,9 @@ parent (to find the active branch: from the last entry back to the root, as pi's
   (`transformMessages`): the bill of a real 0.2x session grows by the aborted reply's size, those
   of older sessions do not;
 - `bashExecution` becomes user text; `compaction` rebuilds the prompt from the summary and the
-  kept entries (`buildContextEntries`); `branch_summary` and `custom_message` are user text;
+  kept entries (`buildContextEntries`); `branch_summary` and `custom_message` are user text,
+  except readbench's own `FORK_MARKER` (readbench.agents.pi_fork: a forked pi run's start, which
+  its extension removes from every request);
 - pi >= 1.0 (`[103]`) records the system prompt as `role: system` messages carrying `sections`
   and tool definitions (`toolsAdded`/`toolsRemoved`): they become the request's system message
   and tools; `context_edit` replaces (or, with `replacement: null`, drops) an earlier message;
@@ -40,7 +42,11 @@ from readbench.sessions._build import SessionBuilder, iso_seconds, iter_jsonl
 from readbench.sessions._types import BilledUsage, ImportIssues, Session, SessionFormat
 from readbench.sessions.pi_messages import PiMessageError, from_pi_message, summary_message
 
-__all__ = ["load", "sniff"]
+__all__ = ["FORK_MARKER", "load", "sniff"]
+
+FORK_MARKER = "readbench-continue"
+"""`customType` of the message readbench's fork extension appends to restart pi's loop from a session
+ending in tool results (readbench.agents.pi_fork); the model never receives it, so it is not imported."""
 
 _CONTEXT_FREE = ("custom", "label", "session_info")  # entries that never reach the model
 _DROPPED_STOPS = ("aborted", "error")
@@ -164,6 +170,8 @@ class _Walk:
             if e.get("summary"):
                 self._append(eid, summary_message(str(e["summary"]), branch=True))
         elif kind == "custom_message":
+            if e.get("customType") == FORK_MARKER:
+                return
             try:
                 msg = from_pi_message({"role": "custom", "content": e.get("content") or []}, e, where)
             except PiMessageError as exc:

@@ -12,7 +12,8 @@ so ``--model readbench/sim-mixed`` works wherever ``anthropic/...`` would. Per c
    and simulated timestamps in ``metadata``
    (``sim_ts_start_seconds``, ``sim_ts_first_token_seconds``, ``sim_ts_end_seconds``).
 Determinism: the seed is (task_id, epoch, profile), never the arm; tool-call ids derive from
-the seed and the call count. Inspect never reaches tiktoken: ``count_text_tokens`` is local
+the seed and the call count. With ``temperature > 0`` in the call's GenerateConfig each call also
+draws from a fresh nonce (readbench.sim.sampling: a sampled model, not paired across arms). Inspect never reaches tiktoken: ``count_text_tokens`` is local
 (docs/specs/inspect-notes.md §9, item 1) and ``usage`` is always set.
 """
 
@@ -34,7 +35,7 @@ from inspect_ai.tool import ToolCall, ToolChoice, ToolInfo
 from inspect_ai.util import Store, store
 
 from readbench.sim.dialect import dialect_for
-from readbench.sim.draws import Draws, sample_seed
+from readbench.sim.draws import sample_seed
 from readbench.sim.latency import call_times, gap_seconds
 from readbench.sim.memory import SIM_KEY, SimMemory, call_id
 from readbench.sim.observe import default_read_limit, exchanges
@@ -42,14 +43,16 @@ from readbench.sim.oracle import ORACLE_KEY, TaskOracle, parse_oracle
 from readbench.sim.policy import decide
 from readbench.sim.profiles import get_mixture, get_profile, parse_overrides
 from readbench.sim.prose import compose
+from readbench.sim.sampling import call_draws, call_nonce
 from readbench.sim.tokens import count_tokens, output_tokens, request_tokens
 
 __all__ = ["SimAgentAPI", "choose_profile"]
 
 
-def choose_profile(model_name: str, task_id: str, epoch: int) -> str:
+def choose_profile(model_name: str, task_id: str, epoch: int, nonce: str | None = None) -> str:
     """The plain profile a sample runs: ``model_name`` itself, or for a mixture one member drawn
-    with the mixture's weights from the seed (task_id, epoch, mixture name).
+    with the mixture's weights from the seed (task_id, epoch, mixture name), and from ``nonce``
+    too in sampled mode (readbench.sim.sampling; None: deterministic).
 
     Raises:
         ValueError: ``model_name`` is neither a profile nor a mixture.
@@ -58,7 +61,7 @@ def choose_profile(model_name: str, task_id: str, epoch: int) -> str:
     if mixture is None:
         get_profile(model_name)  # raises for an unknown name
         return model_name
-    return Draws(sample_seed(task_id, epoch, model_name)).weighted(mixture.weights, "profile")
+    return call_draws(sample_seed(task_id, epoch, model_name), nonce).weighted(mixture.weights, "profile")
 
 
 class SimAgentAPI(ModelAPI):
@@ -89,22 +92,26 @@ class SimAgentAPI(ModelAPI):
                        config: GenerateConfig) -> ModelOutput:
         """Answer one call from the projected ``input`` (see the module docstring).
 
+        ``config`` is inspect's merged GenerateConfig of this call: ``temperature > 0`` samples
+        (readbench.sim.sampling).
+
         Raises:
             ValueError: the sample store has no readbench oracle.
         """
-        return generate_in_store(store(), self.model_name, self._overrides, input, tools, tool_choice)
+        return generate_in_store(store(), self.model_name, self._overrides, input, tools, tool_choice, config)
 
 
-def _load_memory(st: Store, model_name: str, oracle: TaskOracle) -> SimMemory:
+def _load_memory(st: Store, model_name: str, oracle: TaskOracle, nonce: str | None) -> SimMemory:
     raw = st.get(SIM_KEY)
     if raw is not None:
         return SimMemory.from_dict(raw)
-    profile = choose_profile(model_name, oracle.task_id, oracle.epoch)
+    profile = choose_profile(model_name, oracle.task_id, oracle.epoch, nonce)
     return SimMemory(profile=profile, seed=sample_seed(oracle.task_id, oracle.epoch, profile))
 
 
 def generate_in_store(st: Store, model_name: str, overrides: dict[str, Any], input: list[ChatMessage],  # noqa: A002
-                      tools: list[ToolInfo], tool_choice: ToolChoice = "auto") -> ModelOutput:
+                      tools: list[ToolInfo], tool_choice: ToolChoice = "auto",
+                      config: GenerateConfig | None = None) -> ModelOutput:
     """The provider's work on an explicit store (pure apart from ``st``; used by tests and tools).
 
     Args:
@@ -114,11 +121,14 @@ def generate_in_store(st: Store, model_name: str, overrides: dict[str, Any], inp
         input: the message list of this call (already projected by the loop).
         tools: the tools offered in this call.
         tool_choice: inspect's tool choice; ``"none"`` means no tool may be called.
+        config: the call's GenerateConfig; ``temperature > 0`` draws this call's decisions from a
+            fresh nonce (readbench.sim.sampling), None or temperature 0 keeps them seeded.
     """
     oracle = parse_oracle(st.get(ORACLE_KEY))
-    mem = _load_memory(st, model_name, oracle)
+    nonce = call_nonce(config)
+    mem = _load_memory(st, model_name, oracle, nonce)
     profile = get_profile(mem.profile, overrides)
-    draws = Draws(mem.seed)
+    draws = call_draws(mem.seed, nonce)
     dialect = dialect_for(tools)  # a real harness's tools (readbench.sim.dialect): perceive and act in pi's
     view = dialect.to_sim(input, tools) if dialect is not None else None
     seen, offered = (view.messages, view.tools) if view is not None else (input, tools)

@@ -19,6 +19,7 @@ from inspect_ai.model import (
     ChatMessageSystem,
     ChatMessageTool,
     ChatMessageUser,
+    GenerateConfig,
     ModelOutput,
 )
 from inspect_ai.tool import ToolCall, ToolCallError, ToolInfo, ToolParams
@@ -149,9 +150,10 @@ def oracle(**fields: Any) -> dict[str, Any]:
 
 def run_session(model: str, task_oracle: dict[str, Any], ws: Workspace, *, overrides: dict[str, Any] | None = None,
                 project: Callable[[list[ChatMessage]], list[ChatMessage]] = list,
-                tools: list[ToolInfo] | None = None, max_calls: int = 80) -> Trace:
+                tools: list[ToolInfo] | None = None, max_calls: int = 80, config: GenerateConfig | None = None) -> Trace:
     """Drive the provider like readbench's agent loop: project, generate, run the tool calls;
-    a reply without tool calls gets the next prompt or ends the session.
+    a reply without tool calls gets the next prompt or ends the session. ``config`` is each
+    call's GenerateConfig (``temperature > 0``: the sampled mode, readbench.sim.sampling).
 
     The traces state the sim's own navigation, so exploration calls (readbench.sim.explore) are
     off unless ``overrides`` sets ``calls_per_prompt``."""
@@ -167,7 +169,7 @@ def run_session(model: str, task_oracle: dict[str, Any], ws: Workspace, *, overr
     for _ in range(max_calls):
         view = project(messages)
         inputs.append(view)
-        output = generate_in_store(st, model, overrides or {}, view, infos)
+        output = generate_in_store(st, model, overrides or {}, view, infos, config=config)
         outputs.append(output)
         messages.append(output.message)
         if output.stop_reason == "model_length":

@@ -1,0 +1,142 @@
+"""A real pi run forked from a stock pi trunk at B's first blocked read continues exactly as B's
+independent pi run does (GitHub issue 25 item 2 for real harnesses; readbench.agents.pi_fork).
+
+Real pi 0.84.4 in the local sandbox, readbench's simulated agent (sim-pager), the tiny corpus's
+read-only locate task (so the workspace at the fork point is the setup's: no restore needed).
+The trunk runs stock; B's fork point is the first call whose request holds a read B refuses
+(readbench's own B on the file's bytes); the fork resumes pi on the trunk's session cut there,
+B's refusal in place, under B's extension. Every request and reply of the fork equals B's
+independent run's from that call on, the working directory's path aside (slow).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from inspect_ai import eval as inspect_eval
+from inspect_ai.agent import as_solver
+from inspect_ai.event import ModelEvent
+from inspect_ai.log import read_eval_log
+
+from readbench.agents import harness_agent
+from readbench.agents.pi_fork import snapshot_for
+from readbench.agents.run import SESSION_TEXT_KEY, SIM_BEFORE_CALL_KEY, SNAPSHOTS_KEY
+from readbench.corpus import task_index
+from readbench.read import get_variant
+from readbench.read._session import ReadSession
+from readbench.run import task as rb_task
+from readbench.sessions.pi import FORK_MARKER
+
+pytestmark = [pytest.mark.slow]
+
+
+@pytest.fixture()
+def tiny_corpus(tmp_path, monkeypatch):
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "e2e"))
+    from corpus_fixture import write_corpus
+
+    monkeypatch.setenv("READBENCH_TASKS", str(write_corpus(tmp_path)))
+    task_index.cache_clear()
+    yield tmp_path
+    task_index.cache_clear()
+
+
+def _run(tmp_path, name, variant, families="locate", **agent_args):
+    task = rb_task.read_strategies_task(sandbox_kind="local", families=families, variant=variant, agent="pi")
+    task.solver = as_solver(harness_agent(agent="pi", variant=variant, keep_session=True, **agent_args))
+    log = inspect_eval(task, model="readbench/sim-pager", log_dir=str(tmp_path / name), display="none")[0]
+    assert log.status == "success", (name, log.error)
+    return read_eval_log(log.location, resolve_attachments=True).samples[0]
+
+
+def _calls(sample):
+    """Each relayed call as plain data, the sample's working directory written `<cwd>`."""
+    cwd = json.loads(sample.store[SESSION_TEXT_KEY].splitlines()[0])["cwd"]
+    out = []
+    for e in sample.events:
+        if not isinstance(e, ModelEvent):
+            continue
+        msgs = [(m.role, m.text, getattr(m, "tool_call_id", None),
+                 [(c.id, c.function, c.arguments) for c in getattr(m, "tool_calls", None) or []]) for m in e.input]
+        reply = e.output.message
+        out.append(json.loads(json.dumps({"input": msgs, "tools": [t.model_dump() for t in e.tools],
+                                          "reply": [reply.text, [(c.id, c.function, c.arguments)
+                                                                 for c in reply.tool_calls or []]]})
+                              .replace(cwd, "<cwd>")))
+    return out
+
+
+def _b_fork_point(session_text, calc):
+    """(call, tool_call_id, B's text) of the first read B refuses, from the trunk's session file."""
+    entries = [json.loads(line) for line in session_text.splitlines()[1:]]
+    replies = [e["message"] for e in entries if e.get("type") == "message" and e["message"]["role"] == "assistant"]
+    for k, reply in enumerate(replies):
+        for block in reply["content"]:
+            if block["type"] == "toolCall" and block["name"] == "read" and block["arguments"]["path"] == "calc.py":
+                a = block["arguments"]
+                got = get_variant("B").read(calc, "calc.py", a.get("offset"), a.get("limit"), call_id=block["id"],
+                                            session=ReadSession(), visible_call_ids=None)
+                if got.details.blocked:
+                    return k + 1, block["id"], got.text
+    raise AssertionError("B blocks no read of the trunk")
+
+
+def test_a_pi_fork_at_bs_first_blocked_read_continues_as_bs_independent_run(tiny_corpus):
+    from corpus_fixture import records
+
+    calc = next(r for r in records() if r.id == "logs/locate/0").files["calc.py"].encode()
+    trunk = _run(tiny_corpus, "trunk", "stock")
+    b = _run(tiny_corpus, "b", "B")
+    text = trunk.store[SESSION_TEXT_KEY]
+    call, tool_call_id, refusal = _b_fork_point(text, calc)
+    assert call == 2 and refusal.startswith("File has 2603 lines")
+    fork = _run(tiny_corpus, "fork", "B", fork={"trunk": text, "call": call, "results": {tool_call_id: [refusal, True]},
+                                               "sim": trunk.store[SIM_BEFORE_CALL_KEY][call]})
+    trunk_calls, b_calls, fork_calls = _calls(trunk), _calls(b), _calls(fork)
+    assert trunk_calls[:call] == b_calls[:call]  # the shared prefix
+    assert trunk_calls[call] != b_calls[call]
+    # the fork's first request is the trunk's request at the fork point with B's result in place ...
+    expected = trunk_calls[call]["input"]
+    expected[-1][1] = refusal
+    assert fork_calls[0]["input"] == expected
+    # ... and the fork goes on exactly as B's independent run: every request, tool schema and reply
+    assert len(fork_calls) == len(b_calls) - call
+    assert fork_calls == b_calls[call:]
+    assert len(fork.scores) == 1 and fork.scores.keys() == b.scores.keys()
+    score = next(iter(fork.scores))
+    assert fork.scores[score].value == b.scores[score].value
+    # pi resumed the cut file in place: the prefix, the marker (never sent), then the fork's own entries
+    lines = [json.loads(line) for line in fork.store[SESSION_TEXT_KEY].splitlines()]
+    markers = [e for e in lines if e.get("type") == "custom_message"]
+    assert [m["customType"] for m in markers] == [FORK_MARKER]
+    assert not any(re.search(FORK_MARKER, m.text) for m in fork.messages)
+    replies = [e for e in lines if e.get("type") == "message" and e["message"]["role"] == "assistant"]
+    assert len(replies) == len(b_calls)  # the trunk's `call` replies, then the fork's own
+
+
+def test_a_pi_fork_after_an_edit_restores_the_trunks_workspace_and_continues_as_the_trunk(tiny_corpus):
+    # bugfix: the sim edits calc.py, then runs the tests; a fork at the call after the edit, with the
+    # trunk's own results (no arm change), must find the edit in its workspace to go on as the trunk did
+    trunk = _run(tiny_corpus, "trunk", "stock", families="bugfix", snapshots=True)
+    text = trunk.store[SESSION_TEXT_KEY]
+    replies = [json.loads(line)["message"] for line in text.splitlines()[1:]
+               if json.loads(line).get("type") == "message" and json.loads(line)["message"]["role"] == "assistant"]
+    call = 1 + next(k for k, r in enumerate(replies) if any(
+        b["type"] == "toolCall" and b["name"] == "edit" for b in r["content"]))
+    snaps = trunk.store[SNAPSHOTS_KEY]
+    assert str(call) in snaps and snapshot_for(snaps, call) == snaps[str(call)]
+    fork = {"trunk": text, "call": call, "results": {}, "sim": trunk.store[SIM_BEFORE_CALL_KEY][call]}
+    restored = _run(tiny_corpus, "restored", "stock", families="bugfix", fork={**fork, "snapshot": snaps[str(call)]})
+    trunk_calls = _calls(trunk)
+    assert len(trunk_calls) > call + 1  # the trunk went on after the edit (ran the tests)
+    assert _calls(restored) == trunk_calls[call:]
+    assert next(iter(restored.scores.values())).value == next(iter(trunk.scores.values())).value
+    # the same fork on the setup's workspace (no restore) does not: the edit is missing
+    bare = _run(tiny_corpus, "bare", "stock", families="bugfix", fork=fork)
+    assert _calls(bare)[0] == trunk_calls[call]  # same request at the fork point ...
+    assert _calls(bare) != trunk_calls[call:]  # ... then another trajectory
