@@ -20,6 +20,7 @@ late: a long shared prefix, then live calls).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -96,7 +97,7 @@ def _rows(log: Any) -> list[dict[str, Any]]:
 
 def test_the_check_keeps_equal_marginals_and_rejects_a_shift():
     """`marginal_pvalues` on synthetic samples (30 per side, 2 tasks): same distributions pass,
-    a 40 % token shift (about the broken fork's below) and a 0.9 vs 0.4 success rate are rejected."""
+    a 40 % token shift (about the broken fork's below) and a 0.95 vs 0.35 success rate are rejected."""
     rng = np.random.default_rng(3)
 
     def sample(scale: float, p: float) -> list[dict[str, Any]]:
@@ -105,12 +106,27 @@ def test_the_check_keeps_equal_marginals_and_rejects_a_shift():
                 for t, base in (("a", 40_000), ("b", 55_000)) for _ in range(15)]
 
     same = marginal_pvalues(sample(1.0, 0.8), sample(1.0, 0.8))
-    assert not rejects(same), same
+    assert same == pytest.approx({"success": 0.93059, "turns": 0.12709, "total_tokens": 0.26517}, abs=1e-5)
+    assert not rejects(same)
     shifted = marginal_pvalues(sample(1.0, 0.8), sample(0.6, 0.8))
-    assert shifted["total_tokens"] < THRESHOLD and rejects(shifted), shifted
-    assert marginal_pvalues(sample(1.0, 0.9), sample(1.0, 0.4))["success"] < THRESHOLD
+    assert shifted["total_tokens"] == pytest.approx(3.931e-6, rel=1e-3) and rejects(shifted), shifted
+    assert marginal_pvalues(sample(1.0, 0.95), sample(1.0, 0.35))["success"] == pytest.approx(1.4032e-6, rel=1e-3)
     with pytest.raises(ValueError, match="other tasks"):
         marginal_pvalues(sample(1.0, 0.8), [{"task": "a"}])
+
+
+def test_the_check_combines_per_task_exact_tests_by_fishers_method():
+    """Hand-computed: in each of two tasks 3 of 4 successes against 1 of 4 (Fisher's exact test: of
+    the 70 tables with these margins 1 + 16 + 16 + 1 are as unlikely, p = 34/70) and turns 1-4
+    against 5-8 (exact Mann-Whitney U: 2 of the 70 splits are as extreme, p = 2/70); Fisher's method
+    for two equal p-values gives p^2 (1 - 2 ln p); equal tokens everywhere give 1."""
+    a = [{"task": t, "success": i < 3, "turns": i + 1, "total_tokens": 100} for t in "xy" for i in range(4)]
+    b = [{"task": t, "success": i < 1, "turns": i + 5, "total_tokens": 100} for t in "xy" for i in range(4)]
+    p_success, p_turns = 34 / 70, 2 / 70
+    assert marginal_pvalues(a, b) == pytest.approx({"success": p_success**2 * (1 - 2 * math.log(p_success)),
+                                                   "turns": p_turns**2 * (1 - 2 * math.log(p_turns)),
+                                                   "total_tokens": 1.0}, rel=1e-9)
+    assert marginal_pvalues(a, b)["turns"] == pytest.approx(0.006621, abs=1e-6)
 
 
 @pytest.mark.slow
