@@ -35,6 +35,14 @@ concurrent sessions sharing one temp root). In a private directory the sample's 
 one another, their numbering starts at ``pytest-0`` and any path printed is the same in every run.
 Docker and Kubernetes samples each have their own container, hence their own ``/tmp``.
 
+Every command runs with the kernel's address-space randomisation off for it and its children
+(util-linux ``setarch <machine> -R``, `no_aslr_prefix`): Python prints objects with their address
+(``<click.testing.CliRunner object at 0x7f446599a590>`` in a failing test's report), which ASLR
+made different in every run of the same test (measured: click's bugfix/0 output, 13 addresses,
+41 of 639 lines differing between two runs; tomlkit's bugfix/0, 1 address; with ``-R`` both
+identical). This pins the values the way ``PYTHONHASHSEED`` pins set order: the text keeps its
+form. Where ``setarch -R`` is missing or not permitted, commands run as before (logged once).
+
 Test commands run in a claimed directory are memoised by the content of the tree and of the
 sample's temporary directory (readbench.sandbox.runmemo, GitHub issue 26 item 2): the arms of a
 sample share the directory, so an arm running the same test command on byte-identical trees gets
@@ -44,8 +52,10 @@ the first run's result and its effect on both instead of running it again.
 from __future__ import annotations
 
 import fcntl
+import functools
 import logging
 import os
+import platform
 import re
 import shutil
 import tempfile
@@ -56,12 +66,13 @@ from typing import Any
 import anyio
 import anyio.to_thread
 from inspect_ai.util import ExecResult, SandboxEnvironment, sandboxenv
+from inspect_ai.util._sandbox._cli import SANDBOX_CLI
 from inspect_ai.util._sandbox.local import LocalSandboxEnvironment
 
 from readbench.sandbox import runmemo
 
-__all__ = ["SANDBOX_NAME", "ReadbenchLocalSandbox", "claim_workspace", "sample_tmpdir", "workspace_name",
-           "workspace_root"]
+__all__ = ["SANDBOX_NAME", "ReadbenchLocalSandbox", "claim_workspace", "no_aslr_prefix", "sample_tmpdir",
+           "workspace_name", "workspace_root"]
 
 logger = logging.getLogger(__name__)
 
@@ -72,6 +83,25 @@ POLL_SECONDS = 0.5
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 #: this process's memo of test runs in claimed directories (readbench.sandbox.runmemo)
 RUN_MEMO = runmemo.RunMemo()
+
+
+@functools.lru_cache(maxsize=1)
+def no_aslr_prefix() -> tuple[str, ...]:
+    """``("setarch", <machine>, "-R")`` when that runs here (``setarch <machine> -R true`` exits 0),
+    else ``()`` (no util-linux setarch, or the personality call is refused, e.g. by a seccomp
+    profile), logged once. Checked once per process."""
+    import subprocess
+
+    prefix = ("setarch", platform.machine(), "-R")
+    try:
+        ok = subprocess.run([*prefix, "true"], capture_output=True, timeout=30).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        ok = False
+    if not ok:
+        logger.warning("`%s true` failed: local sandbox commands run with address-space randomisation "
+                       "(object addresses in their output differ from run to run)", " ".join(prefix))
+        return ()
+    return prefix
 
 
 def workspace_root() -> Path:
@@ -168,14 +198,19 @@ class ReadbenchLocalSandbox(LocalSandboxEnvironment):
     async def exec(self, cmd: list[str], input: str | bytes | None = None, cwd: str | None = None,  # noqa: A002
                    env: dict[str, str] | None = None, user: str | None = None, timeout: int | None = None,
                    timeout_retry: bool = True, concurrency: bool = True) -> ExecResult[str]:
-        """inspect's exec; a test command in a claimed directory (no input, env or user given) is
-        looked up in `RUN_MEMO` by the content of the workspace tree and of the sample's temporary
-        directory first, and its result and effect on both stored after it ran
-        (readbench.sandbox.runmemo says which results are kept)."""
-        if not (isinstance(self.directory, _Claimed) and input is None and not env and user is None
-                and runmemo.enabled() and runmemo.is_test_command(cmd)):
+        """inspect's exec of `cmd` prefixed with `no_aslr_prefix` (not inspect's own sandbox tools
+        CLI); a test command in a claimed
+        directory (no input, env or user given) is looked up in `RUN_MEMO` by the content of the
+        workspace tree and of the sample's temporary directory first, and its result and effect on
+        both stored after it ran (readbench.sandbox.runmemo says which results are kept)."""
+        claimed = self.directory if isinstance(self.directory, _Claimed) else None
+        memo = (claimed is not None and input is None and not env and user is None
+                and runmemo.enabled() and runmemo.is_test_command(cmd))
+        if cmd and cmd[0] != SANDBOX_CLI:  # inspect recognises its sandbox tools by argv[0]
+            cmd = [*no_aslr_prefix(), *cmd]
+        if claimed is None or not memo:
             return await super().exec(cmd, input, cwd, env, user, timeout, timeout_retry, concurrency)
-        roots = (Path(self.directory.name), self.directory.tmp)
+        roots = (Path(claimed.name), claimed.tmp)
         before = [await anyio.to_thread.run_sync(runmemo.snapshot, root) for root in roots]
         key = (tuple(cmd), cwd, timeout, *map(str, roots), *map(runmemo.tree_digest, before))
         found = RUN_MEMO.get(key)

@@ -2,7 +2,9 @@
 
 stdout and stderr are merged in arrival order (``exec 2>&1`` before the command), the output
 is tail-truncated to 2000 lines / 50 KB by readbench.tools.pi.bash, and a truncated run's
-full output is written to ``/tmp/pi-bash-<16 hex>.log`` inside the sandbox, as pi does. The
+full output is written to ``<tmp>/pi-bash-<16 hex>.log`` inside the sandbox, as pi does (pi:
+``os.tmpdir()``; here the command's ``TMPDIR``: the local sandbox's private directory of the
+sample, removed with it, readbench.sandbox.local.sample_tmpdir; ``/tmp`` in a container). The
 command sees only the allow-listed environment (readbench.tools._env), never the host's.
 
 One deliberate difference from pi: test runners' wall-clock durations (pytest's ``... passed in
@@ -52,7 +54,7 @@ def bash_tool() -> Tool:
         ws = rbstore.workspace()
         limit = HARNESS_TIMEOUT_SECONDS if timeout is None else min(timeout, HARNESS_TIMEOUT_SECONDS)
         tag = hashlib.sha256(f"{call_id}:{command}".encode()).hexdigest()[:16]
-        full_path = f"/tmp/pi-bash-{tag}.log"
+        full_path = f"{ws['env'].get('TMPDIR', '/tmp')}/pi-bash-{tag}.log"
         # `timeout` inside the sandbox keeps the partial output pi shows on a timeout; inspect's
         # own exec timeout is only a backstop (it would discard the output).
         res = await sandbox().exec(

@@ -203,3 +203,4 @@ def test_the_samples_temporary_directory_is_an_input_and_an_effect_of_a_test_run
     other = _tmp_arm(path, before='touch "$TMPDIR/pytest-x"')  # another TMPDIR: runs, its own numbering
     assert other == (["passed in pytest-1\n", "passed in pytest-2\n"], ["pytest-1", "pytest-2", "pytest-x"])
     assert _runs(tmp_path) == 4
+
