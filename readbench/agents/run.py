@@ -47,7 +47,7 @@ from readbench.cache.adapter import CallRecord
 from readbench.dcp import DcpState, ProjectionCache, get_config, pi_context_usage, project, reported_tokens
 from readbench.harness.agents import get_agent
 
-__all__ = ["FIRST_REQUEST_KEY", "SESSION_TEXT_KEY", "SNAPSHOTS_KEY", "SIM_BEFORE_CALL_KEY", "harness_agent", "read_details"]
+__all__ = ["FIRST_REQUEST_KEY", "REPORTED_KEY", "SESSION_TEXT_KEY", "SHADOW_KEY", "SNAPSHOTS_KEY", "SIM_BEFORE_CALL_KEY", "harness_agent", "read_details"]
 
 FIRST_REQUEST_KEY = "readbench:harness_first_request_seconds"
 """Sample store key: seconds from the harness's start (its first command, the bridge already up) to its
@@ -62,6 +62,15 @@ SNAPSHOTS_KEY = "readbench:harness_snapshots"
 changes since setup as they were before that relayed call, taken before each call whose request ends with the
 results of a tool that may change files (`pi_fork.may_change_files`); a fork at call k restores the latest one
 at or before k (`pi_fork.snapshot_for`)."""
+
+SHADOW_KEY = "readbench:harness_shadow"
+"""Sample store key, with `shadow`: {readbench.fork.shadow.arm_key: fork point dict} of every arm of the
+trunk's group (readbench.agents.pi_shadow.PiShadow.finish)."""
+
+REPORTED_KEY = "readbench:harness_reported"
+"""Sample store key: per relayed call, ``[messages in its history, tokens the provider reported]`` (None when it
+reported none): the context usage pi-dcp's projection reads (readbench.dcp.pi_context_usage); a fork at call k
+starts its relay with the first k (`harness_agent`'s ``fork["reported"]``)."""
 
 SESSION_TEXT_KEY = "readbench:harness_session"
 """Sample store key: the harness's session file as it wrote it (text), kept with `keep_session`: what
@@ -132,6 +141,8 @@ class _Relay:
         self.sim_before: list[Any] = []  # the sim's memory before each relayed call (SIM_BEFORE_CALL_KEY)
         self.mark: str | None = None  # readbench.fork.snapshot.mark_workspace's mark, with `snapshots`
         self.snapshots: dict[str, Any] = {}  # SNAPSHOTS_KEY
+        self.reported_calls: list[list[int] | None] = []  # REPORTED_KEY
+        self.shadow: Any = None  # readbench.agents.pi_shadow.PiShadow of a trunk (SHADOW_KEY)
 
     def at_turn_limit(self) -> bool:
         """The next call would pass `max_turns` (the loop's rule: stop before it, no call made)."""
@@ -162,6 +173,8 @@ class _Relay:
         named, restore = pi_named(list(messages), dialect_for(list(tools or [])))
         projection = project(named, self.config, state=self.state, cwd=self.cwd, cache=self.cache, usage=usage)
         self.state = projection.state
+        if self.shadow is not None:
+            await self.shadow.observe(self.replayed + len(self.calls), named, projection.messages, usage, sandbox())
         view = restore(projection.messages)
         self.pending[id(view)] = (list(messages), projection, time.monotonic())
         return GenerateInput(input=view, tools=tools, tool_choice=tool_choice, config=config)
@@ -180,6 +193,7 @@ class _Relay:
             band=str((stats.effective_band or stats.band) if stats else ""), stop_reason=str(output.stop_reason),
             priced=not rejected, **native))
         tokens = reported_tokens(native["prompt_tokens"], native["output_tokens"])
+        self.reported_calls.append(None if tokens is None else [len(history), tokens])
         if tokens is not None:
             self.reported[len(history)] = tokens
         if not rejected:
@@ -201,6 +215,7 @@ def harness_agent(
     fork: dict[str, Any] | None = None,
     keep_session: bool = False,
     snapshots: bool = False,
+    shadow: list[list[Any]] | None = None,
 ) -> Agent:
     """Run real harness `agent` (readbench.harness.agents) in the sample's sandbox under one arm.
 
@@ -212,14 +227,17 @@ def harness_agent(
             filter with an empty reply and no tool call (no model call, nothing billed), so the
             harness ends its run (`stop_reason = turn_limit`), as the loop stops before that call.
         fork: pi only: continue a trunk pi run at a fork point instead of starting on the prompts
-            (readbench.agents.pi_fork): ``{"trunk": the trunk's session JSONL text, "call": the fork
-            point (0-based model call), "results": {tool_call_id: [text, is_error]} (the arm's own
-            results in that call's request), "sim": the sim's memory before that call (the trunk's
-            SIM_BEFORE_CALL_KEY entry; None for a real model)}`` and optionally ``"snapshot"``: the
-            trunk's workspace changes at that point (`pi_fork.snapshot_for` of its SNAPSHOTS_KEY;
-            None or absent: the setup's workspace, e.g. a read-only prefix), restored before pi
-            starts. The session file is written with the sample's cwd. The prefix's calls count toward
-            `max_turns`; the history imported at the end holds them.
+            (readbench.agents.pi_fork): "trunk" (its session text, SESSION_TEXT_KEY), "call" (the fork
+            point, 0-based; 0: no fork), "results" ({tool_call_id: [text, is_error]}: the arm's own
+            results in that request), "sim" (SIM_BEFORE_CALL_KEY[call]; None for a real model), and
+            optionally "snapshot" (`pi_fork.snapshot_for` of SNAPSHOTS_KEY, restored before pi starts;
+            None: the setup's workspace), "reported" (REPORTED_KEY) and "dcp_state" (the arm's DcpState
+            dict at that call), which start the relay's projection where the trunk's stood. The
+            prefix's calls count toward `max_turns`; the imported history holds them.
+        keep_session, snapshots, shadow: for forks of this run: keep the session text
+            (SESSION_TEXT_KEY); archive the workspace's changes before each call that follows a tool
+            which may change files (SNAPSHOTS_KEY, readbench.fork.snapshot); find the fork point of
+            each arm ([variant, dcp]) of this trunk's group in shadow (SHADOW_KEY, pi_shadow).
 
     Raises:
         ValueError: an unknown agent, one readbench cannot run yet, a preset it cannot express, or
@@ -234,6 +252,8 @@ def harness_agent(
                          "so far (the others are installed and listed, not run)")
     harness = spec.harness.name
     launch(harness, LaunchInput("/w", 1, "node", "exe", variant, ["p"], None, context_window_tokens))  # refuse early
+    if fork is not None and fork.get("call") == 0:
+        fork = None  # forked at its first request: the arm's own run from the prompts
     if fork is not None:
         missing = sorted({"trunk", "call", "results", "sim"} - set(fork))
         if harness != "pi" or missing:
@@ -247,6 +267,9 @@ def harness_agent(
         prompts = [str(p) for p in oracle.get("prompts", [])] or [state.messages[-1].text]
         local = ws.get("sandbox") == "local"
         relay = _Relay(dcp, ws.get("cwd"), context_window_tokens, max_turns, int(fork["call"]) if fork else 0)
+        if fork is not None:
+            relay.reported = {int(p[0]): int(p[1]) for p in (fork.get("reported") or [])[:int(fork["call"])] if p}
+            relay.state = DcpState.from_dict(fork.get("dcp_state"))
         port = _free_port() if local else 13131
         if local:
             from readbench.agents.install import ensure_node, ensure_pin
@@ -260,14 +283,12 @@ def harness_agent(
         rg = str(ws.get("rg") or "")
         if rg.startswith("/"):  # pi's grep runs `rg` from PATH: the local sandbox's is the venv's
             env["PATH"] = f"{Path(rg).parent}:{env.get('PATH', '')}"
-        resume = None
+        resume: str | None = None
         files: dict[str, str] = {}
         if fork is not None:
-            from readbench.agents.pi_fork import ArmResult, fork_session_text
+            from readbench.agents.pi_fork import fork_files
 
-            resume = f"{work}/sessions/fork.jsonl"
-            results = {k: ArmResult(str(v[0]), bool(v[1])) for k, v in dict(fork["results"]).items()}
-            files[resume] = fork_session_text(str(fork["trunk"]), int(fork["call"]), results, ws.get("cwd"))
+            resume, files = fork_files(fork, work, str(ws.get("cwd")))
             if fork["sim"] is not None:
                 store().set(rbstore.SIM, fork["sim"])
         run = launch(harness, LaunchInput(work, port, node, str(prefix / "node_modules" / ".bin" / spec.pin.bin),
@@ -279,6 +300,10 @@ def harness_agent(
             from readbench.fork.snapshot import Snapshot, restore_snapshot
 
             await restore_snapshot(sb, str(ws.get("cwd")), Snapshot.from_dict(fork["snapshot"]))
+        if shadow is not None:
+            from readbench.agents.pi_shadow import PiShadow
+
+            relay.shadow = PiShadow((variant, dcp), [(v, d) for v, d in shadow], str(ws.get("cwd")))
         if snapshots and ws.get("cwd"):
             from readbench.fork.snapshot import mark_workspace
 
@@ -304,6 +329,9 @@ def harness_agent(
                 store().set(FIRST_REQUEST_KEY, relay.first_request - started)
             store().set(rbstore.CALLS, [asdict(c) for c in relay.calls])
             store().set(SIM_BEFORE_CALL_KEY, relay.sim_before)
+            store().set(REPORTED_KEY, relay.reported_calls)
+            if relay.shadow is not None:
+                store().set(SHADOW_KEY, relay.shadow.finish(len(relay.calls)))
             if relay.mark is not None:
                 from readbench.fork.snapshot import drop_mark
 
