@@ -53,28 +53,18 @@ FIRST_REQUEST_KEY = "readbench:harness_first_request_seconds"
 """Sample store key: seconds from the harness's start (its first command, the bridge already up) to its
 first relayed model request — the harness's own start-up inside the sandbox (`readbench bench --only agents`)."""
 
+# Sample store keys a trunk leaves for its forks (harness_agent's `fork`; readbench.agents.pi_fork):
 SIM_BEFORE_CALL_KEY = "readbench:harness_sim_before_call"
-"""Sample store key: the simulated agent's memory (``readbench:sim``) before each relayed call, in call
-order (None for a real model): what a fork at call k restores (`harness_agent`'s `fork`)."""
-
+"""The sim's memory (``readbench:sim``) before each relayed call (None for a real model)."""
 SNAPSHOTS_KEY = "readbench:harness_snapshots"
-"""Sample store key, with `snapshots`: {str(call): readbench.fork.snapshot.Snapshot.to_dict()} — the workspace's
-changes since setup as they were before that relayed call, taken before each call whose request ends with the
-results of a tool that may change files (`pi_fork.may_change_files`); a fork at call k restores the latest one
-at or before k (`pi_fork.snapshot_for`)."""
-
+"""{str(call): Snapshot.to_dict()}: the workspace's changes before each call following a tool that may change
+files (`pi_fork.may_change_files`); a fork at k restores the latest at or before k (`pi_fork.snapshot_for`)."""
 SHADOW_KEY = "readbench:harness_shadow"
-"""Sample store key, with `shadow`: {readbench.fork.shadow.arm_key: fork point dict} of every arm of the
-trunk's group (readbench.agents.pi_shadow.PiShadow.finish)."""
-
+"""{readbench.fork.shadow.arm_key: fork point dict} of every arm of the trunk's group (pi_shadow.PiShadow)."""
 REPORTED_KEY = "readbench:harness_reported"
-"""Sample store key: per relayed call, ``[messages in its history, tokens the provider reported]`` (None when it
-reported none): the context usage pi-dcp's projection reads (readbench.dcp.pi_context_usage); a fork at call k
-starts its relay with the first k (`harness_agent`'s ``fork["reported"]``)."""
-
+"""Per relayed call ``[messages in its history, tokens reported]`` (or None): pi-dcp's context usage."""
 SESSION_TEXT_KEY = "readbench:harness_session"
-"""Sample store key: the harness's session file as it wrote it (text), kept with `keep_session`: what
-a fork of this run resumes from (`harness_agent`'s `fork["trunk"]`)."""
+"""The harness's session file as it wrote it (text), kept with `keep_session`."""
 
 DOCKER_PREFIX = "/opt/readbench"
 """Where `readbench images --agents` puts Node.js (`node/`) and the harness (`agent/`) in an image."""

@@ -47,9 +47,9 @@ def tiny_corpus(tmp_path, monkeypatch):
     task_index.cache_clear()
 
 
-def _run(tmp_path, name, variant, families="locate", dcp="off", **agent_args):
-    task = rb_task.read_strategies_task(sandbox_kind="local", families=families, variant=variant, dcp=dcp, agent="pi")
-    task.solver = as_solver(harness_agent(agent="pi", variant=variant, dcp=dcp, keep_session=True, **agent_args))
+def _run(tmp_path, name, variant, families="locate", dcp="off", agent="pi", **agent_args):
+    task = rb_task.read_strategies_task(sandbox_kind="local", families=families, variant=variant, dcp=dcp, agent=agent)
+    task.solver = as_solver(harness_agent(agent=agent, variant=variant, dcp=dcp, keep_session=True, **agent_args))
     log = inspect_eval(task, model="readbench/sim-pager", log_dir=str(tmp_path / name), display="none")[0]
     assert log.status == "success", (name, log.error)
     return read_eval_log(log.location, resolve_attachments=True).samples[0]
@@ -97,12 +97,13 @@ def _b_fork_point(session_text, calc):
     raise AssertionError("B blocks no read of the trunk")
 
 
-def test_a_pi_fork_at_bs_first_blocked_read_continues_as_bs_independent_run(tiny_corpus):
+@pytest.mark.parametrize("agent", ["pi", "pi@1.6.0"])
+def test_a_pi_fork_at_bs_first_blocked_read_continues_as_bs_independent_run(tiny_corpus, agent):
     from corpus_fixture import records
 
     calc = next(r for r in records() if r.id == "logs/locate/0").files["calc.py"].encode()
-    trunk = _run(tiny_corpus, "trunk", "stock", shadow=[["stock", "off"], ["B", "off"]])
-    b = _run(tiny_corpus, "b", "B")
+    trunk = _run(tiny_corpus, "trunk", "stock", agent=agent, shadow=[["stock", "off"], ["B", "off"]])
+    b = _run(tiny_corpus, "b", "B", agent=agent)
     text = trunk.store[SESSION_TEXT_KEY]
     call, tool_call_id, refusal = _b_fork_point(text, calc)
     assert call == 2 and refusal.startswith("File has 2603 lines")
@@ -112,7 +113,7 @@ def test_a_pi_fork_at_bs_first_blocked_read_continues_as_bs_independent_run(tiny
                                            "results": {tool_call_id: [refusal, True]},
                                            "dcp_state": {"version": 1, "decisions": []}}
     assert shadow[arm_key("stock", "off")]["kind"] == "never"
-    fork = _run(tiny_corpus, "fork", "B", fork={"trunk": text, **shadow[arm_key("B", "off")],
+    fork = _run(tiny_corpus, "fork", "B", agent=agent, fork={"trunk": text, **shadow[arm_key("B", "off")],
                                                "sim": trunk.store[SIM_BEFORE_CALL_KEY][call]})
     trunk_calls, b_calls, fork_calls = _calls(trunk), _calls(b), _calls(fork)
     assert trunk_calls[:call] == b_calls[:call]  # the shared prefix
