@@ -1,12 +1,16 @@
 """A real pi run forked from another pi run's session (GitHub issue 25 item 2, real harnesses).
 
 A fork of a pi arm continues a trunk pi run at the arm's fork point: the first call whose request
-holds a tool result the arm returns differently. readbench writes a pi session file holding the
+holds a tool result the arm returns differently, or that the arm's DCP configuration projects
+differently (readbench.agents.pi_shadow). readbench writes a pi session file holding the
 trunk's entries up to that request, with the arm's own results in place (`fork_session_text`),
 and restarts pi on it (`pi --session FILE`, no prompt) with `CONTINUE_EXTENSION`, which makes pi
 run its agent loop on from the last tool result.
 
-Why an extension (facts read off pi 0.84.4's package, /work/coord/notes/pifork.md):
+Spec: docs/specs/agents.md §4 (pi's extension hooks, `--session-dir`, RPC commands) and §6 (pi's
+own `fork` copies the conversation only; readbench restores the workspace too,
+readbench.fork.snapshot). Why an extension (facts read off pi 0.84.4's package, 1.6.0 the same;
+/work/coord/notes/pifork.md):
 - pi's agent core can continue a transcript without a new message (`Agent.continue()`,
   pi-agent-core dist/agent.js:234; the last message must be a user or tool-result message), but
   neither pi's CLI nor its RPC mode calls it for a loaded session: print mode only runs
