@@ -55,7 +55,7 @@ first relayed model request — the harness's own start-up inside the sandbox (`
 
 # Sample store keys a trunk leaves for its forks (harness_agent's `fork`; readbench.agents.pi_fork):
 SIM_BEFORE_CALL_KEY = "readbench:harness_sim_before_call"
-"""The sim's memory (``readbench:sim``) before each relayed call (None for a real model)."""
+"""The sim's memory (``readbench:sim``) before each relayed call (None for a real model); with `keep_session`."""
 SNAPSHOTS_KEY = "readbench:harness_snapshots"
 """{str(call): Snapshot.to_dict()}: the workspace's changes before each call following a tool that may change
 files (`pi_fork.may_change_files`); a fork at k restores the latest at or before k (`pi_fork.snapshot_for`)."""
@@ -128,7 +128,7 @@ class _Relay:
         self.turn_limited = False
         self.first_request: float | None = None  # monotonic time of the first relayed request
         self.replayed = replayed  # calls of a fork's prefix (made by the trunk), counted by max_turns
-        self.sim_before: list[Any] = []  # the sim's memory before each relayed call (SIM_BEFORE_CALL_KEY)
+        self.sim_before: list[Any] | None = None  # with keep_session: the sim's memory before each call
         self.mark: str | None = None  # readbench.fork.snapshot.mark_workspace's mark, with `snapshots`
         self.snapshots: dict[str, Any] = {}  # SNAPSHOTS_KEY
         self.reported_calls: list[list[int] | None] = []  # REPORTED_KEY
@@ -147,7 +147,8 @@ class _Relay:
             return ModelOutput.from_content(model.name, "", stop_reason="stop")
         import copy
 
-        self.sim_before.append(copy.deepcopy(store().get(rbstore.SIM)))
+        if self.sim_before is not None:
+            self.sim_before.append(copy.deepcopy(store().get(rbstore.SIM)))
         from readbench.agents.pi_fork import may_change_files
 
         if self.mark is not None and self.cwd and may_change_files(list(messages)):
@@ -290,6 +291,7 @@ def harness_agent(
             from readbench.fork.snapshot import Snapshot, restore_snapshot
 
             await restore_snapshot(sb, str(ws.get("cwd")), Snapshot.from_dict(fork["snapshot"]))
+        relay.sim_before = [] if keep_session else None
         if shadow is not None:
             from readbench.agents.pi_shadow import PiShadow
 
@@ -318,7 +320,8 @@ def harness_agent(
             if relay.first_request is not None:  # the harness's start-up: its exec to its first model request
                 store().set(FIRST_REQUEST_KEY, relay.first_request - started)
             store().set(rbstore.CALLS, [asdict(c) for c in relay.calls])
-            store().set(SIM_BEFORE_CALL_KEY, relay.sim_before)
+            if relay.sim_before is not None:
+                store().set(SIM_BEFORE_CALL_KEY, relay.sim_before)
             store().set(REPORTED_KEY, relay.reported_calls)
             if relay.shadow is not None:
                 store().set(SHADOW_KEY, relay.shadow.finish(len(relay.calls)))
