@@ -47,8 +47,8 @@ def tiny_corpus(tmp_path, monkeypatch):
     task_index.cache_clear()
 
 
-def _run(tmp_path, name, variant, families="locate", dcp="off", agent="pi", **agent_args):
-    task = rb_task.read_strategies_task(sandbox_kind="local", families=families, variant=variant, dcp=dcp, agent=agent)
+def _run(tmp_path, name, variant, families="locate", dcp="off", agent="pi", sandbox="local", **agent_args):
+    task = rb_task.read_strategies_task(sandbox_kind=sandbox, families=families, variant=variant, dcp=dcp, agent=agent)
     task.solver = as_solver(harness_agent(agent=agent, variant=variant, dcp=dcp, keep_session=True, **agent_args))
     log = inspect_eval(task, model="readbench/sim-pager", log_dir=str(tmp_path / name), display="none")[0]
     assert log.status == "success", (name, log.error)
@@ -185,3 +185,23 @@ def test_a_pi_fork_of_a_dcp_arm_continues_under_the_arms_projection_as_its_indep
         "snapshot": snapshot_for(trunk.store[SNAPSHOTS_KEY], call), "reported": trunk.store[REPORTED_KEY]})
     assert _calls(fork) == arm_calls[call:], _first_difference(_calls(fork), arm_calls[call:])
     assert next(iter(fork.scores.values())).value == next(iter(arm.scores.values())).value
+
+
+@pytest.mark.docker
+def test_in_docker_a_pi_forks_requests_are_byte_identical_to_the_independent_runs(tiny_corpus):
+    # every container has the same workspace path, so the fork's session header, system prompt and
+    # every request equal B's independent run's without any path normalised
+    trunk = _run(tiny_corpus, "trunk", "stock", sandbox="docker", shadow=[["stock", "off"], ["B", "off"]])
+    b = _run(tiny_corpus, "b", "B", sandbox="docker")
+    point = trunk.store[SHADOW_KEY][arm_key("B", "off")]
+    assert (point["call"], point["kind"]) == (2, "result")
+    fork = _run(tiny_corpus, "fork", "B", sandbox="docker", fork={
+        "trunk": trunk.store[SESSION_TEXT_KEY], **point, "sim": trunk.store[SIM_BEFORE_CALL_KEY][2]})
+    cwds = {json.loads(x.store[SESSION_TEXT_KEY].splitlines()[0])["cwd"] for x in (trunk, b, fork)}
+    assert len(cwds) == 1
+    b_events = [e for e in b.events if isinstance(e, ModelEvent)]
+    fork_events = [e for e in fork.events if isinstance(e, ModelEvent)]
+    assert len(fork_events) == len(b_events) - 2
+    for mine, theirs in zip(fork_events, b_events[2:]):
+        assert [m.model_dump(exclude={"id"}) for m in mine.input] == [m.model_dump(exclude={"id"}) for m in theirs.input]
+        assert [t.model_dump() for t in mine.tools] == [t.model_dump() for t in theirs.tools]
