@@ -36,15 +36,13 @@ from pathlib import Path
 from typing import Any
 
 from inspect_ai.agent import Agent, AgentState, agent, sandbox_agent_bridge
-from inspect_ai.model import ChatMessage, ChatMessageTool, ChatMessageUser, GenerateInput, Model, ModelOutput, get_model
+from inspect_ai.model import ChatMessageTool, ChatMessageUser, ModelOutput, get_model
 from inspect_ai.util import sandbox, store
 
-from readbench.agent.loop import _times, native_fields, rejected_request
 from readbench.agents.launch import Launch
+from readbench.agents.relay import Relay as _Relay
 from readbench.base import store as rbstore
-from readbench.base.store import CallLog
-from readbench.cache.adapter import CallRecord
-from readbench.dcp import DcpState, ProjectionCache, get_config, pi_context_usage, project, reported_tokens
+from readbench.dcp import DcpState
 from readbench.harness.agents import get_agent
 
 __all__ = ["FIRST_REQUEST_KEY", "REPORTED_KEY", "SESSION_TEXT_KEY", "SHADOW_KEY", "SNAPSHOTS_KEY", "SIM_BEFORE_CALL_KEY", "harness_agent", "read_details"]
@@ -105,94 +103,6 @@ def read_details(session: Any, cwd: str | None = None, shell_reads: bool = False
         if r.seen:  # the harness cut the middle out: the lines the model saw (Codex)
             out[r.tool_call_id]["seen"] = [list(span) for span in r.seen]
     return out
-
-
-class _Relay:
-    """The bridge's request and response filters for one sample: DCP projection before each
-    relayed call, a record of each call as relayed after it."""
-
-    def __init__(self, dcp: str | dict[str, Any], cwd: str | None, context_window_tokens: int,
-                 max_turns: int | None = None, replayed: int = 0) -> None:
-        self.config = get_config(dcp)
-        self.cwd = cwd
-        self.window = context_window_tokens
-        self.state = DcpState()
-        self.cache = ProjectionCache(max_histories=1)
-        self.reported: dict[int, int] = {}
-        self.calls: list[CallLog] = []
-        self.records: list[CallRecord] = []
-        self.unpruned: list[CallRecord] = []
-        self.pending: dict[int, tuple[list[ChatMessage], Any, float]] = {}
-        self.t0 = time.monotonic()
-        self.max_turns = max_turns
-        self.turn_limited = False
-        self.first_request: float | None = None  # monotonic time of the first relayed request
-        self.replayed = replayed  # calls of a fork's prefix (made by the trunk), counted by max_turns
-        self.sim_before: list[Any] | None = None  # with keep_session: the sim's memory before each call
-        self.mark: str | None = None  # readbench.fork.snapshot.mark_workspace's mark, with `snapshots`
-        self.snapshots: dict[str, Any] = {}  # SNAPSHOTS_KEY
-        self.reported_calls: list[list[int] | None] = []  # REPORTED_KEY
-        self.shadow: Any = None  # readbench.agents.pi_shadow.PiShadow of a trunk (SHADOW_KEY)
-
-    def at_turn_limit(self) -> bool:
-        """The next call would pass `max_turns` (the loop's rule: stop before it, no call made)."""
-        return self.max_turns is not None and self.replayed + len(self.calls) >= self.max_turns
-
-    async def filter(self, model: Model, messages: list[ChatMessage], tools: Any, tool_choice: Any,
-                     config: Any) -> GenerateInput | ModelOutput | None:
-        if self.first_request is None:
-            self.first_request = time.monotonic()
-        if self.at_turn_limit():  # answer without the model: no tool call, so the harness stops
-            self.turn_limited = True
-            return ModelOutput.from_content(model.name, "", stop_reason="stop")
-        import copy
-
-        if self.sim_before is not None:
-            self.sim_before.append(copy.deepcopy(store().get(rbstore.SIM)))
-        from readbench.agents.pi_fork import may_change_files
-
-        if self.mark is not None and self.cwd and may_change_files(list(messages)):
-            from readbench.fork.snapshot import take_snapshot
-
-            call = self.replayed + len(self.calls)
-            self.snapshots[str(call)] = (await take_snapshot(sandbox(), self.cwd, self.mark)).to_dict()
-        from readbench.sim.dialect import dialect_for, pi_named
-
-        usage = pi_context_usage(list(messages), self.window, self.reported)
-        # DCP strategies key on pi's tool names and `path`: another harness's calls are renamed for
-        # the projection and named back after it (readbench.sim.dialect.pi_named)
-        named, restore = pi_named(list(messages), dialect_for(list(tools or [])))
-        projection = project(named, self.config, state=self.state, cwd=self.cwd, cache=self.cache, usage=usage)
-        self.state = projection.state
-        if self.shadow is not None:
-            await self.shadow.observe(self.replayed + len(self.calls), named, projection.messages, usage, sandbox())
-        view = restore(projection.messages)
-        self.pending[id(view)] = (list(messages), projection, time.monotonic())
-        return GenerateInput(input=view, tools=tools, tool_choice=tool_choice, config=config)
-
-    async def response(self, model: Model, output: ModelOutput, sent: GenerateInput) -> ModelOutput | None:
-        if id(sent.input) not in self.pending and self.turn_limited:
-            return None  # the filter's own answer at the turn limit: no model call, nothing billed
-        history, projection, wall_start = self.pending.pop(id(sent.input), (list(sent.input), None, time.monotonic()))
-        native = native_fields(output)
-        rejected = rejected_request(output, native["prompt_tokens"])
-        stats = projection.stats if projection is not None else None
-        self.calls.append(CallLog(
-            n_history=len(history), n_input=len(sent.input),
-            earliest_changed_index=stats.earliest_changed_index if stats else None, prefix_break=False,
-            pruned=dict(stats.pruned) if stats else {}, footer_tokens_saved=stats.footer_tokens_saved if stats else 0,
-            band=str((stats.effective_band or stats.band) if stats else ""), stop_reason=str(output.stop_reason),
-            priced=not rejected, **native))
-        tokens = reported_tokens(native["prompt_tokens"], native["output_tokens"])
-        self.reported_calls.append(None if tokens is None else [len(history), tokens])
-        if tokens is not None:
-            self.reported[len(history)] = tokens
-        if not rejected:
-            ts_start, ts_first = _times(output, wall_start, time.monotonic(), self.t0)
-            out_tokens = native["output_tokens"] or 0
-            self.records.append(CallRecord(list(sent.input), list(sent.tools), out_tokens, ts_start, ts_first))
-            self.unpruned.append(CallRecord(history, list(sent.tools), out_tokens, ts_start, ts_first))
-        return None
 
 
 @agent
