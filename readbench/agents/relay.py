@@ -51,6 +51,51 @@ class Relay:
         self.snapshots: dict[str, Any] = {}  # SNAPSHOTS_KEY
         self.reported_calls: list[list[int] | None] = []  # REPORTED_KEY
         self.shadow: Any = None  # readbench.agents.pi_shadow.PiShadow of a trunk (SHADOW_KEY)
+        self.times: list[list[float] | None] = []  # per call [ts_start, ts_first] (None: not priced)
+        self.prefix: tuple[list[dict[str, Any]], list[Any], list[Any]] | None = None  # `seed`'s, until used
+
+    def seed(self, calls: list[dict[str, Any]], times: list[Any], reported: list[Any]) -> None:
+        """Start a fork's relay with the trunk's first `self.replayed` calls (their CallLog dicts, their
+        [ts_start, ts_first] and reported usage, as the trunk stored them): at the fork's first relayed
+        request, whose history holds the whole prefix, each prefix call's request (the history up to its
+        `n_history`) is projected under this relay's DCP configuration, as an independent run of the
+        arm projected it (the arm's requests equal the trunk's there), and logged and recorded with the
+        trunk's usage and times. So the fork's `readbench:calls` and cache figures cover its whole
+        trajectory.
+
+        Raises:
+            ValueError: fewer than `self.replayed` calls or times given.
+        """
+        k = self.replayed
+        if len(calls) < k or len(times) < k:
+            raise ValueError(f"a fork at call {k} needs the trunk's first {k} calls and times "
+                             f"(got {len(calls)} calls, {len(times)} times)")
+        self.prefix = (calls[:k], times[:k], reported[:k])
+
+    def _seed_now(self, messages: list[ChatMessage], tools: Any) -> None:
+        """`seed`'s prefix calls, rebuilt from the fork's first request (`messages`)."""
+        from readbench.sim.dialect import dialect_for, pi_named
+
+        assert self.prefix is not None
+        calls, times, reported = self.prefix
+        self.prefix, self.replayed, self.state = None, 0, DcpState()
+        for j, c in enumerate(calls):
+            history = list(messages[:c["n_history"]])
+            usage = pi_context_usage(history, self.window, self.reported)
+            named, restore = pi_named(history, dialect_for(list(tools or [])))
+            projection = project(named, self.config, state=self.state, cwd=self.cwd, cache=self.cache, usage=usage)
+            self.state, stats, sent = projection.state, projection.stats, restore(projection.messages)
+            self.calls.append(CallLog(**{**c, "n_input": len(sent), "earliest_changed_index": stats.earliest_changed_index,
+                                         "pruned": dict(stats.pruned), "footer_tokens_saved": stats.footer_tokens_saved,
+                                         "band": str(stats.effective_band or stats.band)}))
+            if reported[j]:
+                self.reported[int(reported[j][0])] = int(reported[j][1])
+            self.reported_calls.append(reported[j])
+            self.times.append(times[j])
+            if times[j] is not None:
+                out = c.get("output_tokens") or 0
+                self.records.append(CallRecord(sent, list(tools or []), out, float(times[j][0]), float(times[j][1])))
+                self.unpruned.append(CallRecord(history, list(tools or []), out, float(times[j][0]), float(times[j][1])))
 
     def at_turn_limit(self) -> bool:
         """The next call would pass `max_turns` (the loop's rule: stop before it, no call made)."""
@@ -60,6 +105,8 @@ class Relay:
                      config: Any) -> GenerateInput | ModelOutput | None:
         if self.first_request is None:
             self.first_request = time.monotonic()
+        if self.prefix is not None:
+            self._seed_now(list(messages), tools)
         if self.at_turn_limit():  # answer without the model: no tool call, so the harness stops
             self.turn_limited = True
             return ModelOutput.from_content(model.name, "", stop_reason="stop")
@@ -99,6 +146,8 @@ class Relay:
             pruned=dict(stats.pruned) if stats else {}, footer_tokens_saved=stats.footer_tokens_saved if stats else 0,
             band=str((stats.effective_band or stats.band) if stats else ""), stop_reason=str(output.stop_reason),
             priced=not rejected, **native))
+        if rejected:
+            self.times.append(None)
         tokens = reported_tokens(native["prompt_tokens"], native["output_tokens"])
         self.reported_calls.append(None if tokens is None else [len(history), tokens])
         if tokens is not None:
@@ -106,6 +155,7 @@ class Relay:
         if not rejected:
             ts_start, ts_first = _times(output, wall_start, time.monotonic(), self.t0)
             out_tokens = native["output_tokens"] or 0
+            self.times.append([ts_start, ts_first])
             self.records.append(CallRecord(list(sent.input), list(sent.tools), out_tokens, ts_start, ts_first))
             self.unpruned.append(CallRecord(history, list(sent.tools), out_tokens, ts_start, ts_first))
         return None

@@ -45,7 +45,7 @@ from readbench.base import store as rbstore
 from readbench.dcp import DcpState
 from readbench.harness.agents import get_agent
 
-__all__ = ["FIRST_REQUEST_KEY", "REPORTED_KEY", "SESSION_TEXT_KEY", "SHADOW_KEY", "SNAPSHOTS_KEY", "SIM_BEFORE_CALL_KEY", "harness_agent", "read_details"]
+__all__ = ["CALL_TIMES_KEY", "FIRST_REQUEST_KEY", "REPORTED_KEY", "SESSION_TEXT_KEY", "SHADOW_KEY", "SNAPSHOTS_KEY", "SIM_BEFORE_CALL_KEY", "harness_agent", "read_details"]
 
 FIRST_REQUEST_KEY = "readbench:harness_first_request_seconds"
 """Sample store key: seconds from the harness's start (its first command, the bridge already up) to its
@@ -61,6 +61,8 @@ SHADOW_KEY = "readbench:harness_shadow"
 """{readbench.fork.shadow.arm_key: fork point dict} of every arm of the trunk's group (pi_shadow.PiShadow)."""
 REPORTED_KEY = "readbench:harness_reported"
 """Per relayed call ``[messages in its history, tokens reported]`` (or None): pi-dcp's context usage."""
+CALL_TIMES_KEY = "readbench:harness_call_times"
+"""Per relayed call ``[ts_start, ts_first]`` as the cache simulation got them (None: not priced)."""
 SESSION_TEXT_KEY = "readbench:harness_session"
 """The harness's session file as it wrote it (text), kept with `keep_session`."""
 
@@ -133,8 +135,10 @@ def harness_agent(
             results in that request), "sim" (SIM_BEFORE_CALL_KEY[call]; None for a real model), and
             optionally "snapshot" (`pi_fork.snapshot_for` of SNAPSHOTS_KEY, restored before pi starts;
             None: the setup's workspace), "reported" (REPORTED_KEY) and "dcp_state" (the arm's DcpState
-            dict at that call), which start the relay's projection where the trunk's stood. The
-            prefix's calls count toward `max_turns`; the imported history holds them.
+            dict at that call), which start the relay's projection where the trunk's stood; with
+            "calls" (the trunk's readbench:calls) and "times" (CALL_TIMES_KEY) the relay is seeded with
+            the prefix's calls instead (Relay.seed), so the sample's calls and cache figures cover the
+            whole trajectory. The prefix's calls count toward `max_turns`; the imported history holds them.
         keep_session, snapshots, shadow: for forks of this run: keep the session text
             (SESSION_TEXT_KEY); archive the workspace's changes before each call that follows a tool
             which may change files (SNAPSHOTS_KEY, readbench.fork.snapshot); find the fork point of
@@ -168,7 +172,9 @@ def harness_agent(
         prompts = [str(p) for p in oracle.get("prompts", [])] or [state.messages[-1].text]
         local = ws.get("sandbox") == "local"
         relay = _Relay(dcp, ws.get("cwd"), context_window_tokens, max_turns, int(fork["call"]) if fork else 0)
-        if fork is not None:
+        if fork is not None and fork.get("calls") is not None:  # the prefix's calls rebuilt at the first request
+            relay.seed(list(fork["calls"]), list(fork["times"]), list(fork["reported"]))
+        elif fork is not None:
             relay.reported = {int(p[0]): int(p[1]) for p in (fork.get("reported") or [])[:int(fork["call"])] if p}
             relay.state = DcpState.from_dict(fork.get("dcp_state"))
         port = _free_port() if local else 13131
@@ -233,6 +239,7 @@ def harness_agent(
             if relay.sim_before is not None:
                 store().set(SIM_BEFORE_CALL_KEY, relay.sim_before)
             store().set(REPORTED_KEY, relay.reported_calls)
+            store().set(CALL_TIMES_KEY, relay.times)
             if relay.shadow is not None:
                 store().set(SHADOW_KEY, relay.shadow.finish(len(relay.calls)))
             if relay.mark is not None:

@@ -22,7 +22,15 @@ from inspect_ai.log import read_eval_log
 
 from readbench.agents import harness_agent
 from readbench.agents.pi_fork import snapshot_for
-from readbench.agents.run import REPORTED_KEY, SESSION_TEXT_KEY, SHADOW_KEY, SIM_BEFORE_CALL_KEY, SNAPSHOTS_KEY
+from readbench.agents.run import (
+    CALL_TIMES_KEY,
+    REPORTED_KEY,
+    SESSION_TEXT_KEY,
+    SHADOW_KEY,
+    SIM_BEFORE_CALL_KEY,
+    SNAPSHOTS_KEY,
+)
+from readbench.base.store import CACHE_METRICS, CALLS, NATIVE_METRICS
 from readbench.corpus import task_index
 from readbench.fork.shadow import arm_key
 from readbench.read import get_variant
@@ -113,8 +121,9 @@ def test_a_pi_fork_at_bs_first_blocked_read_continues_as_bs_independent_run(tiny
                                            "results": {tool_call_id: [refusal, True]},
                                            "dcp_state": {"version": 1, "decisions": []}}
     assert shadow[arm_key("stock", "off")]["kind"] == "never"
-    fork = _run(tiny_corpus, "fork", "B", agent=agent, fork={"trunk": text, **shadow[arm_key("B", "off")],
-                                               "sim": trunk.store[SIM_BEFORE_CALL_KEY][call]})
+    fork = _run(tiny_corpus, "fork", "B", agent=agent, fork={
+        "trunk": text, **shadow[arm_key("B", "off")], "sim": trunk.store[SIM_BEFORE_CALL_KEY][call],
+        "calls": trunk.store[CALLS], "times": trunk.store[CALL_TIMES_KEY], "reported": trunk.store[REPORTED_KEY]})
     trunk_calls, b_calls, fork_calls = _calls(trunk), _calls(b), _calls(fork)
     assert trunk_calls[:call] == b_calls[:call]  # the shared prefix
     assert trunk_calls[call] != b_calls[call]
@@ -125,6 +134,10 @@ def test_a_pi_fork_at_bs_first_blocked_read_continues_as_bs_independent_run(tiny
     # ... and the fork goes on exactly as B's independent run: every request, tool schema and reply
     assert len(fork_calls) == len(b_calls) - call
     assert fork_calls == b_calls[call:]
+    # seeded with the trunk's prefix calls, the fork's per-call log and cache and native figures are B's own
+    assert fork.store[CALLS] == b.store[CALLS]
+    assert fork.store[CACHE_METRICS] == b.store[CACHE_METRICS]
+    assert fork.store[NATIVE_METRICS] == b.store[NATIVE_METRICS]
     assert len(fork.scores) == 1 and fork.scores.keys() == b.scores.keys()
     score = next(iter(fork.scores))
     assert fork.scores[score].value == b.scores[score].value
@@ -182,8 +195,13 @@ def test_a_pi_fork_of_a_dcp_arm_continues_under_the_arms_projection_as_its_indep
                      "dcp_state": {"version": 1, "decisions": []}}
     fork = _run(tiny_corpus, "fork", "stock", families="bugfix", dcp="obs-mask-5", fork={
         "trunk": trunk.store[SESSION_TEXT_KEY], **point, "sim": trunk.store[SIM_BEFORE_CALL_KEY][call],
-        "snapshot": snapshot_for(trunk.store[SNAPSHOTS_KEY], call), "reported": trunk.store[REPORTED_KEY]})
+        "snapshot": snapshot_for(trunk.store[SNAPSHOTS_KEY], call), "reported": trunk.store[REPORTED_KEY],
+        "calls": trunk.store[CALLS], "times": trunk.store[CALL_TIMES_KEY]})
     assert _calls(fork) == arm_calls[call:], _first_difference(_calls(fork), arm_calls[call:])
+    # the prefix's calls re-projected under obs-mask-5 (the trunk's ran under off): the arm's own log and figures
+    assert fork.store[CALLS] == arm.store[CALLS]
+    assert fork.store[CACHE_METRICS] == arm.store[CACHE_METRICS]
+    assert fork.store[NATIVE_METRICS] == arm.store[NATIVE_METRICS]
     assert next(iter(fork.scores.values())).value == next(iter(arm.scores.values())).value
 
 
