@@ -1,12 +1,16 @@
 """A real pi run forked from another pi run's session (GitHub issue 25 item 2, real harnesses).
 
 A fork of a pi arm continues a trunk pi run at the arm's fork point: the first call whose request
-holds a tool result the arm returns differently. readbench writes a pi session file holding the
+holds a tool result the arm returns differently, or that the arm's DCP configuration projects
+differently (readbench.agents.pi_shadow). readbench writes a pi session file holding the
 trunk's entries up to that request, with the arm's own results in place (`fork_session_text`),
 and restarts pi on it (`pi --session FILE`, no prompt) with `CONTINUE_EXTENSION`, which makes pi
 run its agent loop on from the last tool result.
 
-Why an extension (facts read off pi 0.84.4's package, /work/coord/notes/pifork.md):
+Spec: docs/specs/agents.md §4 (pi's extension hooks, `--session-dir`, RPC commands) and §6 (pi's
+own `fork` copies the conversation only; readbench restores the workspace too,
+readbench.fork.snapshot). Why an extension (facts read off pi 0.84.4's package, 1.6.0 the same;
+/work/coord/notes/pifork.md):
 - pi's agent core can continue a transcript without a new message (`Agent.continue()`,
   pi-agent-core dist/agent.js:234; the last message must be a user or tool-result message), but
   neither pi's CLI nor its RPC mode calls it for a loaded session: print mode only runs
@@ -39,7 +43,8 @@ from typing import Any
 
 from readbench.sessions.pi import FORK_MARKER
 
-__all__ = ["CONTINUE_EXTENSION", "MARKER", "READ_ONLY_TOOLS", "ArmResult", "fork_session_text", "may_change_files",
+__all__ = ["CONTINUE_EXTENSION", "MARKER", "READ_ONLY_TOOLS", "ArmResult", "fork_files", "fork_session_text",
+           "may_change_files",
            "snapshot_for"]
 
 READ_ONLY_TOOLS = ("read", "grep")
@@ -79,6 +84,11 @@ class ArmResult:
     details: dict[str, Any] = field(default_factory=dict)
 
 
+_FAILED = ("error", "aborted")
+"""Stop reasons of an assistant entry that is no model call's reply: a failed request pi retried (it
+drops the entry from the next request, and the relay records no call for it)."""
+
+
 def _dumps(obj: Any) -> str:
     """One session line as pi writes it (`JSON.stringify`: no spaces, non-ASCII as is)."""
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
@@ -90,8 +100,10 @@ def fork_session_text(trunk: str, call: int, results: dict[str, ArmResult], cwd:
 
     Args:
         trunk: a pi session JSONL (version 3, one linear path: what `pi --print` writes).
-        call: the fork point, a 0-based index of the trunk's model calls (its assistant messages);
-            must be >= 1 (call 0's request holds no tool result).
+        call: the fork point, a 0-based index of the trunk's model calls: its assistant messages
+            but those that stopped on `error` or `aborted` (a failed request pi retried: seen in a
+            trunk here, an empty reply between two calls); must be >= 1 (call 0's request holds no
+            tool result).
         results: tool_call_id -> the arm's result; every id must be a tool result of call
             `call`'s request (the results after call `call - 1`'s reply).
         cwd: the fork's working directory for the header's `cwd` (pi runs the resumed session
@@ -121,7 +133,8 @@ def fork_session_text(trunk: str, call: int, results: dict[str, ArmResult], cwd:
         if prev is not header and entry.get("parentId") != prev.get("id"):
             raise ValueError(f"fork_session_text: entry {entry.get('id')} does not follow {prev.get('id')}: "
                              "a branched session (fork one linear path)")
-    replies = [i for i, e in enumerate(entries) if e.get("type") == "message" and e["message"].get("role") == "assistant"]
+    replies = [i for i, e in enumerate(entries) if e.get("type") == "message" and e["message"].get("role") == "assistant"
+               and e["message"].get("stopReason") not in _FAILED]
     if len(replies) < call:
         raise ValueError(f"fork_session_text: call {call}: the trunk made {len(replies)} model calls")
     end = replies[call] if call < len(replies) else len(entries)
@@ -176,3 +189,16 @@ def snapshot_for(snapshots: dict[str, Any], call: int) -> Any:
     """
     taken = [int(k) for k in snapshots if int(k) <= call]
     return snapshots[str(max(taken))] if taken else None
+
+
+def fork_files(fork: dict[str, Any], work: str, cwd: str) -> tuple[str, dict[str, str]]:
+    """(the session file pi resumes, {sandbox path: text} to write) for `harness_agent`'s `fork`
+    (``trunk``, ``call``, ``results`` {tool_call_id: [text, is_error]}) in the run's directory
+    `work`, the header's cwd the sample's `cwd`.
+
+    Raises:
+        ValueError: as `fork_session_text`.
+    """
+    resume = f"{work}/sessions/fork.jsonl"
+    results = {k: ArmResult(str(v[0]), bool(v[1])) for k, v in dict(fork["results"]).items()}
+    return resume, {resume: fork_session_text(str(fork["trunk"]), int(fork["call"]), results, cwd)}

@@ -36,36 +36,35 @@ from pathlib import Path
 from typing import Any
 
 from inspect_ai.agent import Agent, AgentState, agent, sandbox_agent_bridge
-from inspect_ai.model import ChatMessage, ChatMessageTool, ChatMessageUser, GenerateInput, Model, ModelOutput, get_model
+from inspect_ai.model import ChatMessageTool, ChatMessageUser, ModelOutput, get_model
 from inspect_ai.util import sandbox, store
 
-from readbench.agent.loop import _times, native_fields, rejected_request
 from readbench.agents.launch import Launch
+from readbench.agents.relay import Relay as _Relay
 from readbench.base import store as rbstore
-from readbench.base.store import CallLog
-from readbench.cache.adapter import CallRecord
-from readbench.dcp import DcpState, ProjectionCache, get_config, pi_context_usage, project, reported_tokens
+from readbench.dcp import DcpState
 from readbench.harness.agents import get_agent
 
-__all__ = ["FIRST_REQUEST_KEY", "SESSION_TEXT_KEY", "SNAPSHOTS_KEY", "SIM_BEFORE_CALL_KEY", "harness_agent", "read_details"]
+__all__ = ["CALL_TIMES_KEY", "FIRST_REQUEST_KEY", "REPORTED_KEY", "SESSION_TEXT_KEY", "SHADOW_KEY", "SNAPSHOTS_KEY", "SIM_BEFORE_CALL_KEY", "harness_agent", "read_details"]
 
 FIRST_REQUEST_KEY = "readbench:harness_first_request_seconds"
 """Sample store key: seconds from the harness's start (its first command, the bridge already up) to its
 first relayed model request — the harness's own start-up inside the sandbox (`readbench bench --only agents`)."""
 
+# Sample store keys a trunk leaves for its forks (harness_agent's `fork`; readbench.agents.pi_fork):
 SIM_BEFORE_CALL_KEY = "readbench:harness_sim_before_call"
-"""Sample store key: the simulated agent's memory (``readbench:sim``) before each relayed call, in call
-order (None for a real model): what a fork at call k restores (`harness_agent`'s `fork`)."""
-
+"""The sim's memory (``readbench:sim``) before each relayed call (None for a real model); with `keep_session`."""
 SNAPSHOTS_KEY = "readbench:harness_snapshots"
-"""Sample store key, with `snapshots`: {str(call): readbench.fork.snapshot.Snapshot.to_dict()} — the workspace's
-changes since setup as they were before that relayed call, taken before each call whose request ends with the
-results of a tool that may change files (`pi_fork.may_change_files`); a fork at call k restores the latest one
-at or before k (`pi_fork.snapshot_for`)."""
-
+"""{str(call): Snapshot.to_dict()}: the workspace's changes before each call following a tool that may change
+files (`pi_fork.may_change_files`); a fork at k restores the latest at or before k (`pi_fork.snapshot_for`)."""
+SHADOW_KEY = "readbench:harness_shadow"
+"""{readbench.fork.shadow.arm_key: fork point dict} of every arm of the trunk's group (pi_shadow.PiShadow)."""
+REPORTED_KEY = "readbench:harness_reported"
+"""Per relayed call ``[messages in its history, tokens reported]`` (or None): pi-dcp's context usage."""
+CALL_TIMES_KEY = "readbench:harness_call_times"
+"""Per relayed call ``[ts_start, ts_first]`` as the cache simulation got them (None: not priced)."""
 SESSION_TEXT_KEY = "readbench:harness_session"
-"""Sample store key: the harness's session file as it wrote it (text), kept with `keep_session`: what
-a fork of this run resumes from (`harness_agent`'s `fork["trunk"]`)."""
+"""The harness's session file as it wrote it (text), kept with `keep_session`."""
 
 DOCKER_PREFIX = "/opt/readbench"
 """Where `readbench images --agents` puts Node.js (`node/`) and the harness (`agent/`) in an image."""
@@ -108,88 +107,6 @@ def read_details(session: Any, cwd: str | None = None, shell_reads: bool = False
     return out
 
 
-class _Relay:
-    """The bridge's request and response filters for one sample: DCP projection before each
-    relayed call, a record of each call as relayed after it."""
-
-    def __init__(self, dcp: str | dict[str, Any], cwd: str | None, context_window_tokens: int,
-                 max_turns: int | None = None, replayed: int = 0) -> None:
-        self.config = get_config(dcp)
-        self.cwd = cwd
-        self.window = context_window_tokens
-        self.state = DcpState()
-        self.cache = ProjectionCache(max_histories=1)
-        self.reported: dict[int, int] = {}
-        self.calls: list[CallLog] = []
-        self.records: list[CallRecord] = []
-        self.unpruned: list[CallRecord] = []
-        self.pending: dict[int, tuple[list[ChatMessage], Any, float]] = {}
-        self.t0 = time.monotonic()
-        self.max_turns = max_turns
-        self.turn_limited = False
-        self.first_request: float | None = None  # monotonic time of the first relayed request
-        self.replayed = replayed  # calls of a fork's prefix (made by the trunk), counted by max_turns
-        self.sim_before: list[Any] = []  # the sim's memory before each relayed call (SIM_BEFORE_CALL_KEY)
-        self.mark: str | None = None  # readbench.fork.snapshot.mark_workspace's mark, with `snapshots`
-        self.snapshots: dict[str, Any] = {}  # SNAPSHOTS_KEY
-
-    def at_turn_limit(self) -> bool:
-        """The next call would pass `max_turns` (the loop's rule: stop before it, no call made)."""
-        return self.max_turns is not None and self.replayed + len(self.calls) >= self.max_turns
-
-    async def filter(self, model: Model, messages: list[ChatMessage], tools: Any, tool_choice: Any,
-                     config: Any) -> GenerateInput | ModelOutput | None:
-        if self.first_request is None:
-            self.first_request = time.monotonic()
-        if self.at_turn_limit():  # answer without the model: no tool call, so the harness stops
-            self.turn_limited = True
-            return ModelOutput.from_content(model.name, "", stop_reason="stop")
-        import copy
-
-        self.sim_before.append(copy.deepcopy(store().get(rbstore.SIM)))
-        from readbench.agents.pi_fork import may_change_files
-
-        if self.mark is not None and self.cwd and may_change_files(list(messages)):
-            from readbench.fork.snapshot import take_snapshot
-
-            call = self.replayed + len(self.calls)
-            self.snapshots[str(call)] = (await take_snapshot(sandbox(), self.cwd, self.mark)).to_dict()
-        from readbench.sim.dialect import dialect_for, pi_named
-
-        usage = pi_context_usage(list(messages), self.window, self.reported)
-        # DCP strategies key on pi's tool names and `path`: another harness's calls are renamed for
-        # the projection and named back after it (readbench.sim.dialect.pi_named)
-        named, restore = pi_named(list(messages), dialect_for(list(tools or [])))
-        projection = project(named, self.config, state=self.state, cwd=self.cwd, cache=self.cache, usage=usage)
-        self.state = projection.state
-        view = restore(projection.messages)
-        self.pending[id(view)] = (list(messages), projection, time.monotonic())
-        return GenerateInput(input=view, tools=tools, tool_choice=tool_choice, config=config)
-
-    async def response(self, model: Model, output: ModelOutput, sent: GenerateInput) -> ModelOutput | None:
-        if id(sent.input) not in self.pending and self.turn_limited:
-            return None  # the filter's own answer at the turn limit: no model call, nothing billed
-        history, projection, wall_start = self.pending.pop(id(sent.input), (list(sent.input), None, time.monotonic()))
-        native = native_fields(output)
-        rejected = rejected_request(output, native["prompt_tokens"])
-        stats = projection.stats if projection is not None else None
-        self.calls.append(CallLog(
-            n_history=len(history), n_input=len(sent.input),
-            earliest_changed_index=stats.earliest_changed_index if stats else None, prefix_break=False,
-            pruned=dict(stats.pruned) if stats else {}, footer_tokens_saved=stats.footer_tokens_saved if stats else 0,
-            band=str((stats.effective_band or stats.band) if stats else ""), stop_reason=str(output.stop_reason),
-            priced=not rejected, **native))
-        tokens = reported_tokens(native["prompt_tokens"], native["output_tokens"])
-        if tokens is not None:
-            self.reported[len(history)] = tokens
-        if not rejected:
-            ts_start, ts_first = _times(output, wall_start, time.monotonic(), self.t0)
-            out_tokens = native["output_tokens"] or 0
-            self.records.append(CallRecord(list(sent.input), list(sent.tools), out_tokens, ts_start, ts_first))
-            self.unpruned.append(CallRecord(history, list(sent.tools), out_tokens, ts_start, ts_first))
-        return None
-
-
 @agent
 def harness_agent(
     agent: str,
@@ -201,6 +118,7 @@ def harness_agent(
     fork: dict[str, Any] | None = None,
     keep_session: bool = False,
     snapshots: bool = False,
+    shadow: list[list[Any]] | None = None,
 ) -> Agent:
     """Run real harness `agent` (readbench.harness.agents) in the sample's sandbox under one arm.
 
@@ -212,14 +130,19 @@ def harness_agent(
             filter with an empty reply and no tool call (no model call, nothing billed), so the
             harness ends its run (`stop_reason = turn_limit`), as the loop stops before that call.
         fork: pi only: continue a trunk pi run at a fork point instead of starting on the prompts
-            (readbench.agents.pi_fork): ``{"trunk": the trunk's session JSONL text, "call": the fork
-            point (0-based model call), "results": {tool_call_id: [text, is_error]} (the arm's own
-            results in that call's request), "sim": the sim's memory before that call (the trunk's
-            SIM_BEFORE_CALL_KEY entry; None for a real model)}`` and optionally ``"snapshot"``: the
-            trunk's workspace changes at that point (`pi_fork.snapshot_for` of its SNAPSHOTS_KEY;
-            None or absent: the setup's workspace, e.g. a read-only prefix), restored before pi
-            starts. The session file is written with the sample's cwd. The prefix's calls count toward
-            `max_turns`; the history imported at the end holds them.
+            (readbench.agents.pi_fork): "trunk" (its session text, SESSION_TEXT_KEY), "call" (the fork
+            point, 0-based; 0: no fork), "results" ({tool_call_id: [text, is_error]}: the arm's own
+            results in that request), "sim" (SIM_BEFORE_CALL_KEY[call]; None for a real model), and
+            optionally "snapshot" (`pi_fork.snapshot_for` of SNAPSHOTS_KEY, restored before pi starts;
+            None: the setup's workspace), "reported" (REPORTED_KEY) and "dcp_state" (the arm's DcpState
+            dict at that call), which start the relay's projection where the trunk's stood; with
+            "calls" (the trunk's readbench:calls) and "times" (CALL_TIMES_KEY) the relay is seeded with
+            the prefix's calls instead (Relay.seed), so the sample's calls and cache figures cover the
+            whole trajectory. The prefix's calls count toward `max_turns`; the imported history holds them.
+        keep_session, snapshots, shadow: for forks of this run: keep the session text
+            (SESSION_TEXT_KEY); archive the workspace's changes before each call that follows a tool
+            which may change files (SNAPSHOTS_KEY, readbench.fork.snapshot); find the fork point of
+            each arm ([variant, dcp]) of this trunk's group in shadow (SHADOW_KEY, pi_shadow).
 
     Raises:
         ValueError: an unknown agent, one readbench cannot run yet, a preset it cannot express, or
@@ -234,6 +157,8 @@ def harness_agent(
                          "so far (the others are installed and listed, not run)")
     harness = spec.harness.name
     launch(harness, LaunchInput("/w", 1, "node", "exe", variant, ["p"], None, context_window_tokens))  # refuse early
+    if fork is not None and fork.get("call") == 0:
+        fork = None  # forked at its first request: the arm's own run from the prompts
     if fork is not None:
         missing = sorted({"trunk", "call", "results", "sim"} - set(fork))
         if harness != "pi" or missing:
@@ -247,6 +172,11 @@ def harness_agent(
         prompts = [str(p) for p in oracle.get("prompts", [])] or [state.messages[-1].text]
         local = ws.get("sandbox") == "local"
         relay = _Relay(dcp, ws.get("cwd"), context_window_tokens, max_turns, int(fork["call"]) if fork else 0)
+        if fork is not None and fork.get("calls") is not None:  # the prefix's calls rebuilt at the first request
+            relay.seed(list(fork["calls"]), list(fork["times"]), list(fork["reported"]))
+        elif fork is not None:
+            relay.reported = {int(p[0]): int(p[1]) for p in (fork.get("reported") or [])[:int(fork["call"])] if p}
+            relay.state = DcpState.from_dict(fork.get("dcp_state"))
         port = _free_port() if local else 13131
         if local:
             from readbench.agents.install import ensure_node, ensure_pin
@@ -260,14 +190,12 @@ def harness_agent(
         rg = str(ws.get("rg") or "")
         if rg.startswith("/"):  # pi's grep runs `rg` from PATH: the local sandbox's is the venv's
             env["PATH"] = f"{Path(rg).parent}:{env.get('PATH', '')}"
-        resume = None
+        resume: str | None = None
         files: dict[str, str] = {}
         if fork is not None:
-            from readbench.agents.pi_fork import ArmResult, fork_session_text
+            from readbench.agents.pi_fork import fork_files
 
-            resume = f"{work}/sessions/fork.jsonl"
-            results = {k: ArmResult(str(v[0]), bool(v[1])) for k, v in dict(fork["results"]).items()}
-            files[resume] = fork_session_text(str(fork["trunk"]), int(fork["call"]), results, ws.get("cwd"))
+            resume, files = fork_files(fork, work, str(ws.get("cwd")))
             if fork["sim"] is not None:
                 store().set(rbstore.SIM, fork["sim"])
         run = launch(harness, LaunchInput(work, port, node, str(prefix / "node_modules" / ".bin" / spec.pin.bin),
@@ -279,6 +207,11 @@ def harness_agent(
             from readbench.fork.snapshot import Snapshot, restore_snapshot
 
             await restore_snapshot(sb, str(ws.get("cwd")), Snapshot.from_dict(fork["snapshot"]))
+        relay.sim_before = [] if keep_session else None
+        if shadow is not None:
+            from readbench.agents.pi_shadow import PiShadow
+
+            relay.shadow = PiShadow((variant, dcp), [(v, d) for v, d in shadow], str(ws.get("cwd")))
         if snapshots and ws.get("cwd"):
             from readbench.fork.snapshot import mark_workspace
 
@@ -303,7 +236,12 @@ def harness_agent(
             if relay.first_request is not None:  # the harness's start-up: its exec to its first model request
                 store().set(FIRST_REQUEST_KEY, relay.first_request - started)
             store().set(rbstore.CALLS, [asdict(c) for c in relay.calls])
-            store().set(SIM_BEFORE_CALL_KEY, relay.sim_before)
+            if relay.sim_before is not None:
+                store().set(SIM_BEFORE_CALL_KEY, relay.sim_before)
+            store().set(REPORTED_KEY, relay.reported_calls)
+            store().set(CALL_TIMES_KEY, relay.times)
+            if relay.shadow is not None:
+                store().set(SHADOW_KEY, relay.shadow.finish(len(relay.calls)))
             if relay.mark is not None:
                 from readbench.fork.snapshot import drop_mark
 

@@ -34,9 +34,9 @@ from .arms import LOOP_AGENT, arm_label, spec_name
 
 __all__ = ["NOT_FORKED", "divergence_rows", "divergence_section", "divergence_summary"]
 
-NOT_FORKED = ("the forked design runs trunks of readbench's loop only: pi can resume a session cut at a fork "
-              "point (readbench.agents.pi_fork), but no pi trunk shadows pi's arms yet; Claude Code 2.1.332 "
-              "resumes a session only with a new prompt")
+NOT_FORKED = ("the forked design runs trunks of readbench's loop only: a pi trunk finds its arms' fork points "
+              "and pi resumes a session cut there (readbench.agents.pi_shadow, pi_fork), but pi trunk and fork "
+              "evals are not wired in yet; Claude Code 2.1.332 resumes a session only with a new prompt")
 """Why a real harness's arms run independently in a forked run (/work/coord/notes/pifork.md: pi's CLI has
 no continue command, an extension restarts its loop; Claude Code's `-p --resume` without a prompt exits
 with "Provide a prompt to continue the conversation")."""

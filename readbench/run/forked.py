@@ -17,9 +17,10 @@ makes no model call.
 Real harnesses (pi, Claude Code, Codex; the matrix's `agents`): their arms run independently,
 as ordinary evals in ``<run>/logs`` beside the forks, and the report's divergence table names them
 "run independently", with the reason (readbench.analysis.divergence.NOT_FORKED). A fork resumes
-readbench's loop from a prefix of messages. pi can be restarted from its session cut at a fork
-point (readbench.agents.pi_fork: tested against an independent pi run), but no pi trunk shadows
-pi's arms here yet; Claude Code 2.1.332 resumes only with a new prompt, which changes the request
+readbench's loop from a prefix of messages. A pi trunk finds its arms' fork points in shadow and pi
+can be restarted from its session cut there (readbench.agents.pi_shadow, pi_fork: tested against
+independent pi runs), but pi trunk and fork evals are not built here yet; Claude Code 2.1.332
+resumes only with a new prompt, which changes the request
 (issue 25 item 2: "where one cannot, say so and run that arm independently").
 
 Soundness (docs/specs/agents.md §6, coupling): below its fork point an arm's inputs are the

@@ -97,3 +97,14 @@ def test_a_snapshot_is_due_after_a_tool_that_may_change_files_and_a_fork_takes_t
     snaps = {"3": {"archive_b64": "a"}, "7": {"archive_b64": "b"}}
     assert [snapshot_for(snaps, k) for k in (2, 3, 6, 7, 9)] == [
         None, {"archive_b64": "a"}, {"archive_b64": "a"}, {"archive_b64": "b"}, {"archive_b64": "b"}]
+
+
+def test_a_failed_request_pi_retried_is_no_call():
+    # pi keeps a failed request's empty reply (stopReason error) in the file and retries: it is no call
+    failed = ('{"type":"message","id":"x1","parentId":"e4","timestamp":"t","message":{"role":"assistant","content":[],'
+              '"stopReason":"error","errorMessage":"Connection error.","timestamp":3}}')
+    lines = [*LINES[:5], failed, LINES[5].replace('"parentId":"e4"', '"parentId":"x1"'), *LINES[6:]]
+    got = fork_session_text("\n".join(lines) + "\n", 2, {"c2": ArmResult("refused", True)})
+    assert got.splitlines()[:7] == lines[:7]
+    assert json.loads(got.splitlines()[7])["message"]["content"] == [{"type": "text", "text": "refused"}]
+    assert len(got.splitlines()) == 8

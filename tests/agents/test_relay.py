@@ -4,6 +4,7 @@ relayed request, the per-call record of what was relayed, and the turn limit (Gi
 from __future__ import annotations
 
 import asyncio
+from dataclasses import asdict
 
 from inspect_ai.model import (
     ChatMessageAssistant,
@@ -62,3 +63,38 @@ def test_relay_projects_records_each_relayed_call_and_stops_at_the_turn_limit():
     assert isinstance(third, ModelOutput) and not third.message.tool_calls and relay.turn_limited
     assert len(relay.calls) == 2 and len(relay.records) == 2
     assert relay.records[1].messages is not relay.unpruned[1].messages
+
+
+def test_a_forks_relay_seeded_with_the_trunks_prefix_logs_the_same_calls_as_one_run_through():
+    # one relay runs calls 0-3; a second, seeded at call 2 with the first's first two calls, relays
+    # only calls 2-3: both end with the same per-call log, records (messages, times) and reported usage
+    model = get_model("mockllm/model")
+    tools = [ToolInfo(name="read", description="Read a file")]
+    whole = _Relay("obs-mask-5", "/repo", 200_000)
+    fork = _Relay("obs-mask-5", "/repo", 200_000, replayed=2)
+
+    async def relay(r, ns):
+        for n in ns:
+            sent = await r.filter(model, _history(n), tools, None, GenerateConfig())
+            assert await r.response(model, _output(1000 * n, 10 + n), sent) is None
+
+    asyncio.run(relay(whole, (1, 3, 6, 7)))
+    fork.seed([asdict(c) for c in whole.calls], whole.times, whole.reported_calls)
+    assert fork.calls == [] and fork.at_turn_limit() is False
+    asyncio.run(relay(fork, (6, 7)))
+    assert fork.calls == whole.calls and fork.reported == whole.reported and fork.replayed == 0
+    assert [c.n_history for c in fork.calls] == [3, 7, 13, 15]
+    assert fork.calls[3].pruned == whole.calls[3].pruned and fork.calls[3].earliest_changed_index == 2
+    def dump(records):  # messages without inspect's random ids (each _history call makes new ones)
+        return [([m.model_dump(exclude={"id"}) for m in r.messages], r.output_tokens) for r in records]
+
+    assert dump(fork.records) == dump(whole.records) and dump(fork.unpruned) == dump(whole.unpruned)
+    assert dump(fork.records)[3][0][2]["content"] != dump(fork.unpruned)[3][0][2]["content"]  # masked
+    assert fork.times[:2] == whole.times[:2] and [r.ts_start_seconds for r in fork.records[:2]] == [
+        t[0] for t in whole.times[:2]]
+    try:
+        _Relay("off", "/repo", 200_000, replayed=3).seed([asdict(c) for c in whole.calls[:2]], whole.times, [])
+    except ValueError as e:
+        assert str(e) == "a fork at call 3 needs the trunk's first 3 calls and times (got 2 calls, 4 times)"
+    else:
+        raise AssertionError("a short prefix was accepted")

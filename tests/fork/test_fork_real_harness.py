@@ -73,8 +73,9 @@ def test_the_divergence_table_names_an_independent_arm_and_saves_nothing_on_it()
     assert "run independently" in table.header
     assert table.rows[0][:6] == ("stock × off × pi @ m", "1", "0.0%", "0.0%", "0.0%", "100.0%")
     assert ("which ran its whole trajectory, paid in full (the forked design runs trunks of readbench's loop only: "
-            "pi can resume a session cut at a fork point (readbench.agents.pi_fork), but no pi trunk shadows pi's "
-            "arms yet; Claude Code 2.1.332 resumes a session only with a new prompt); ") in table.caption
+            "a pi trunk finds its arms' fork points and pi resumes a session cut there (readbench.agents.pi_shadow, "
+            "pi_fork), but pi trunk and fork evals are not wired in yet; Claude Code 2.1.332 resumes a session only "
+            "with a new prompt); ") in table.caption
 
 
 def test_divergence_rows_read_a_real_harness_log_as_run_independently(tiny_corpus, fixed_sandbox_dir, monkeypatch):

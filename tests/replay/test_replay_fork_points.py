@@ -108,9 +108,9 @@ def test_fork_points_and_the_forked_plan_from_a_recorded_session(tmp_path, pi_se
     assert r.output.splitlines()[1].startswith("  recorded sessions (1 session): model calls independent 56.0, "
                                                "forked 47.0 "), r.output
     assert ("  stock × obs-mask-5 × pi: run independently (paid in full: the forked design runs trunks of "
-            "readbench's loop only: pi can resume a session cut at a fork point (readbench.agents.pi_fork), but no "
-            "pi trunk shadows pi's arms yet; Claude Code 2.1.332 resumes a session only with a new prompt)"
-            ) in r.output.splitlines()
+            "readbench's loop only: a pi trunk finds its arms' fork points and pi resumes a session cut there "
+            "(readbench.agents.pi_shadow, pi_fork), but pi trunk and fork evals are not wired in yet; Claude Code "
+            "2.1.332 resumes a session only with a new prompt)") in r.output.splitlines()
 
 
 def test_plan_from_sessions_names_what_is_missing(tmp_path, pi_session, monkeypatch):

@@ -1,0 +1,95 @@
+"""A pi trunk's shadow of its other arms (readbench.agents.pi_shadow): the fork point dicts it gives
+for read presets and DCP configurations, on hand-made relayed histories and a fake sandbox."""
+
+from __future__ import annotations
+
+import asyncio
+
+from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageTool, ChatMessageUser
+from inspect_ai.tool import ToolCall
+
+from readbench.agents.pi_shadow import PiShadow
+from readbench.dcp import project
+from readbench.fork.shadow import arm_key
+from readbench.read import get_variant
+from readbench.read._session import ReadSession
+
+BIG = "".join(f"line {i}\n" for i in range(1, 2604)).encode()  # over B's 2000-line cap
+SMALL = b"a\nb\n"
+
+
+class FakeSandbox:
+    def __init__(self, files):
+        self.files = files
+
+    async def read_file(self, path, text=True):
+        if path not in self.files:
+            raise FileNotFoundError(path)
+        return self.files[path]
+
+
+def _history(*replies):
+    """system, user, then per reply an assistant with its tool calls and their results."""
+    out = [ChatMessageSystem(content="sys"), ChatMessageUser(content="task")]
+    for r, calls in enumerate(replies):
+        tcs = [ToolCall(id=f"c{r}{i}", function=f, arguments=a) for i, (f, a) in enumerate(calls)]
+        out.append(ChatMessageAssistant(content=f"reply {r}", tool_calls=tcs))
+        out += [ChatMessageTool(content=f"result {r}{i}", tool_call_id=t.id) for i, t in enumerate(tcs)]
+    return out
+
+
+def _observe(shadow, sb, histories, trunk_dcp="off"):
+    async def go():
+        for call, h in enumerate(histories):
+            await shadow.observe(call, h, project(h, trunk_dcp).messages, None, sb)
+    asyncio.run(go())
+
+
+def test_b_forks_at_the_call_whose_request_holds_the_read_it_refuses():
+    sb = FakeSandbox({"/w/big.py": BIG, "/w/small.py": SMALL})
+    replies = [[("read", {"path": "small.py"})], [("bash", {"command": "ls"})], [("read", {"path": "big.py"})],
+               [("read", {"path": "/w/missing.py"})]]
+    histories = [_history(*replies[:k]) for k in range(5)]
+    shadow = PiShadow(("stock", "off"), [("stock", "off"), ("B", "off")], "/w")
+    _observe(shadow, sb, histories)
+    refusal = get_variant("B").read(BIG, "big.py", None, None, call_id="c20", session=ReadSession(),
+                                    visible_call_ids=None).text
+    assert refusal.startswith("File has 2603 lines")
+    assert shadow.finish(5) == {
+        arm_key("stock", "off"): {"call": None, "kind": "never", "reason": "not diverged within the trunk's 5 calls",
+                                  "results": {}, "dcp_state": None},
+        arm_key("B", "off"): {"call": 3, "kind": "result", "reason": "its read results differ",
+                              "results": {"c20": [refusal, True]}, "dcp_state": {"version": 1, "decisions": []}},
+    }
+
+
+def test_a_b_trunks_stock_arm_gets_pis_own_read_where_the_trunk_refused():
+    sb = FakeSandbox({"/w/big.py": BIG})
+    histories = [_history(*[[("read", {"path": "big.py"})]][:k]) for k in range(2)]
+    shadow = PiShadow(("B", "off"), [("B", "off"), ("stock", "off")], "/w")
+    _observe(shadow, sb, histories)
+    stock = get_variant("stock").read(BIG, "big.py", None, None, call_id="c00", session=ReadSession(),
+                                      visible_call_ids=None).text
+    assert shadow.finish(2)[arm_key("stock", "off")]["results"] == {"c00": [stock, False]}
+    assert stock.endswith("line 2000\n\n[Showing lines 1-2000 of 2604. Use offset=2001 to continue.]")  # pi counts the last newline
+
+
+def test_a_read_beside_a_mutating_tool_forks_one_call_earlier():
+    sb = FakeSandbox({"/w/big.py": BIG})
+    replies = [[("bash", {"command": "ls"})], [("edit", {"path": "big.py"}), ("read", {"path": "big.py"})]]
+    shadow = PiShadow(("stock", "off"), [("B", "off")], "/w")
+    _observe(shadow, sb, [_history(*replies[:k]) for k in range(3)])
+    assert shadow.finish(3)[arm_key("B", "off")] == {
+        "call": 1, "kind": "request", "results": {}, "dcp_state": None,
+        "reason": "a read in a reply that also changed files: forked one call earlier (conservative)"}
+
+
+def test_a_dcp_arm_forks_at_its_first_projection_that_differs():
+    sb = FakeSandbox({})
+    replies = [[("bash", {"command": f"echo {i}"})] for i in range(7)]
+    shadow = PiShadow(("stock", "off"), [("stock", "off"), ("stock", "obs-mask-5")], "/w")
+    _observe(shadow, sb, [_history(*replies[:k]) for k in range(8)])
+    got = shadow.finish(8)
+    assert got[arm_key("stock", "obs-mask-5")] == {"call": 6, "kind": "request", "reason": "its DCP projection differs",
+                                                   "results": {}, "dcp_state": {"version": 1, "decisions": []}}
+    assert got[arm_key("stock", "off")]["kind"] == "never"
