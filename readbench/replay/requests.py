@@ -51,7 +51,7 @@ from readbench.cache.blocks import Block, Request, chain_hashes
 from readbench.replay.call_kinds import CallKinds
 from readbench.replay.prefix import blocks_before, first_salt_change, identical_prefix, salt_index, salt_of, salted
 from readbench.replay.records import Calibration, Insertion, TokenFit
-from readbench.replay.thinking import thinking_sizes
+from readbench.replay.thinking import EarlierReasoning, thinking_sizes
 from readbench.sessions import Session
 
 __all__ = ["RequestSet", "RequestSets", "call_records"]
@@ -96,15 +96,15 @@ class RequestSet:
         self.times: list[tuple[float, float]] = []
         prev = float("-inf")
         records = records if records is not None else call_records(session, requests)
-        self._markers: dict[int, tuple[Block, Block]] = {}  # id(dropped thinking block) -> (it, its marker)
         self._raw_ids: set[int] = set()  # blocks whose tokens are not calibrated: markers, insertions
+        self._drop = EarlierReasoning(self._raw_ids)
         drops = {m: _drops_earlier_reasoning(m) for m in set(models)}
         self._sizes = thinking_sizes(session, family)
         self._sized: dict[int, tuple[Block, Block]] = {}  # id(signed empty thinking block) -> (it, sized copy)
         for i, call in enumerate(session.calls):
             blocks = builder.blocks(records[i], family)
             if drops[models[i]]:
-                blocks = self._without_earlier_reasoning(blocks)
+                blocks = self._drop(blocks)
             self.base.append(self._with_thinking_sizes(blocks) if self._sizes else blocks)
             start = call.ts_start_seconds
             if start is None:
@@ -138,27 +138,6 @@ class RequestSet:
             IndexError: no call i.
         """
         return self._kinds[i]
-
-    def _without_earlier_reasoning(self, blocks: tuple[Block, ...]) -> tuple[Block, ...]:
-        """`blocks` without the thinking blocks before the last plain user message (text or image
-        from the user: a tool result does not start a turn); a dropped block that ended its message
-        is replaced by its 0-token marker (one object per dropped block, so calls share it)."""
-        last = next((j for j in range(len(blocks) - 1, -1, -1)
-                     if blocks[j].role == "user" and blocks[j].kind in ("text", "image")), None)
-        if last is None or not any(b.kind == "thinking" for b in blocks[:last]):
-            return blocks
-        out: list[Block] = []
-        for b in blocks[:last]:
-            if b.kind != "thinking":
-                out.append(b)
-            elif b.ends_message:
-                hit = self._markers.get(id(b))
-                if hit is None or hit[0] is not b:
-                    marker = Block("thinking", b.role, 0, salted(b.content_hash, _DROPPED_SALT), True)
-                    hit = self._markers[id(b)] = (b, marker)
-                    self._raw_ids.add(id(marker))
-                out.append(hit[1])
-        return tuple(out) + blocks[last:]
 
     def _with_thinking_sizes(self, blocks: tuple[Block, ...]) -> tuple[Block, ...]:
         """`blocks` with each signed empty thinking block sized from its response's bill
@@ -381,8 +360,6 @@ class RequestSets:
 
 _IDENTITY = TokenFit()
 _INF = float("inf")
-#: The salt of the markers that stand for dropped earlier-turn reasoning blocks (never a break epoch).
-_DROPPED_SALT = 2**31 - 1
 
 
 def _drops_earlier_reasoning(model: str) -> bool:
