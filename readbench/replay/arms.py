@@ -34,7 +34,7 @@ from readbench.replay.billing import billed, infer_tier
 from readbench.replay.calibrate import calibrate
 from readbench.replay.records import Calibration
 from readbench.replay.requests import RequestSet, RequestSets, call_records
-from readbench.replay.simulate import SessionSimulator, price_date, run_key
+from readbench.replay.simulate import SessionSimulator, calibrated_requests, price_date, run_key
 from readbench.sessions import Session
 
 __all__ = ["ArmResult", "ArmSimulator", "session_billed_cost"]
@@ -275,9 +275,7 @@ class ArmSimulator:
                 read[k] += usage.cache_read_tokens
                 total[k] += usage.input_tokens
         sims = [(k, SessionSimulator(cms[k], self.when, calib.granularity)) for k in todo]
-        for i, call in enumerate(self.session.calls if sims else ()):
-            out = call.usage.output_tokens if call.usage is not None else 0
-            req = rs.request(i, calib, out)
+        for i, req in enumerate(calibrated_requests(rs, calib) if sims else ()):
             model = rs.models[i]
             for k, sim in sims:
                 if i == 0 and calib.cold_start_tokens > 0:

@@ -125,6 +125,9 @@ class RequestSet:
         self._counted: list[tuple[int, int]] | None = None
         #: simulations of this set already run (`readbench.replay.simulate.run` memo): key -> results
         self.runs: dict[tuple, list] = {}
+        #: passes of requests already built (`readbench.replay.simulate.calibrated_requests` memo):
+        #: calibration key -> every call's Request
+        self.passes: dict[tuple, list[Request]] = {}
         #: content calibrations fitted on this set (`readbench.replay.calibrate.calibrate` memo):
         #: (window start, stop, step, date) -> Calibration without breaks
         self.fitted: dict[tuple, Calibration] = {}
