@@ -182,7 +182,8 @@ class ArmSimulator:
                 rs = self._shared.get(family, models)
             else:
                 rs = RequestSet(self.session, family, models, builder=self.builder, records=self._arm_records(requests),
-                                calibrated=self._shared.calibrated.setdefault(family, {}))
+                                calibrated=self._shared.calibrated.setdefault(family, {}),
+                                sizes=self._shared.sizes(family))
             # an arm that renders to the same blocks as one already set up (a configuration that
             # pruned nothing, two that pruned alike) shares its set, so its simulation is reused
             same = next((o for o in self._sets.values() if o.family == family and o.models == models

@@ -83,11 +83,13 @@ class RequestSet:
         calibrated: a memo of calibrated blocks to share with the other sets of the same session,
             builder and tokenizer family (the arms of `readbench.replay.arms.ArmSimulator`): each
             recorded block is then calibrated once per token fit and salt for all of them.
+        sizes: `thinking_sizes(session, family)` when the caller has it (`RequestSets.sizes`).
     """
 
     def __init__(self, session: Session, family: str, models: list[str], *,
                  requests: list[list[ChatMessage]] | None = None, builder: RequestBuilder | None = None,
-                 records: list[CallRecord] | None = None, calibrated: dict | None = None) -> None:
+                 records: list[CallRecord] | None = None, calibrated: dict | None = None,
+                 sizes: dict[bytes, int] | None = None) -> None:
         self.session = session
         self.family = family
         self.models = models
@@ -99,7 +101,7 @@ class RequestSet:
         self._raw_ids: set[int] = set()  # blocks whose tokens are not calibrated: markers, insertions
         self._drop = EarlierReasoning(self._raw_ids)
         drops = {m: _drops_earlier_reasoning(m) for m in set(models)}
-        self._sizes = thinking_sizes(session, family)
+        self._sizes = sizes if sizes is not None else thinking_sizes(session, family)
         self._sized: dict[int, tuple[Block, Block]] = {}  # id(signed empty thinking block) -> (it, sized copy)
         for i, call in enumerate(session.calls):
             blocks = builder.blocks(records[i], family)
@@ -339,6 +341,7 @@ class RequestSets:
         self.calibrated: dict[str, dict] = {}
         self._records: list[CallRecord] | None = None
         self._sets: dict[tuple[str, tuple[str, ...]], RequestSet] = {}
+        self._sizes: dict[tuple[int, str], tuple[Session, dict[bytes, int]]] = {}
 
     def records(self) -> list[CallRecord]:
         """The recorded calls as CallRecords (`call_records`), built once."""
@@ -346,18 +349,28 @@ class RequestSets:
             self._records = call_records(self.session)
         return self._records
 
+    def sizes(self, family: str, session: Session | None = None) -> dict[bytes, int]:
+        """`thinking_sizes` of `session` (default `self.session`) in tokenizer `family`, worked out
+        once per session object and family (the session is kept, so its id stays unique)."""
+        session = self.session if session is None else session
+        hit = self._sizes.get((id(session), family))
+        if hit is None:
+            hit = self._sizes[(id(session), family)] = (session, thinking_sizes(session, family))
+        return hit[1]
+
     def get(self, family: str, models: list[str], session: Session | None = None) -> RequestSet:
         """The set of the recorded requests in tokenizer `family`, priced as `models` (one per call).
         `session`: another session object than `self.session` (the bill's copy with some usage hidden,
         `bill._only_comparable`) gets a set of its own, sharing the renderings and calibrated blocks."""
         if session is not None and session is not self.session:
             return RequestSet(session, family, list(models), builder=self.builder, records=self.records(),
-                              calibrated=self.calibrated.setdefault(family, {}))
+                              calibrated=self.calibrated.setdefault(family, {}), sizes=self.sizes(family, session))
         key = (family, tuple(models))
         rs = self._sets.get(key)
         if rs is None:
             rs = self._sets[key] = RequestSet(self.session, family, list(models), builder=self.builder,
-                                              records=self.records(), calibrated=self.calibrated.setdefault(family, {}))
+                                              records=self.records(), calibrated=self.calibrated.setdefault(family, {}),
+                                              sizes=self.sizes(family))
         return rs
 
 
