@@ -26,6 +26,7 @@ from typing import Any
 from inspect_ai.model import ChatMessage
 
 from readbench.cache.adapter import RequestBuilder
+from readbench.cache.blocks import Block
 from readbench.cache.prices import canonical_model, get_model_spec, get_price
 from readbench.cache.registry import CACHE_MODELS, tier_ttl_seconds
 from readbench.replay.bill import billed_cost, session_date
@@ -33,10 +34,12 @@ from readbench.replay.billing import billed, infer_tier
 from readbench.replay.calibrate import calibrate
 from readbench.replay.records import Calibration
 from readbench.replay.requests import RequestSet, RequestSets, call_records
-from readbench.replay.simulate import SessionSimulator, price_date, run_key
+from readbench.replay.simulate import SessionSimulator, calibrated_requests, price_date, run_key
 from readbench.sessions import Session
 
 __all__ = ["ArmResult", "ArmSimulator", "session_billed_cost"]
+
+_UNSEEN: Any = object()
 
 
 
@@ -129,13 +132,47 @@ class ArmSimulator:
         self._records: dict[int, list] = {}  # arm id -> its CallRecords
         self._sets: dict[tuple[str, int, tuple[str, ...]], RequestSet] = {}
         self._keep: dict[int, Any] = {}  # arm objects by id, so their ids stay unique
+        self._canon: dict[int, list[list[ChatMessage]] | None] = {}  # arm id -> first arm rendering alike
+        self._renders: list[tuple[list[list[ChatMessage]] | None, list[tuple[Block, ...]]]] = []
         self._calib: Calibration | None = (calibrations or {}).get(self.cache_models[0]) if self.cache_models else None
         self._off: dict[str, ArmResult] | None = None
         self._results: dict[tuple[str, int], ArmResult] = {}  # (cache model, id(request set)) -> result
         self._what_if: Calibration | None = None
         self.billed_cost_usd = session_billed_cost(session)
 
+    def _canonical(self, requests: list[list[ChatMessage]] | None) -> list[list[ChatMessage]] | None:
+        """The first arm seen whose every call renders to the same blocks as `requests` (in
+        o200k tokens, as sent: `RequestBuilder.blocks`), `requests` itself when none does.
+
+        Every request set of an arm is a function of those blocks (its tokenizer family's
+        counts, calibration and dropped reasoning all derive from them), so an arm that renders
+        like an earlier one (a configuration that pruned nothing, two that pruned alike) takes
+        the earlier arm's sets without building any."""
+        hit = self._canon.get(id(requests), _UNSEEN)
+        if hit is not _UNSEEN:
+            return hit
+        self._keep[id(requests)] = requests
+        records = self._arm_records(requests)
+        rendered = [self.builder.blocks(r) for r in records]
+        same = next((arm for arm, other in self._renders if other == rendered), _UNSEEN)
+        if same is _UNSEEN:
+            self._renders.append((requests, rendered))
+            same = requests
+        self._canon[id(requests)] = same
+        return same
+
+    def _arm_records(self, requests: list[list[ChatMessage]] | None) -> list:
+        """The calls of arm `requests` as CallRecords (one list per arm: the builder renders each
+        call once for all families)."""
+        if requests is None:
+            return self._shared.records()
+        records = self._records.get(id(requests))
+        if records is None:
+            records = self._records[id(requests)] = call_records(self.session, requests)
+        return records
+
     def _request_set(self, cm: str, requests: list[list[ChatMessage]] | None) -> RequestSet:
+        requests = self._canonical(requests)
         models, _ = self._priced[cm]
         family = get_model_spec(models[0]).tokenizer
         key = (family, id(requests), tuple(models))
@@ -144,11 +181,9 @@ class ArmSimulator:
             if requests is None:  # the recorded requests: the set the bill check replayed
                 rs = self._shared.get(family, models)
             else:
-                records = self._records.get(id(requests))
-                if records is None:  # one set of records per arm: the builder renders each call once for all families
-                    records = self._records[id(requests)] = call_records(self.session, requests)
-                rs = RequestSet(self.session, family, models, builder=self.builder, records=records,
-                                calibrated=self._shared.calibrated.setdefault(family, {}))
+                rs = RequestSet(self.session, family, models, builder=self.builder, records=self._arm_records(requests),
+                                calibrated=self._shared.calibrated.setdefault(family, {}),
+                                sizes=self._shared.sizes(family))
             # an arm that renders to the same blocks as one already set up (a configuration that
             # pruned nothing, two that pruned alike) shares its set, so its simulation is reused
             same = next((o for o in self._sets.values() if o.family == family and o.models == models
@@ -241,9 +276,7 @@ class ArmSimulator:
                 read[k] += usage.cache_read_tokens
                 total[k] += usage.input_tokens
         sims = [(k, SessionSimulator(cms[k], self.when, calib.granularity)) for k in todo]
-        for i, call in enumerate(self.session.calls if sims else ()):
-            out = call.usage.output_tokens if call.usage is not None else 0
-            req = rs.request(i, calib, out)
+        for i, req in enumerate(calibrated_requests(rs, calib) if sims else ()):
             model = rs.models[i]
             for k, sim in sims:
                 if i == 0 and calib.cold_start_tokens > 0:

@@ -36,6 +36,7 @@ class CallKinds:
         self.session = session
         self._kinds: list[str | None] = [None] * len(session.calls)
         self._events: dict[int, set[str]] | None = None
+        self._run = 1  # calls 1 .. _run - 1 are known to be `opening`
 
     def __getitem__(self, i: int) -> str:
         """The kind of call i (module docstring).
@@ -48,6 +49,15 @@ class CallKinds:
             kind = self._kinds[i] = self._kind(i)
         return kind
 
+    def _openings_before(self, i: int) -> bool:
+        """True when calls 1 .. i - 1 are all `opening`: the known run of them from call 1 is
+        extended as far as asked (each call checked once, not once per later call)."""
+        while self._run < i:
+            if self[self._run] != "opening":
+                return False
+            self._run += 1
+        return True
+
     def _kind(self, i: int) -> str:
         if self._events is None:
             self._events = {}
@@ -57,7 +67,7 @@ class CallKinds:
         ctx = self.session.contexts[call.context]
         last = ctx[call.n_messages - 1] if call.n_messages else None
         if isinstance(last, ChatMessageTool) or not isinstance(last, ChatMessageUser):
-            return "opening" if i > 0 and all(self[j] == "opening" for j in range(1, i)) else "tool"
+            return "opening" if i > 0 and self._openings_before(i) else "tool"
         events = self._events.get(i, set())
         if "resume" in events:
             return "resume"

@@ -51,7 +51,7 @@ from readbench.cache.blocks import Block, Request, chain_hashes
 from readbench.replay.call_kinds import CallKinds
 from readbench.replay.prefix import blocks_before, first_salt_change, identical_prefix, salt_index, salt_of, salted
 from readbench.replay.records import Calibration, Insertion, TokenFit
-from readbench.replay.thinking import thinking_sizes
+from readbench.replay.thinking import EarlierReasoning, thinking_sizes
 from readbench.sessions import Session
 
 __all__ = ["RequestSet", "RequestSets", "call_records"]
@@ -83,11 +83,13 @@ class RequestSet:
         calibrated: a memo of calibrated blocks to share with the other sets of the same session,
             builder and tokenizer family (the arms of `readbench.replay.arms.ArmSimulator`): each
             recorded block is then calibrated once per token fit and salt for all of them.
+        sizes: `thinking_sizes(session, family)` when the caller has it (`RequestSets.sizes`).
     """
 
     def __init__(self, session: Session, family: str, models: list[str], *,
                  requests: list[list[ChatMessage]] | None = None, builder: RequestBuilder | None = None,
-                 records: list[CallRecord] | None = None, calibrated: dict | None = None) -> None:
+                 records: list[CallRecord] | None = None, calibrated: dict | None = None,
+                 sizes: dict[bytes, int] | None = None) -> None:
         self.session = session
         self.family = family
         self.models = models
@@ -96,15 +98,15 @@ class RequestSet:
         self.times: list[tuple[float, float]] = []
         prev = float("-inf")
         records = records if records is not None else call_records(session, requests)
-        self._markers: dict[int, tuple[Block, Block]] = {}  # id(dropped thinking block) -> (it, its marker)
         self._raw_ids: set[int] = set()  # blocks whose tokens are not calibrated: markers, insertions
+        self._drop = EarlierReasoning(self._raw_ids)
         drops = {m: _drops_earlier_reasoning(m) for m in set(models)}
-        self._sizes = thinking_sizes(session, family)
+        self._sizes = sizes if sizes is not None else thinking_sizes(session, family)
         self._sized: dict[int, tuple[Block, Block]] = {}  # id(signed empty thinking block) -> (it, sized copy)
         for i, call in enumerate(session.calls):
             blocks = builder.blocks(records[i], family)
             if drops[models[i]]:
-                blocks = self._without_earlier_reasoning(blocks)
+                blocks = self._drop(blocks)
             self.base.append(self._with_thinking_sizes(blocks) if self._sizes else blocks)
             start = call.ts_start_seconds
             if start is None:
@@ -125,6 +127,9 @@ class RequestSet:
         self._counted: list[tuple[int, int]] | None = None
         #: simulations of this set already run (`readbench.replay.simulate.run` memo): key -> results
         self.runs: dict[tuple, list] = {}
+        #: passes of requests already built (`readbench.replay.simulate.calibrated_requests` memo):
+        #: calibration key -> every call's Request
+        self.passes: dict[tuple, list[Request]] = {}
         #: content calibrations fitted on this set (`readbench.replay.calibrate.calibrate` memo):
         #: (window start, stop, step, date) -> Calibration without breaks
         self.fitted: dict[tuple, Calibration] = {}
@@ -138,27 +143,6 @@ class RequestSet:
             IndexError: no call i.
         """
         return self._kinds[i]
-
-    def _without_earlier_reasoning(self, blocks: tuple[Block, ...]) -> tuple[Block, ...]:
-        """`blocks` without the thinking blocks before the last plain user message (text or image
-        from the user: a tool result does not start a turn); a dropped block that ended its message
-        is replaced by its 0-token marker (one object per dropped block, so calls share it)."""
-        last = next((j for j in range(len(blocks) - 1, -1, -1)
-                     if blocks[j].role == "user" and blocks[j].kind in ("text", "image")), None)
-        if last is None or not any(b.kind == "thinking" for b in blocks[:last]):
-            return blocks
-        out: list[Block] = []
-        for b in blocks[:last]:
-            if b.kind != "thinking":
-                out.append(b)
-            elif b.ends_message:
-                hit = self._markers.get(id(b))
-                if hit is None or hit[0] is not b:
-                    marker = Block("thinking", b.role, 0, salted(b.content_hash, _DROPPED_SALT), True)
-                    hit = self._markers[id(b)] = (b, marker)
-                    self._raw_ids.add(id(marker))
-                out.append(hit[1])
-        return tuple(out) + blocks[last:]
 
     def _with_thinking_sizes(self, blocks: tuple[Block, ...]) -> tuple[Block, ...]:
         """`blocks` with each signed empty thinking block sized from its response's bill
@@ -357,6 +341,7 @@ class RequestSets:
         self.calibrated: dict[str, dict] = {}
         self._records: list[CallRecord] | None = None
         self._sets: dict[tuple[str, tuple[str, ...]], RequestSet] = {}
+        self._sizes: dict[tuple[int, str], tuple[Session, dict[bytes, int]]] = {}
 
     def records(self) -> list[CallRecord]:
         """The recorded calls as CallRecords (`call_records`), built once."""
@@ -364,25 +349,33 @@ class RequestSets:
             self._records = call_records(self.session)
         return self._records
 
+    def sizes(self, family: str, session: Session | None = None) -> dict[bytes, int]:
+        """`thinking_sizes` of `session` (default `self.session`) in tokenizer `family`, worked out
+        once per session object and family (the session is kept, so its id stays unique)."""
+        session = self.session if session is None else session
+        hit = self._sizes.get((id(session), family))
+        if hit is None:
+            hit = self._sizes[(id(session), family)] = (session, thinking_sizes(session, family))
+        return hit[1]
+
     def get(self, family: str, models: list[str], session: Session | None = None) -> RequestSet:
         """The set of the recorded requests in tokenizer `family`, priced as `models` (one per call).
         `session`: another session object than `self.session` (the bill's copy with some usage hidden,
         `bill._only_comparable`) gets a set of its own, sharing the renderings and calibrated blocks."""
         if session is not None and session is not self.session:
             return RequestSet(session, family, list(models), builder=self.builder, records=self.records(),
-                              calibrated=self.calibrated.setdefault(family, {}))
+                              calibrated=self.calibrated.setdefault(family, {}), sizes=self.sizes(family, session))
         key = (family, tuple(models))
         rs = self._sets.get(key)
         if rs is None:
             rs = self._sets[key] = RequestSet(self.session, family, list(models), builder=self.builder,
-                                              records=self.records(), calibrated=self.calibrated.setdefault(family, {}))
+                                              records=self.records(), calibrated=self.calibrated.setdefault(family, {}),
+                                              sizes=self.sizes(family))
         return rs
 
 
 _IDENTITY = TokenFit()
 _INF = float("inf")
-#: The salt of the markers that stand for dropped earlier-turn reasoning blocks (never a break epoch).
-_DROPPED_SALT = 2**31 - 1
 
 
 def _drops_earlier_reasoning(model: str) -> bool:

@@ -25,6 +25,7 @@ one cache model, and replays a simulation already run on the same requests inste
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -37,7 +38,8 @@ if TYPE_CHECKING:
     from readbench.replay.requests import RequestSet
     from readbench.sessions import Session
 
-__all__ = ["MISS_MIN_TOKENS", "MISS_TOLERANCE", "Diagnosis", "SessionSimulator", "price_date", "run", "run_key"]
+__all__ = ["MISS_MIN_TOKENS", "MISS_TOLERANCE", "Diagnosis", "SessionSimulator", "calibrated_requests", "price_date", "run",
+           "run_key"]
 
 MISS_TOLERANCE = 0.05
 MISS_MIN_TOKENS = 256
@@ -230,6 +232,34 @@ def run_key(cache_model: str, when: dt.date, ttl_seconds: float, calib: Calibrat
     return (cache_model, when, ttl_seconds if calib.cold_start_tokens > 0 else None, _simulation_key(calib))
 
 
+#: Passes of built requests a RequestSet keeps (`calibrated_requests`): those of the calibrations
+#: used last (a bill check's cache model runs up to 5 passes: raw, two per half; ~1.5 MB each for
+#: 450 calls).
+KEPT_PASSES = 8
+
+
+def calibrated_requests(rs: RequestSet, calib: Calibration) -> Iterator[Request]:
+    """`rs.request(i, calib, output tokens)` of every call i of `rs.session` in order (output
+    tokens as recorded, 0 when unrecorded). Requests are a function of the fields of `calib` that
+    `run_key` names, so a pass already built under an equal calibration (another cache model's
+    pass on the same calibration: anthropic-5m and anthropic-1h, both halves' first break pass)
+    is replayed from `rs.passes` (the last `KEPT_PASSES`) instead of built again."""
+    key = _simulation_key(calib)
+    done = rs.passes.pop(key, None)
+    if done is not None:
+        rs.passes[key] = done  # now the latest used
+        yield from done
+        return
+    built = []
+    for i, call in enumerate(rs.session.calls):
+        req = rs.request(i, calib, call.usage.output_tokens if call.usage is not None else 0)
+        built.append(req)
+        yield req
+    if len(rs.passes) >= KEPT_PASSES:
+        rs.passes.pop(next(iter(rs.passes)))
+    rs.passes[key] = built
+
+
 def run(session: Session, rs: RequestSet, calib: Calibration, cache_model: str, when: dt.date, ttl_seconds: float):
     """Simulate every call of `session` under `calib`; yields (call index, RequestUsage, Diagnosis).
 
@@ -248,9 +278,7 @@ def run(session: Session, rs: RequestSet, calib: Calibration, cache_model: str, 
     sim = SessionSimulator(cache_model, when, calib.granularity)
     compactions = {e.call_index for e in session.events if e.kind == "compaction"}
     results = []
-    for i, call in enumerate(session.calls):
-        out = call.usage.output_tokens if call.usage is not None else 0
-        req = rs.request(i, calib, out)
+    for i, req in enumerate(calibrated_requests(rs, calib)):
         if i == 0 and calib.cold_start_tokens > 0:
             sim.seed(rs.models[0], req, calib.cold_start_tokens, req.ts_start_seconds - 1.0, ttl_seconds)
         usage, diag = sim.step(rs.models[i], req, compaction=i in compactions)

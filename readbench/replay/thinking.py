@@ -22,13 +22,17 @@ from typing import TYPE_CHECKING
 
 from inspect_ai.model import ContentReasoning, ContentText
 
-from readbench.cache.blocks import content_hash
+from readbench.cache.blocks import Block, content_hash
 from readbench.cache.tokenizer import o200k_tokens, scale_tokens
+from readbench.replay.prefix import identical_prefix, salted
 
 if TYPE_CHECKING:
     from readbench.sessions import Session
 
-__all__ = ["thinking_sizes"]
+__all__ = ["EarlierReasoning", "thinking_sizes"]
+
+#: The salt of the markers that stand for dropped earlier-turn reasoning blocks (never a break epoch).
+_DROPPED_SALT = 2**31 - 1
 
 
 def _signed_empty(c: ContentReasoning) -> bool:
@@ -62,3 +66,64 @@ def thinking_sizes(session: Session, family: str) -> dict[bytes, int]:
         for c in empty:
             out[content_hash("thinking", c.reasoning or "", c.signature or "", str(c.redacted))] = each
     return out
+
+
+class EarlierReasoning:
+    """Removes the reasoning of earlier turns from one request set's calls, as a provider that
+    drops it does (models.csv `earlier_reasoning`; `readbench.replay.requests`): the thinking
+    blocks before the last plain user message (text or image from the user: a tool result does
+    not start a turn) are left out; a dropped block that ended its message is replaced by its
+    0-token marker (one object per dropped block, so calls share it).
+
+    Calls are taken in order and each is worked out from the previous one over their identical
+    prefix of blocks (one scan per user turn, not per call).
+
+    Args:
+        raw_ids: the set's ids of blocks whose tokens are not calibrated; each marker's is added.
+    """
+
+    def __init__(self, raw_ids: set[int]) -> None:
+        self._raw_ids = raw_ids
+        self._markers: dict[int, tuple[Block, Block]] = {}  # id(dropped thinking block) -> (it, its marker)
+        # the previous call's (blocks, last plain user block, `_dropped` of them)
+        self._prev: tuple[tuple[Block, ...], int | None, tuple[Block, ...] | None] | None = None
+
+    def __call__(self, blocks: tuple[Block, ...]) -> tuple[Block, ...]:
+        """`blocks` without the earlier turns' reasoning (`blocks` itself when there is none)."""
+        prev = self._prev
+        p = identical_prefix(blocks, prev[0]) if prev is not None else 0
+        last = _last_user_turn(blocks, p)
+        if last is None and prev is not None and (prev[1] is None or prev[1] < p):
+            last = prev[1]  # no new user message: the previous call's last one (or none) still is
+        elif last is None and p:
+            last = _last_user_turn(blocks, 0)
+        if prev is not None and last is not None and last == prev[1] and p >= last:
+            head = prev[2]  # the same blocks up to the same last user message
+        else:
+            head = self._dropped(blocks, last)
+        self._prev = (blocks, last, head)
+        return blocks if head is None or last is None else head + blocks[last:]
+
+    def _dropped(self, blocks: tuple[Block, ...], last: int | None) -> tuple[Block, ...] | None:
+        """`blocks[:last]` with the thinking blocks dropped or replaced by their markers; None
+        when there is none to drop."""
+        if last is None or not any(b.kind == "thinking" for b in blocks[:last]):
+            return None
+        out: list[Block] = []
+        for b in blocks[:last]:
+            if b.kind != "thinking":
+                out.append(b)
+            elif b.ends_message:
+                hit = self._markers.get(id(b))
+                if hit is None or hit[0] is not b:
+                    marker = Block("thinking", b.role, 0, salted(b.content_hash, _DROPPED_SALT), True)
+                    hit = self._markers[id(b)] = (b, marker)
+                    self._raw_ids.add(id(marker))
+                out.append(hit[1])
+        return tuple(out)
+
+
+def _last_user_turn(blocks: tuple[Block, ...], start: int) -> int | None:
+    """Index of the last plain user block (text or image) at or after `start`; None when none is."""
+    return next((j for j in range(len(blocks) - 1, start - 1, -1)
+                 if blocks[j].role == "user" and blocks[j].kind in ("text", "image")), None)
