@@ -6,6 +6,9 @@ sandbox, the seeded sim-pager, the tiny corpus's locate task).
 The fork points (as tests/agents/test_pi_fork_e2e.py found them by hand): B refuses the trunk's read
 of calc.py answered in call 2's request, so B's fork resumes pi at call 2 with B's refusal in place
 and makes calls 2-5 itself; stock is the trunk's own arm ("never"): its sample is the trunk's, no pi run.
+On the bugfix task (the sim edits calc.py, then runs the tests), the obs-mask-5 arm's projection first
+changes call 6's request: its fork restores the trunk's workspace (the edit) and resumes pi there under
+obs-mask-5.
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ RUN_COLUMNS = ["run_id", "eval_set_id", "eval_id", "log", "total_time", "working
 
 
 @pytest.fixture()
-def workdir(tmp_path, monkeypatch):
+def workdir(tmp_path, monkeypatch, request):
     # the tiny corpus, READBENCH_CACHE left as set (the installed pi pin lives there)
     sys.path.insert(0, str(Path(__file__).parents[1] / "e2e"))
     from corpus_fixture import write_corpus
@@ -53,7 +56,7 @@ def workdir(tmp_path, monkeypatch):
     monkeypatch.setenv("READBENCH_TASKS", str(write_corpus(tmp_path)))
     task_index.cache_clear()
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "m.yaml").write_text(MATRIX)
+    (tmp_path / "m.yaml").write_text(getattr(request, "param", MATRIX))
     yield tmp_path
     task_index.cache_clear()
 
@@ -114,3 +117,28 @@ def test_a_forked_matrix_with_pi_arms_forks_b_at_its_call_and_equals_the_indepen
     assert rows.loc[f"B × off × pi {m}", "prefix_input_tokens"] == sum(
         c["prompt_tokens"] for c in b.store["readbench:calls"][:2])
     assert json.loads((workdir / "results/forked/run.json").read_text())["trunk_arms"] == ["stock × off × pi"]
+
+
+@pytest.mark.parametrize("workdir", [MATRIX.replace("variants: [stock, B]", "variants: [stock]")
+                                     .replace('dcp: ["off"]', 'dcp: ["off", obs-mask-5]')
+                                     .replace("families: locate", "families: bugfix")], indirect=True)
+def test_a_forked_pi_dcp_arm_resumes_at_its_first_changed_request_with_the_trunks_workspace(workdir):
+    _eval("--run-id", "forked", "--design", "forked")
+    _eval("--run-id", "indep")
+    forked, indep = _table("forked"), _table("indep")
+    assert list(forked["arm"]) == ["stock × obs-mask-5 × pi @ readbench/sim-pager",
+                                   "stock × off × pi @ readbench/sim-pager"]
+    pd.testing.assert_frame_equal(forked, indep)
+    assert list(forked["success"]) == [1.0, 1.0]  # the fork's tests ran on the restored edit
+    [trunk] = _samples(workdir / "results/forked/trunk")["stock"]
+    arms = trunk.store[FORK]["arms"]
+    assert arms["stock × obs-mask-5 × pi"] == {"call": 6, "kind": "request", "reason": "its DCP projection differs"}
+    assert arms["stock × off × pi"]["kind"] == "never"
+    [log] = [read_eval_log(i.name) for i in list_eval_logs(str(workdir / "results/forked/logs"))
+             if read_eval_log(i.name, header_only=True).eval.task_args["dcp"] == "obs-mask-5"]
+    [fork] = log.samples
+    taken = max(int(k) for k in trunk.store[SNAPSHOTS_KEY] if int(k) <= 6)
+    assert fork.store[FORK]["fork_point"] == {"call": 6, "kind": "request", "reason": "its DCP projection differs",
+                                              "snapshot": f"call {taken}"}
+    calls = len(fork.store["readbench:calls"])
+    assert calls == 10 and sum(isinstance(e, ModelEvent) for e in fork.events) == calls - 6
