@@ -97,6 +97,28 @@ class Relay:
                 self.records.append(CallRecord(sent, list(tools or []), out, float(times[j][0]), float(times[j][1])))
                 self.unpruned.append(CallRecord(history, list(tools or []), out, float(times[j][0]), float(times[j][1])))
 
+    def not_spent(self, n: int, cache_models: list[str]) -> dict[str, Any]:
+        """What a fork did not pay for: its first `n` calls (the trunk's prefix, `seed`), as the loop's
+        forks count them (readbench.agent._forking.Replay.not_spent): their reported tokens and their
+        simulated cost per cache model (the cache simulation of those calls alone: what they cost in
+        an independent run, a call's cost depending only on the calls before it).
+
+        Returns:
+            ``{"prefix_tokens": {"input", "output"}, "prefix_cost_usd": {cache model: USD}}`` (no
+            cost when none of them is priced).
+        """
+        from readbench.cache import sample_cache_metrics
+
+        replayed = self.calls[:n]
+        priced = sum(1 for c in replayed if c.priced)
+        tokens = {"input": sum(c.prompt_tokens or 0 for c in replayed),
+                  "output": sum(c.output_tokens or 0 for c in replayed)}
+        cost: dict[str, Any] = {}
+        if priced:
+            metrics = sample_cache_metrics(self.records[:priced], cache_models)
+            cost = {m: metrics.get(f"cost_usd_{m}") for m in cache_models}
+        return {"prefix_tokens": tokens, "prefix_cost_usd": cost}
+
     def at_turn_limit(self) -> bool:
         """The next call would pass `max_turns` (the loop's rule: stop before it, no call made)."""
         return self.max_turns is not None and self.replayed + len(self.calls) >= self.max_turns

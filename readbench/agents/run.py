@@ -45,7 +45,7 @@ from readbench.base import store as rbstore
 from readbench.dcp import DcpState
 from readbench.harness.agents import get_agent
 
-__all__ = ["CALL_TIMES_KEY", "FIRST_REQUEST_KEY", "REPORTED_KEY", "SESSION_TEXT_KEY", "SHADOW_KEY", "SNAPSHOTS_KEY", "SIM_BEFORE_CALL_KEY", "harness_agent", "read_details"]
+__all__ = ["CALL_TIMES_KEY", "FIRST_REQUEST_KEY", "NOT_SPENT_KEY", "REPORTED_KEY", "SESSION_TEXT_KEY", "SHADOW_KEY", "SNAPSHOTS_KEY", "SIM_BEFORE_CALL_KEY", "harness_agent", "read_details"]
 
 FIRST_REQUEST_KEY = "readbench:harness_first_request_seconds"
 """Sample store key: seconds from the harness's start (its first command, the bridge already up) to its
@@ -63,6 +63,8 @@ REPORTED_KEY = "readbench:harness_reported"
 """Per relayed call ``[messages in its history, tokens reported]`` (or None): pi-dcp's context usage."""
 CALL_TIMES_KEY = "readbench:harness_call_times"
 """Per relayed call ``[ts_start, ts_first]`` as the cache simulation got them (None: not priced)."""
+NOT_SPENT_KEY = "readbench:harness_not_spent"
+"""A fork's `Relay.not_spent` of its prefix calls (the trunk's; readbench.agents.pi_forked)."""
 SESSION_TEXT_KEY = "readbench:harness_session"
 """The harness's session file as it wrote it (text), kept with `keep_session`."""
 
@@ -239,6 +241,8 @@ def harness_agent(
             if relay.sim_before is not None:
                 store().set(SIM_BEFORE_CALL_KEY, relay.sim_before)
             store().set(REPORTED_KEY, relay.reported_calls)
+            if fork is not None:
+                store().set(NOT_SPENT_KEY, relay.not_spent(int(fork["call"]), cache_models))
             store().set(CALL_TIMES_KEY, relay.times)
             if relay.shadow is not None:
                 store().set(SHADOW_KEY, relay.shadow.finish(len(relay.calls)))

@@ -34,17 +34,18 @@ from .arms import LOOP_AGENT, arm_label, spec_name
 
 __all__ = ["NOT_FORKED", "divergence_rows", "divergence_section", "divergence_summary"]
 
-NOT_FORKED = ("the forked design runs trunks of readbench's loop only: a pi trunk finds its arms' fork points "
-              "and pi resumes a session cut there (readbench.agents.pi_shadow, pi_fork), but pi trunk and fork "
-              "evals are not wired in yet; Claude Code 2.1.332 resumes a session only with a new prompt")
-"""Why a real harness's arms run independently in a forked run (/work/coord/notes/pifork.md: pi's CLI has
-no continue command, an extension restarts its loop; Claude Code's `-p --resume` without a prompt exits
-with "Provide a prompt to continue the conversation")."""
+NOT_FORKED = ("the forked design forks readbench's loop and pi only: Claude Code 2.1.332 resumes a session only "
+              "with a new prompt, which would change the fork's request, and resuming Codex 0.171.0 without one "
+              "(`codex exec resume`) is untried")
+"""Why Claude Code's and Codex's arms run independently in a forked run (/work/coord/notes/pifork.md: Claude
+Code's `-p --resume` without a prompt exits with "Provide a prompt to continue the conversation"; `codex exec
+resume [SESSION_ID] [PROMPT]`). pi's arms are forked (readbench.agents.pi_forked): its CLI has no continue
+command either, but an extension restarts its loop on a resumed session (readbench.agents.pi_fork)."""
 
 
 def divergence_rows(log_dir: Path) -> pd.DataFrame:
-    """One row per fork sample, and per sample of a real harness's arm (kind ``independent``: run
-    whole, nothing replayed or saved; readbench.run.forked): arm, sample_id, epoch, kind, fork_call, calls, replayed_calls,
+    """One row per fork sample (readbench's loop or pi, readbench.agents.pi_forked), and per sample of another
+    real harness's arm (kind ``independent``: run whole, nothing replayed or saved; readbench.run.forked): arm, sample_id, epoch, kind, fork_call, calls, replayed_calls,
     input_tokens, output_tokens (the whole trajectory's reported tokens), prefix_input_tokens,
     prefix_output_tokens (the replayed calls'), and per cache model m ``saved_usd_{m}`` (the
     replayed calls' cost) and ``cost_usd_{m}`` (the whole trajectory's). Empty when the logs
@@ -61,7 +62,7 @@ def divergence_rows(log_dir: Path) -> pd.DataFrame:
                         log.eval.model, agent)
         for sample in log.samples or []:
             fork = (sample.store or {}).get(FORK) or {}
-            if agent != LOOP_AGENT:  # a real harness's arm runs independently (readbench.run.forked)
+            if agent != LOOP_AGENT and fork.get("role") != "fork":  # run independently (readbench.run.forked)
                 fork = {"role": "fork", "fork_point": {"kind": "independent"},
                         "prefix_cost_usd": dict.fromkeys(_cache_models(args), 0.0)}
             if fork.get("role") != "fork":
@@ -92,7 +93,7 @@ def _cache_models(task_args: dict[str, Any]) -> list[str]:
 def divergence_summary(rows: pd.DataFrame, trunk_arms: list[str] | tuple[str, ...] = ()) -> pd.DataFrame:
     """Per arm: samples, share diverged (fork kind request/result), share identical to the trunk
     (``never``), share not diverged before the trunk's limit (``cut``), share run independently
-    (``independent``: a real harness's arm), median fork point (calls,
+    (``independent``: a Claude Code or Codex arm), median fork point (calls,
     over the diverged samples; with a ``fork_fraction`` column also as a fraction of the unit's calls), calls not spent (replayed) and their share of the arm's calls,
     tokens not spent (input + output), and per cache model the cost saved and its share of the
     independent run's cost. An arm named in ``trunk_arms`` (``variant × dcp`` labels, run.json's
@@ -166,7 +167,7 @@ def divergence_section(summary: pd.DataFrame) -> list[Block]:
                 "difference against the trunk arm is zero by construction); not diverged before the trunk's limit = "
                 "share where a turn, token or time limit stopped the trunk before the arm differed (the arm's fork "
                 "stops there too, with the trunk's stop reason; whether it would have diverged later is unknown); "
-                "run independently = share of samples of a real harness's arm (pi, Claude Code, Codex), which "
+                "run independently = share of samples of a Claude Code or Codex arm, which "
                 f"ran its whole trajectory, paid in full ({NOT_FORKED}); "
                 "median fork point over the diverged samples, counted from call 0 (0 = the first request already "
                 "differs, e.g. another tool schema; a fork at a differing tool result of call k replays calls 0..k, "

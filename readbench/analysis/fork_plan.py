@@ -149,8 +149,8 @@ def _priced(row: dict[str, Any], per_call: pd.DataFrame | None, models: list[str
 
 
 def session_fork_rows(fork_points: pd.DataFrame, calls: pd.DataFrame, arms: list[tuple[str, str]],
-                      groups: list[list[int]], independent: list[str] | tuple[str, ...] = ()
-                      ) -> tuple[pd.DataFrame, list[str]]:
+                      groups: list[list[int]], independent: list[str] | tuple[str, ...] = (),
+                      labels: list[str] | None = None) -> tuple[pd.DataFrame, list[str]]:
     """Rows of `design_estimate`'s shape from recorded sessions (module docstring), and the
     assumptions they rest on, in words.
 
@@ -164,6 +164,8 @@ def session_fork_rows(fork_points: pd.DataFrame, calls: pd.DataFrame, arms: list
         independent: labels (``variant × dcp × agent``) of a real harness's arms, which a forked
             run runs independently (readbench.run.forked): per session one row of kind
             ``independent``, the whole session paid, nothing shared.
+        labels: each arm's label (``variant × dcp``, ``variant × dcp × pi`` for a pi arm, whose group is
+            its pi pin's: readbench.run.forked.pi_groups); default ``read × dcp`` of `arms`.
 
     Returns:
         (rows with ``fork_fraction`` = the fork call / the session's calls, notes).
@@ -200,7 +202,8 @@ def session_fork_rows(fork_points: pd.DataFrame, calls: pd.DataFrame, arms: list
                 found = [f for f in firsts if f is not None]
                 fork = min(found) if found else None
                 shared = n if fork is None else fork
-                rows.append(_priced({"arm": f"{read} × {dcp} @ {SESSIONS_MODEL}", "sample_id": key, "epoch": 1,
+                label = labels[i] if labels is not None else f"{read} × {dcp}"
+                rows.append(_priced({"arm": f"{label} @ {SESSIONS_MODEL}", "sample_id": key, "epoch": 1,
                                      "kind": "never" if fork is None else "request",
                                      "fork_call": n if fork is None else fork,
                                      "fork_fraction": (n if fork is None else fork) / n if n else float("nan"),

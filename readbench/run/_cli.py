@@ -42,8 +42,8 @@ RESULTS = Path("results")
 @smallest_options
 @click.option("--design", type=click.Choice(["independent", "forked"]), default=None,
               help="independent: every arm runs its whole trajectory; forked: one trunk per task x epoch x model "
-              "(per group of arms with the same tool schemas), each arm forked at its first divergence; a real harness's "
-              "arms (pi, claude-code, codex) run independently beside the forks (default: the matrix's `design`, "
+              "(per group of arms with the same tool schemas; one per pi pin), each arm forked at its first divergence; "
+              "claude-code and codex arms run independently beside the forks (default: the matrix's `design`, "
               "else independent).")
 @click.option("--budget-usd", type=float, default=None,
               help="Stop starting samples once the run has spent this many USD at the list prices of the matrix's "

@@ -14,14 +14,16 @@ to the fork point, then runs live. So eval_set's resume and retries, the k8s san
 and the report work unchanged; an arm that never diverges replays the whole trunk trajectory and
 makes no model call.
 
-Real harnesses (pi, Claude Code, Codex; the matrix's `agents`): their arms run independently,
-as ordinary evals in ``<run>/logs`` beside the forks, and the report's divergence table names them
-"run independently", with the reason (readbench.analysis.divergence.NOT_FORKED). A fork resumes
-readbench's loop from a prefix of messages. A pi trunk finds its arms' fork points in shadow and pi
-can be restarted from its session cut there (readbench.agents.pi_shadow, pi_fork: tested against
-independent pi runs), but pi trunk and fork evals are not built here yet; Claude Code 2.1.332
-resumes only with a new prompt, which changes the request
-(issue 25 item 2: "where one cannot, say so and run that arm independently").
+pi (the matrix's `agents`: ``pi``, ``pi@1.6.0``): per pin one group of every pi arm (`pi_groups`: an
+arm's read preset is an extension that only refuses calls, so all send pi's first request), one pi
+trunk task under the group's first arm, then one pi fork task per arm (readbench.agents.pi_forked:
+the trunk shadows the group's arms, readbench.agents.pi_shadow; a fork resumes pi on the trunk's
+session cut at its fork point, the workspace restored, readbench.agents.pi_fork; an arm that never
+left the trunk takes the trunk's sample). Claude Code and Codex arms run independently, as ordinary
+evals in ``<run>/logs`` beside the forks, and the report's divergence table names them "run
+independently", with the reason (readbench.analysis.divergence.NOT_FORKED: Claude Code 2.1.332
+resumes only with a new prompt, which changes the request; issue 25 item 2: "where one cannot, say
+so and run that arm independently").
 
 Soundness (docs/specs/agents.md §6, coupling): below its fork point an arm's inputs are the
 trunk's, so each arm's marginal distribution is that of an independent run; with the seeded
@@ -40,7 +42,7 @@ from typing import Any
 from readbench.analysis.arms import spec_name
 from readbench.fork.shadow import arm_key
 
-__all__ = ["forked_tasks", "schema_groups"]
+__all__ = ["forked_tasks", "pi_groups", "schema_groups"]
 
 
 def schema_groups(arms: list[list[Any]]) -> list[list[int]]:
@@ -66,9 +68,9 @@ def schema_groups(arms: list[list[Any]]) -> list[list[int]]:
 
 
 def forked_tasks(matrix: Any, sandbox_kind: str, root: Path) -> tuple[list[Any], list[Any]]:
-    """One trunk task per schema group (`schema_groups`) and one fork task per arm of readbench's
-    loop (in `Matrix.arms` order), then one ordinary task per arm of a real harness (run
-    independently: see the module docstring).
+    """One trunk task per schema group of readbench's loop (`schema_groups`) and per pi pin (`pi_groups`),
+    then one task per arm (in `Matrix.agent_arms` order): a fork for an arm of readbench's loop or of
+    pi, an ordinary task for another real harness's (run independently: see the module docstring).
 
     Args:
         matrix: the resolved matrix (readbench.run.matrix.Matrix).
@@ -76,9 +78,8 @@ def forked_tasks(matrix: Any, sandbox_kind: str, root: Path) -> tuple[list[Any],
         root: absolute directory for prefixes and snapshots (``<run>/fork``).
 
     Returns:
-        ``(trunk tasks, one task per arm in `Matrix.agent_arms` order: a fork for an arm of
-        readbench's loop, an ordinary task for a real harness's)``; no trunk when the matrix has no
-        arm of readbench's loop.
+        ``(trunk tasks: the loop's groups, then pi's, one task per arm in `Matrix.agent_arms` order)``;
+        no trunk when the matrix has no arm of readbench's loop or pi.
 
     Raises:
         ValueError: as readbench.run.task.read_strategies_task.
@@ -95,11 +96,35 @@ def forked_tasks(matrix: Any, sandbox_kind: str, root: Path) -> tuple[list[Any],
             variant=variant, dcp=dcp, cache_models=matrix.cache_models, sandbox_kind=sandbox_kind,
             fork={"role": "trunk", "root": str(root), "arms": [arms[i] for i in group],
                   "labels": [labels[i] for i in group]}, **matrix.task_args))
+    pis = pi_groups(matrix.agent_arms())
+    for agent, pi_arms in pis.items():
+        pi_labels = [f"{spec_name(v)} × {spec_name(d)} × {agent}" for v, d in pi_arms]
+        trunks.append(read_strategies(
+            variant=pi_arms[0][0], dcp=pi_arms[0][1], agent=agent, cache_models=matrix.cache_models,
+            sandbox_kind=sandbox_kind, fork={"role": "trunk", "root": str(root), "arms": pi_arms, "labels": pi_labels},
+            **matrix.task_args))
+
+    def task(v: Any, d: Any, a: str) -> Any:
+        extra: dict[str, Any] = {} if a == LOOP else {"agent": a}
+        if a == LOOP or a in pis:
+            extra["fork"] = {"role": "fork", "root": str(root), "arm_key": arm_key(v, d)}
+        return read_strategies(variant=v, dcp=d, cache_models=matrix.cache_models, sandbox_kind=sandbox_kind,
+                               **extra, **matrix.task_args)
+
     # in `Matrix.agent_arms` order (the run's progress rows pair them with it)
-    tasks = [read_strategies(variant=v, dcp=d, cache_models=matrix.cache_models, sandbox_kind=sandbox_kind,
-                             fork={"role": "fork", "root": str(root), "arm_key": arm_key(v, d)}, **matrix.task_args)
-             if a == LOOP else
-             read_strategies(variant=v, dcp=d, agent=a, cache_models=matrix.cache_models, sandbox_kind=sandbox_kind,
-                             **matrix.task_args)
-             for v, d, a in matrix.agent_arms()]
-    return trunks, tasks
+    return trunks, [task(v, d, a) for v, d, a in matrix.agent_arms()]
+
+
+def pi_groups(agent_arms: list[tuple[Any, Any, str]]) -> dict[str, list[list[Any]]]:
+    """The pi arms of a matrix per pi pin (``pi``, ``pi@1.6.0``), as [variant, dcp] in ``agent_arms``
+    order: one group each, its first arm the trunk's. Every pi arm of a pin sends the same first request
+    (pi's system prompt and tool schemas: an arm's read preset is an extension that only refuses calls,
+    readbench.agents.pi_extension), so the group shares one trunk (readbench.agents.pi_forked)."""
+    from readbench.harness.agents import LOOP, get_agent
+
+    groups: dict[str, list[list[Any]]] = {}
+    for v, d, a in agent_arms:
+        harness = None if a == LOOP else get_agent(a).harness
+        if harness is not None and harness.name == "pi":
+            groups.setdefault(a, []).append([v, d])
+    return groups

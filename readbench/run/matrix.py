@@ -176,8 +176,8 @@ class Matrix:
 
 
 def check_design(design: Any, where: str, agents: list[str] | None = None) -> str:
-    """A run design name (``agents`` is accepted for the callers' sake: under design forked a real
-    harness's arms run independently, readbench.run.forked).
+    """A run design name (``agents`` is accepted for the callers' sake: under design forked pi
+    arms are forked too, Claude Code and Codex arms run independently, readbench.run.forked).
 
     Raises:
         ValueError: not one of `DESIGNS` (the message names ``where``).

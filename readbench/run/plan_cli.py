@@ -39,8 +39,8 @@ __all__ = ["plan"]
               help="With --design forked: a `readbench replay --audit --dcp all --fork-points --out DIR` directory; "
                    "the estimate is per recorded session, first order (each arm's fork point from the replay).")
 @click.option("--matrix", "matrix_path", default=None, type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="With --sessions (required there): the matrix file whose arms are estimated; a real "
-                   "harness's arms count as run independently.")
+              help="With --sessions (required there): the matrix file whose arms are estimated; pi's arms form "
+                   "one group per pi pin, Claude Code's and Codex's count as run independently.")
 def plan(run_dir: Path | None, effect: float, power: float, alpha: float, cost_ratio: float | None,
          baseline: tuple[str, str], exclude: tuple[str, ...], design: str, sessions_dir: Path | None,
          matrix_path: Path | None) -> None:
@@ -109,21 +109,28 @@ def _sessions_estimate(replay_dir: Path, matrix_path: Path) -> None:
     from readbench.analysis.divergence import NOT_FORKED, divergence_summary
     from readbench.analysis.fork_plan import design_estimate, format_estimate, load_fork_points, session_fork_rows
     from readbench.harness.agents import LOOP
-    from readbench.run.forked import schema_groups
+    from readbench.run.forked import pi_groups, schema_groups
     from readbench.run.matrix import load_matrix
 
     try:
         matrix = load_matrix(matrix_path)
         specs = [[v, d] for v, d, a in matrix.agent_arms() if a == LOOP]
-        independent = [f"{spec_name(v)} × {spec_name(d)} × {a}" for v, d, a in matrix.agent_arms() if a != LOOP]
+        pis = pi_groups(matrix.agent_arms())  # forked too, one group per pi pin
+        independent = [f"{spec_name(v)} × {spec_name(d)} × {a}" for v, d, a in matrix.agent_arms()
+                       if a != LOOP and a not in pis]
         arms = [(str(spec_name(v)), str(spec_name(d))) for v, d in specs]
+        labels = [f"{v} × {d}" for v, d in arms]
         groups = schema_groups(specs)
+        for pin, pi_arms in pis.items():
+            groups.append(list(range(len(arms), len(arms) + len(pi_arms))))
+            arms += [(str(spec_name(v)), str(spec_name(d))) for v, d in pi_arms]
+            labels += [f"{spec_name(v)} × {spec_name(d)} × {pin}" for v, d in pi_arms]
         points, calls = load_fork_points(replay_dir)
         calls = calls[calls["cache_model"].isin(matrix.cache_models)]  # the matrix's cache models only
         if calls.empty:
             raise ValueError(f"the replay priced no call under the matrix's cache models ({', '.join(matrix.cache_models)})")
-        rows, notes = session_fork_rows(points, calls, arms, groups, independent)
-        trunk_arms = [f"{arms[g[0]][0]} × {arms[g[0]][1]}" for g in groups]
+        rows, notes = session_fork_rows(points, calls, arms, groups, independent, labels)
+        trunk_arms = [labels[g[0]] for g in groups]
         est = design_estimate(rows, trunk_arms)
     except (FileNotFoundError, ValueError) as ex:
         raise click.BadParameter(str(ex), param_hint="--sessions / --matrix")

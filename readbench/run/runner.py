@@ -106,8 +106,8 @@ class RunPlan:
             "settings": self.settings.record(), "provenance": self.provenance,
             "smallest_difference": m.smallest.to_dict(),
             "design": m.design,
-            "trunk_arms": [f"{spec_name(t.metadata['variant'])} × {spec_name(t.metadata['dcp'])}"
-                           for t in self.trunk_tasks],
+            "trunk_arms": [arm_name(str(spec_name(t.metadata["variant"])), str(spec_name(t.metadata["dcp"])),
+                                    t.metadata.get("agent")) for t in self.trunk_tasks],
         }
 
 

@@ -211,9 +211,13 @@ def check_fork(fork: Any) -> dict[str, Any] | None:
     return dict(fork)
 
 
-def _setup(variant: Any, kind: str, allow_local: bool, fork: dict[str, Any] | None) -> Solver | list[Solver]:
-    """The setup solver(s): the workspace, then for a fork sample its prefix (readbench.fork.solver)."""
-    if fork is None or fork["role"] != "fork":
+def _setup(variant: Any, kind: str, allow_local: bool, fork: dict[str, Any] | None,
+           agent: str = "readbench") -> Solver | list[Solver]:
+    """The setup solver(s): the workspace, then for a fork sample of readbench's loop its prefix
+    (readbench.fork.solver; a pi fork loads its own, readbench.agents.pi_forked)."""
+    from readbench.harness.agents import LOOP
+
+    if fork is None or fork["role"] != "fork" or agent != LOOP:
         return setup_workspace(variant, kind, allow_local)
     from readbench.fork.solver import fork_setup
 
@@ -286,9 +290,8 @@ def read_strategies_task(
           file=sys.stderr)
     return Task(
         dataset=MemoryDataset([_sample(r, kind, k8s_registry, agent) for r in records], name="readbench-corpus"),
-        setup=_setup(variant, kind, allow_local, fork),
-        solver=_solver(agent, variant, dcp, models, context_window_tokens, max_turns,
-                       fork if fork and fork["role"] == "trunk" else None),
+        setup=_setup(variant, kind, allow_local, fork, agent),
+        solver=_solver(agent, variant, dcp, models, context_window_tokens, max_turns, fork),
         scorer=readbench_scorer(),
         turn_limit=max_turns,
         metadata={"sandbox": kind, "variant": variant, "dcp": dcp, "cache_models": models, "agent": agent,
@@ -298,24 +301,34 @@ def read_strategies_task(
 
 
 def _solver(agent: str, variant: str | dict[str, Any], dcp: str | dict[str, Any], cache_models: list[str],
-            context_window_tokens: int, max_turns: int, trunk: dict[str, Any] | None = None) -> Any:
-    """readbench's loop for agent `readbench` (as a trunk when `trunk` is its fork record), else
-    the real harness through the bridge.
+            context_window_tokens: int, max_turns: int, fork: dict[str, Any] | None = None) -> Any:
+    """readbench's loop for agent `readbench` (as a trunk when `fork` is a trunk's record; a loop
+    fork's setup leaves its prefix in the store), else the real harness through the bridge: a pi
+    trunk or fork of the forked design (readbench.agents.pi_forked) when `fork` says so.
 
     Raises:
-        ValueError: a trunk for a real harness (the forked design runs readbench's loop only).
+        ValueError: a trunk or fork for a real harness other than pi (Claude Code and Codex arms run
+            independently: readbench.analysis.divergence.NOT_FORKED).
     """
-    from readbench.harness.agents import LOOP
+    from readbench.harness.agents import LOOP, get_agent
 
     if agent == LOOP:
         return pi_agent(variant=variant, dcp=dcp, cache_models=cache_models,
-                        context_window_tokens=context_window_tokens, max_turns=max_turns, fork=trunk)
-    if trunk is not None:
-        raise ValueError(f"agent {agent!r}: the forked design runs readbench's own loop only")
+                        context_window_tokens=context_window_tokens, max_turns=max_turns,
+                        fork=fork if fork and fork["role"] == "trunk" else None)
+    common: dict[str, Any] = {"cache_models": cache_models, "context_window_tokens": context_window_tokens, "max_turns": max_turns}
+    if fork is not None:
+        harness = get_agent(agent).harness
+        if harness is None or harness.name != "pi":
+            raise ValueError(f"agent {agent!r}: the forked design forks readbench's loop and pi only")
+        from readbench.agents.pi_forked import pi_fork_agent, pi_trunk_agent
+
+        if fork["role"] == "trunk":
+            return pi_trunk_agent(agent, variant, dcp, fork["root"], fork["arms"], fork["labels"], **common)
+        return pi_fork_agent(agent, variant, dcp, fork["root"], fork["arm_key"], **common)
     from readbench.agents import harness_agent
 
-    return harness_agent(agent=agent, variant=variant, dcp=dcp, cache_models=cache_models,
-                         context_window_tokens=context_window_tokens, max_turns=max_turns)
+    return harness_agent(agent=agent, variant=variant, dcp=dcp, **common)
 
 
 @task(name="read_strategies")

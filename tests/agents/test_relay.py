@@ -98,3 +98,31 @@ def test_a_forks_relay_seeded_with_the_trunks_prefix_logs_the_same_calls_as_one_
         assert str(e) == "a fork at call 3 needs the trunk's first 3 calls and times (got 2 calls, 4 times)"
     else:
         raise AssertionError("a short prefix was accepted")
+
+
+def test_a_forks_not_spent_is_its_prefix_calls_tokens_and_their_cost_alone():
+    # a fork seeded at call 2: what it did not pay is calls 0-1 (prompt 1000 + 3000, output 11 + 13),
+    # priced as the cache simulation of those two calls alone (what they cost in an independent run)
+    from readbench.cache import sample_cache_metrics
+
+    model = get_model("mockllm/model")
+    tools = [ToolInfo(name="read", description="Read a file")]
+    whole = _Relay("off", "/repo", 200_000)
+    fork = _Relay("off", "/repo", 200_000, replayed=2)
+
+    async def relay(r, ns):
+        for n in ns:
+            sent = await r.filter(model, _history(n), tools, None, GenerateConfig())
+            assert await r.response(model, _output(1000 * n, 10 + n), sent) is None
+
+    asyncio.run(relay(whole, (1, 3, 6, 7)))
+    fork.seed([asdict(c) for c in whole.calls], whole.times, whole.reported_calls)
+    asyncio.run(relay(fork, (6, 7)))
+    spent = fork.not_spent(2, ["anthropic-5m", "openai"])
+    assert spent["prefix_tokens"] == {"input": 4000, "output": 24}
+    alone = sample_cache_metrics(whole.records[:2], ["anthropic-5m", "openai"])
+    assert spent["prefix_cost_usd"] == {"anthropic-5m": alone["cost_usd_anthropic-5m"],
+                                        "openai": alone["cost_usd_openai"]}
+    whole_cost = sample_cache_metrics(whole.records, ["openai"])["cost_usd_openai"]
+    assert 0 < spent["prefix_cost_usd"]["openai"] < whole_cost
+    assert fork.not_spent(0, ["openai"]) == {"prefix_tokens": {"input": 0, "output": 0}, "prefix_cost_usd": {}}

@@ -1,8 +1,9 @@
 """A forked run with real harnesses in its matrix (GitHub issue 25 item 2: "For a real harness a
 fork restarts the harness from a session file it can resume; where one cannot, say so and run that
-arm independently"): readbench's loop arms get their trunks and forks, each real harness's arm
-runs as an ordinary independent eval beside them, and the divergence table names it "run
-independently" (nothing replayed, nothing saved). Before, design forked refused any real agent."""
+arm independently"): readbench's loop arms and pi's get their trunks and forks (one pi trunk per pi
+pin, readbench.agents.pi_forked); a Claude Code or Codex arm runs as an ordinary independent eval
+beside them, and the divergence table names it "run independently" (nothing replayed, nothing saved).
+The pi trunk and forks run end to end in tests/fork/test_fork_pi_e2e.py (slow)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pandas as pd
 from inspect_ai._eval.loader import resolve_task_args
 
 from readbench.analysis.divergence import divergence_section, divergence_summary
+from readbench.fork.shadow import arm_key
 from readbench.run.forked import forked_tasks
 from readbench.run.matrix import load_matrix
 
@@ -30,26 +32,31 @@ def _args(task) -> dict:
     return {k: v for k, v in resolve_task_args(task).items() if k in ("variant", "dcp", "agent", "fork")}
 
 
-def test_real_harness_arms_run_independently_beside_the_loops_trunks_and_forks(tiny_corpus):
+def test_pi_arms_get_a_pi_trunk_and_forks_beside_the_loops_trunks_and_forks(tiny_corpus):
     (tiny_corpus / "m.yaml").write_text(MATRIX)
     matrix = load_matrix(tiny_corpus / "m.yaml")
     assert matrix.design == "forked"  # no longer refused
     trunks, tasks = forked_tasks(matrix, "local", tiny_corpus / "fork")
-    # stock and B send different read descriptions: two schema groups, two trunks
-    assert [(_args(t)["variant"], _args(t)["dcp"], _args(t)["fork"]["role"]) for t in trunks] == [
-        ("stock", "off", "trunk"), ("B", "off", "trunk")]
+    # stock and B send different read descriptions: two loop trunks; every pi arm sends pi's: one pi trunk
+    assert [(_args(t)["variant"], _args(t)["dcp"], _args(t).get("agent"), _args(t)["fork"]["role"])
+            for t in trunks] == [("stock", "off", None, "trunk"), ("B", "off", None, "trunk"),
+                                 ("stock", "off", "pi", "trunk")]
+    assert _args(trunks[2])["fork"]["arms"] == [["stock", "off"], ["stock", "pi-dcp"], ["B", "off"], ["B", "pi-dcp"]]
     got = [(a["variant"], a["dcp"], a.get("agent"), (a.get("fork") or {}).get("role")) for a in map(_args, tasks)]
     assert got == [("stock", "off", None, "fork"), ("stock", "pi-dcp", None, "fork"),
                    ("B", "off", None, "fork"), ("B", "pi-dcp", None, "fork"),
-                   ("stock", "off", "pi", None), ("stock", "pi-dcp", "pi", None),
-                   ("B", "off", "pi", None), ("B", "pi-dcp", "pi", None)]
+                   ("stock", "off", "pi", "fork"), ("stock", "pi-dcp", "pi", "fork"),
+                   ("B", "off", "pi", "fork"), ("B", "pi-dcp", "pi", "fork")]
+    # a pi fork's task loads its prefix by arm key at run time: no trunk session in its arguments
+    assert _args(tasks[6])["fork"] == {"role": "fork", "root": str(tiny_corpus / "fork"), "arm_key": arm_key("B", "off")}
 
 
-def test_a_matrix_of_real_harnesses_only_has_no_trunk(tiny_corpus):
-    (tiny_corpus / "m.yaml").write_text(MATRIX.replace("agents: [readbench, pi]", "agents: [pi]"))
+def test_claude_code_arms_run_independently_beside_the_pi_trunk(tiny_corpus):
+    (tiny_corpus / "m.yaml").write_text(MATRIX.replace("agents: [readbench, pi]", "agents: [pi, claude-code]"))
     trunks, tasks = forked_tasks(load_matrix(tiny_corpus / "m.yaml"), "local", tiny_corpus / "fork")
-    assert trunks == [] and [_args(t).get("agent") for t in tasks] == ["pi"] * 4
-    assert all("fork" not in _args(t) for t in tasks)
+    assert [(_args(t).get("agent"), _args(t)["fork"]["role"]) for t in trunks] == [("pi", "trunk")]
+    assert [(_args(t).get("agent"), (_args(t).get("fork") or {}).get("role")) for t in tasks] == [
+        ("pi", "fork")] * 4 + [("claude-code", None)] * 4
 
 
 def test_the_divergence_table_names_an_independent_arm_and_saves_nothing_on_it():
@@ -72,10 +79,10 @@ def test_the_divergence_table_names_an_independent_arm_and_saves_nothing_on_it()
     table = divergence_section(divergence_summary(rows))[1]
     assert "run independently" in table.header
     assert table.rows[0][:6] == ("stock × off × pi @ m", "1", "0.0%", "0.0%", "0.0%", "100.0%")
-    assert ("which ran its whole trajectory, paid in full (the forked design runs trunks of readbench's loop only: "
-            "a pi trunk finds its arms' fork points and pi resumes a session cut there (readbench.agents.pi_shadow, "
-            "pi_fork), but pi trunk and fork evals are not wired in yet; Claude Code 2.1.332 resumes a session only "
-            "with a new prompt); ") in table.caption
+    assert ("run independently = share of samples of a Claude Code or Codex arm, which ran its whole trajectory, "
+            "paid in full (the forked design forks readbench's loop and pi only: Claude Code 2.1.332 resumes a session "
+            "only with a new prompt, which would change the fork's request, and resuming Codex 0.171.0 without one "
+            "(`codex exec resume`) is untried); ") in table.caption
 
 
 def test_divergence_rows_read_a_real_harness_log_as_run_independently(tiny_corpus, fixed_sandbox_dir, monkeypatch):

@@ -99,18 +99,22 @@ def test_fork_points_and_the_forked_plan_from_a_recorded_session(tmp_path, pi_se
                               "calls not spent 75.0%",
         "stock × off": "a trunk (paid in full in both designs)"}
     assert "Trunks (one per schema group, each paid whole): stock × off, B × off." in r.output
-    # a real harness's arms run independently in a forked run: paid whole in both designs
-    # (pi expresses stock and B: three pi arms, 8 calls each, in both designs)
+    # pi's arms form one more group under the first pi arm (readbench.run.forked.pi_groups; pi expresses
+    # stock and B: three pi arms, 8 calls each). Independent: 7 x 8 = 56. Forked: the loop's 23, the pi
+    # trunk's 8, B x pi from its fork at call 1 (8 - 1, the read pair stock -> B), stock x obs-mask-5 x pi 8 - 6
     (tmp_path / "m2.yaml").write_text(MATRIX.replace(
         "variants:", "agents: [readbench, {name: pi, variants: [stock, B]}]\nvariants:", 1))
     r = CliRunner().invoke(main, ["plan", "--design", "forked", "--sessions", "rep", "--matrix", "m2.yaml"])
     assert r.exit_code == 0, r.output
     assert r.output.splitlines()[1].startswith("  recorded sessions (1 session): model calls independent 56.0, "
-                                               "forked 47.0 "), r.output
-    assert ("  stock × obs-mask-5 × pi: run independently (paid in full: the forked design runs trunks of "
-            "readbench's loop only: a pi trunk finds its arms' fork points and pi resumes a session cut there "
-            "(readbench.agents.pi_shadow, pi_fork), but pi trunk and fork evals are not wired in yet; Claude Code "
-            "2.1.332 resumes a session only with a new prompt)") in r.output.splitlines()
+                                               "forked 40.0 "), r.output
+    lines = r.output.splitlines()
+    assert "  stock × off × pi: a trunk (paid in full in both designs)" in lines
+    assert ("  B × off × pi: diverged in 100.0% of 1 sessions, median fork point 12.5% of the calls; calls not "
+            "spent 12.5%") in lines
+    assert ("  stock × obs-mask-5 × pi: diverged in 100.0% of 1 sessions, median fork point 75.0% of the calls; "
+            "calls not spent 75.0%") in lines
+    assert "Trunks (one per schema group, each paid whole): stock × off, B × off, stock × off × pi." in r.output
 
 
 def test_plan_from_sessions_names_what_is_missing(tmp_path, pi_session, monkeypatch):
