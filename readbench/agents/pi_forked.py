@@ -11,7 +11,9 @@ trunk's session never lands in an eval log's plan:
 - fork kind ``request`` / ``result``: `harness_agent` with ``fork=...``: pi resumed on the trunk's
   session cut at the fork call, the arm's results in place, the workspace restored, the relay seeded
   with the prefix's calls (readbench.agents.pi_fork, relay): the sample equals the arm's independent
-  run (calls, cache and native figures, score; tests/agents/test_pi_fork_e2e.py);
+  run (calls, cache and native figures, score; tests/agents/test_pi_fork_e2e.py); in a sample with
+  follow-up prompts the arm runs whole from its prompts instead (kind ``independent``,
+  `MULTI_PROMPT`), and a fork at call 0 too (harness_agent; nothing replayed or saved);
 - ``never`` (the trunk's own arm, an arm no read or projection of the trunk separates) and ``cut``
   (the trunk stopped on a limit before the arm differed): the trunk's sample itself (messages, final
   output, per-call log, cache/native figures, stop reason, the final workspace restored for the
@@ -43,6 +45,11 @@ __all__ = ["pi_fork_agent", "pi_prefix_path", "pi_trunk_agent", "store_info"]
 
 _TRUNK_SAMPLE = ("never", "cut")
 """Fork kinds whose sample is the trunk's own (no pi run)."""
+
+MULTI_PROMPT = ("a task with follow-up prompts: pi resumed at a fork point finishes only the prompt its cut "
+                "session ends in (readbench.agents.pi_run sends no prompt with a resume), so this arm ran whole")
+"""The reason a diverged pi arm of a multi-prompt sample (``session``, ``longsession`` families) runs
+independently (fork kind ``independent``: nothing replayed or saved, readbench.analysis.divergence)."""
 
 
 def pi_prefix_path(root: Path, model: str, sample_id: str, epoch: int, agent_name: str, key: str) -> Path:
@@ -90,9 +97,11 @@ def pi_trunk_agent(agent_name: str, variant: Any, dcp: Any, root: str, arms: lis
     async def execute(state: AgentState) -> AgentState:
         cwd = str(rbstore.workspace().get("cwd") or "")
         mark = await mark_workspace(sandbox(), cwd)
-        state = await inner(state)
-        final = (await take_snapshot(sandbox(), cwd, mark)).to_dict()
-        await drop_mark(sandbox(), mark)
+        try:
+            state = await inner(state)
+            final = (await take_snapshot(sandbox(), cwd, mark)).to_dict()
+        finally:
+            await drop_mark(sandbox(), mark)
         s = store()
         points, stop = s.get(SHADOW_KEY) or {}, s.get(rbstore.STOP_REASON)
         sample = {"messages": [m.model_dump(mode="json") for m in state.messages],
@@ -167,9 +176,16 @@ def pi_fork_agent(agent_name: str, variant: Any, dcp: Any, root: str, key: str,
         prefix = json.loads(text)
         point = prefix["point"]
         summary = {"call": point["call"], "kind": point["kind"], "reason": point["reason"], "snapshot": None}
+        nothing_spared = {"prefix_tokens": {"input": 0, "output": 0}, "prefix_cost_usd": {m: 0.0 for m in models}}
+        prompts = (store().get(rbstore.ORACLE) or {}).get("prompts") or []
         if point["kind"] in _TRUNK_SAMPLE:
             state, spent = await _take_trunk_sample(state, prefix["sample"], cwd, models)
             summary["snapshot"] = "final"  # the trunk's workspace at its end, restored for the scorer
+        elif len(prompts) > 1:  # a resumed pi runs only the prompt its cut session ends in
+            summary = {"kind": "independent", "reason": MULTI_PROMPT}
+            state = await harness_agent(agent=agent_name, variant=variant, dcp=dcp, cache_models=models,
+                                        context_window_tokens=context_window_tokens, max_turns=max_turns)(state)
+            point, spent = {"call": 0}, nothing_spared
         else:
             fork = {k: prefix[k] for k in ("trunk", "sim", "snapshot", "reported", "calls", "times")}
             fork.update({k: point[k] for k in ("call", "results", "dcp_state")})
@@ -178,7 +194,7 @@ def pi_fork_agent(agent_name: str, variant: Any, dcp: Any, root: str, key: str,
             inner = harness_agent(agent=agent_name, variant=variant, dcp=dcp, cache_models=models,
                                   context_window_tokens=context_window_tokens, max_turns=max_turns, fork=fork)
             state = await inner(state)
-            spent = store().get(NOT_SPENT_KEY)
+            spent = store().get(NOT_SPENT_KEY) or nothing_spared  # none: forked at call 0, run from the prompts
         store().set(FORK, {"role": "fork", "arm": prefix["arm"], "prefix": str(path), "fork_point": summary,
                            "replayed_calls": int(point["call"]), **spent})
         return state

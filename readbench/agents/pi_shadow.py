@@ -11,8 +11,9 @@ not left the trunk yet:
   result differs from the trunk's, the arm forks at this call with ``kind="result"`` and its
   results in place;
 - a read in a reply that also ran a mutating tool (bash, edit, write) cannot be recomputed from
-  the bytes after the reply: if the arm's result might differ there, it forks conservatively one
-  call earlier (``kind="request"``, `reason` says so; forking early is sound by coupling,
+  the bytes after the reply (an edit, ``rm`` or ``mv`` may have changed them): an arm with another
+  read preset than the trunk's forks conservatively one call earlier, whatever the bytes after the
+  reply give (``kind="request"``, `reason` says so; forking early is sound by coupling,
   agents.md §6);
 - its DCP projection: the same history projected under the arm's configuration (its own
   `DcpState`, the trunk's context usage); where it differs from the trunk's projection, the arm
@@ -93,15 +94,16 @@ class PiShadow:
                     continue
             if get_variant(a.variant) == self.trunk[0] or not reads:
                 continue
+            if mixed:  # the bytes after the reply need not be the bytes the read saw (an edit, `rm`, `mv`)
+                a.point = _point(call - 1, "request", "a read in a reply that also changed files: forked one call "
+                                 "earlier (conservative)", {}, None)
+                continue
             results = {}
             for m, c in reads:
                 mine = await self._result(a.variant, c, sb)
                 if mine is not None:
                     results[m.tool_call_id] = list(mine)
-            if results and mixed:
-                a.point = _point(call - 1, "request", "a read in a reply that also changed files: forked one call "
-                                 "earlier (conservative)", {}, None)
-            elif results:
+            if results:
                 a.point = _point(call, "result", "its read results differ", results, state_before)
 
     async def _result(self, variant: Any, c: Any, sb: Any) -> tuple[str, bool] | None:

@@ -84,6 +84,18 @@ def test_a_read_beside_a_mutating_tool_forks_one_call_earlier():
         "reason": "a read in a reply that also changed files: forked one call earlier (conservative)"}
 
 
+
+def test_a_read_of_a_file_the_same_reply_removed_still_forks_one_call_earlier():
+    # `rm big.log` beside the read: the bytes after the reply cannot say what B would have refused,
+    # so B forks before that reply whatever they give (here: the file is gone, the read unrecomputable)
+    sb = FakeSandbox({})
+    replies = [[("bash", {"command": "ls"})], [("read", {"path": "big.log"}), ("bash", {"command": "rm big.log"})]]
+    shadow = PiShadow(("stock", "off"), [("B", "off")], "/w")
+    _observe(shadow, sb, [_history(*replies[:k]) for k in range(3)])
+    assert shadow.finish(3)[arm_key("B", "off")] == {
+        "call": 1, "kind": "request", "results": {}, "dcp_state": None,
+        "reason": "a read in a reply that also changed files: forked one call earlier (conservative)"}
+
 def test_a_dcp_arm_forks_at_its_first_projection_that_differs():
     sb = FakeSandbox({})
     replies = [[("bash", {"command": f"echo {i}"})] for i in range(7)]
