@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 import re
+import sys
+from pathlib import Path
 
 import pytest
 from inspect_ai import eval as inspect_eval
@@ -31,7 +33,6 @@ from readbench.agents.run import (
     SNAPSHOTS_KEY,
 )
 from readbench.base.store import CACHE_METRICS, CALLS, NATIVE_METRICS
-from readbench.corpus import task_index
 from readbench.fork.shadow import arm_key
 from readbench.read import get_variant
 from readbench.read._session import ReadSession
@@ -41,18 +42,10 @@ from readbench.sessions.pi import FORK_MARKER
 pytestmark = [pytest.mark.slow]
 
 
-@pytest.fixture()
-def tiny_corpus(tmp_path, monkeypatch):
-    import sys
-    from pathlib import Path
+sys.path.insert(0, str(Path(__file__).parents[1] / "e2e"))
+from corpus_fixture import records, tiny_corpus_fixture  # noqa: E402
 
-    sys.path.insert(0, str(Path(__file__).parents[1] / "e2e"))
-    from corpus_fixture import write_corpus
-
-    monkeypatch.setenv("READBENCH_TASKS", str(write_corpus(tmp_path)))
-    task_index.cache_clear()
-    yield tmp_path
-    task_index.cache_clear()
+tiny_corpus = tiny_corpus_fixture(own_cache=False)  # the installed pi pin lives in the user's cache
 
 
 def _run(tmp_path, name, variant, families="locate", dcp="off", agent="pi", sandbox="local", **agent_args):
@@ -107,8 +100,6 @@ def _b_fork_point(session_text, calc):
 
 @pytest.mark.parametrize("agent", ["pi", "pi@1.6.0"])
 def test_a_pi_fork_at_bs_first_blocked_read_continues_as_bs_independent_run(tiny_corpus, agent):
-    from corpus_fixture import records
-
     calc = next(r for r in records() if r.id == "logs/locate/0").files["calc.py"].encode()
     trunk = _run(tiny_corpus, "trunk", "stock", agent=agent, shadow=[["stock", "off"], ["B", "off"]])
     b = _run(tiny_corpus, "b", "B", agent=agent)

@@ -4,13 +4,15 @@ other difference in what they send the model is named here (local sandbox; slow)
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import read_eval_log
 
 from readbench.agents.differential import request_differences
-from readbench.corpus import task_index
 from readbench.run import task as rb_task
 
 pytestmark = [pytest.mark.slow]
@@ -33,18 +35,10 @@ NAMED = {
 }
 
 
-@pytest.fixture()
-def tiny_corpus(tmp_path, monkeypatch):
-    import sys
-    from pathlib import Path
+sys.path.insert(0, str(Path(__file__).parents[1] / "e2e"))
+from corpus_fixture import tiny_corpus_fixture  # noqa: E402
 
-    sys.path.insert(0, str(Path(__file__).parents[1] / "e2e"))
-    from corpus_fixture import write_corpus
-
-    monkeypatch.setenv("READBENCH_TASKS", str(write_corpus(tmp_path)))
-    task_index.cache_clear()
-    yield tmp_path
-    task_index.cache_clear()
+tiny_corpus = tiny_corpus_fixture(own_cache=False)  # the installed pi pin lives in the user's cache
 
 
 def _events(log) -> list[ModelEvent]:

@@ -65,23 +65,26 @@ def test_relay_projects_records_each_relayed_call_and_stops_at_the_turn_limit():
     assert relay.records[1].messages is not relay.unpruned[1].messages
 
 
+async def _relay_through(relay, histories):
+    """Relay one call per history size in `histories` (`_history(n)`), each answered with
+    `_output(1000 * n, 10 + n)`; the relay must log every call itself (its response returns None)."""
+    model = get_model("mockllm/model")
+    tools = [ToolInfo(name="read", description="Read a file")]
+    for n in histories:
+        sent = await relay.filter(model, _history(n), tools, None, GenerateConfig())
+        assert await relay.response(model, _output(1000 * n, 10 + n), sent) is None
+
+
 def test_a_forks_relay_seeded_with_the_trunks_prefix_logs_the_same_calls_as_one_run_through():
     # one relay runs calls 0-3; a second, seeded at call 2 with the first's first two calls, relays
     # only calls 2-3: both end with the same per-call log, records (messages, times) and reported usage
-    model = get_model("mockllm/model")
-    tools = [ToolInfo(name="read", description="Read a file")]
     whole = _Relay("obs-mask-5", "/repo", 200_000)
     fork = _Relay("obs-mask-5", "/repo", 200_000, replayed=2)
 
-    async def relay(r, ns):
-        for n in ns:
-            sent = await r.filter(model, _history(n), tools, None, GenerateConfig())
-            assert await r.response(model, _output(1000 * n, 10 + n), sent) is None
-
-    asyncio.run(relay(whole, (1, 3, 6, 7)))
+    asyncio.run(_relay_through(whole, (1, 3, 6, 7)))
     fork.seed([asdict(c) for c in whole.calls], whole.times, whole.reported_calls)
     assert fork.calls == [] and fork.at_turn_limit() is False
-    asyncio.run(relay(fork, (6, 7)))
+    asyncio.run(_relay_through(fork, (6, 7)))
     assert fork.calls == whole.calls and fork.reported == whole.reported and fork.replayed == 0
     assert [c.n_history for c in fork.calls] == [3, 7, 13, 15]
     assert fork.calls[3].pruned == whole.calls[3].pruned and fork.calls[3].earliest_changed_index == 2
@@ -105,19 +108,12 @@ def test_a_forks_not_spent_is_its_prefix_calls_tokens_and_their_cost_alone():
     # priced as the cache simulation of those two calls alone (what they cost in an independent run)
     from readbench.cache import sample_cache_metrics
 
-    model = get_model("mockllm/model")
-    tools = [ToolInfo(name="read", description="Read a file")]
     whole = _Relay("off", "/repo", 200_000)
     fork = _Relay("off", "/repo", 200_000, replayed=2)
 
-    async def relay(r, ns):
-        for n in ns:
-            sent = await r.filter(model, _history(n), tools, None, GenerateConfig())
-            assert await r.response(model, _output(1000 * n, 10 + n), sent) is None
-
-    asyncio.run(relay(whole, (1, 3, 6, 7)))
+    asyncio.run(_relay_through(whole, (1, 3, 6, 7)))
     fork.seed([asdict(c) for c in whole.calls], whole.times, whole.reported_calls)
-    asyncio.run(relay(fork, (6, 7)))
+    asyncio.run(_relay_through(fork, (6, 7)))
     spent = fork.not_spent(2, ["anthropic-5m", "openai"])
     assert spent["prefix_tokens"] == {"input": 4000, "output": 24}
     alone = sample_cache_metrics(whole.records[:2], ["anthropic-5m", "openai"])
