@@ -45,7 +45,7 @@ from readbench.base import store as rbstore
 from readbench.dcp import DcpState
 from readbench.harness.agents import get_agent
 
-__all__ = ["CALL_TIMES_KEY", "FIRST_REQUEST_KEY", "NOT_SPENT_KEY", "REPORTED_KEY", "SESSION_TEXT_KEY", "SHADOW_KEY", "SNAPSHOTS_KEY", "SIM_BEFORE_CALL_KEY", "harness_agent", "read_details"]
+__all__ = ["CALL_TIMES_KEY", "WORK_PREFIX", "FIRST_REQUEST_KEY", "NOT_SPENT_KEY", "REPORTED_KEY", "SESSION_TEXT_KEY", "SHADOW_KEY", "SNAPSHOTS_KEY", "SIM_BEFORE_CALL_KEY", "harness_agent", "read_details", "remove_work_dir"]
 
 FIRST_REQUEST_KEY = "readbench:harness_first_request_seconds"
 """Sample store key: seconds from the harness's start (its first command, the bridge already up) to its
@@ -68,6 +68,10 @@ NOT_SPENT_KEY = "readbench:harness_not_spent"
 SESSION_TEXT_KEY = "readbench:harness_session"
 """The harness's session file as it wrote it (text), kept with `keep_session`."""
 
+WORK_PREFIX = "readbench-agent-"
+"""Name prefix of a local sample's harness directory (`tempfile.mkdtemp` in the host's temporary directory:
+the harness's config, extension, HOME and session files); removed when the sample ends (`remove_work_dir`)."""
+
 DOCKER_PREFIX = "/opt/readbench"
 """Where `readbench images --agents` puts Node.js (`node/`) and the harness (`agent/`) in an image."""
 
@@ -77,6 +81,19 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def remove_work_dir(work: str) -> None:
+    """Remove a local sample's harness directory (`WORK_PREFIX`) and everything the harness wrote in it.
+    Nothing in it is read after the sample: its session file was imported into the sample's messages (and
+    its text stored, with `keep_session`) before the run returned. A directory that cannot be removed
+    entirely is logged as a warning naming it (the sample's result stands)."""
+    import logging
+    import shutil
+
+    shutil.rmtree(work, ignore_errors=True)
+    if Path(work).exists():
+        logging.getLogger(__name__).warning("readbench: could not remove the harness directory %s", work)
 
 
 def read_details(session: Any, cwd: str | None = None, shell_reads: bool = False) -> dict[str, dict[str, Any]]:
@@ -180,13 +197,21 @@ def harness_agent(
             relay.reported = {int(p[0]): int(p[1]) for p in (fork.get("reported") or [])[:int(fork["call"])] if p}
             relay.state = DcpState.from_dict(fork.get("dcp_state"))
         port = _free_port() if local else 13131
-        if local:
-            from readbench.agents.install import ensure_node, ensure_pin
+        if not local:  # the container's own directory, gone with the sample's container
+            node, prefix = f"{DOCKER_PREFIX}/node/bin/node", Path(f"{DOCKER_PREFIX}/agent")
+            return await run_in(state, "/tmp/readbench-agent", node, prefix, relay, prompts, ws, port)
+        from readbench.agents.install import ensure_node, ensure_pin
 
-            node, prefix = str(ensure_node() / "node"), ensure_pin(spec)
-            work = tempfile.mkdtemp(prefix="readbench-agent-")
-        else:
-            node, prefix, work = f"{DOCKER_PREFIX}/node/bin/node", Path(f"{DOCKER_PREFIX}/agent"), "/tmp/readbench-agent"
+        node, prefix = str(ensure_node() / "node"), ensure_pin(spec)
+        work = tempfile.mkdtemp(prefix=WORK_PREFIX)
+        try:
+            return await run_in(state, work, str(node), prefix, relay, prompts, ws, port)
+        finally:  # success, error or cancellation: the session was imported (and kept) by then
+            remove_work_dir(work)
+
+    async def run_in(state: AgentState, work: str, node: str, prefix: Path, relay: _Relay, prompts: list[str],
+                     ws: dict[str, Any], port: int) -> AgentState:
+        """The harness run with its own files under `work` (execute's second half)."""
         assert spec.pin is not None
         env = dict(ws.get("env", {}))
         rg = str(ws.get("rg") or "")
