@@ -18,6 +18,10 @@ not left the trunk yet:
 - its DCP projection: the same history projected under the arm's configuration (its own
   `DcpState`, the trunk's context usage); where it differs from the trunk's projection, the arm
   forks here with ``kind="request"`` and its `DcpState` before this call.
+The request past the trunk's turn limit (answered by the relay without the model) is shadowed for
+its read results only: the last reply's tools ran, so an arm whose reads differ only there forks
+there (its fork stops at the same limit, its own results in its history, so its read metrics are
+an independent run's); no arm sends that request, so a projection differing there changes nothing.
 An arm that never leaves the trunk gets ``kind="never"`` at `finish`.
 
 Each fork point is a dict: ``{"call", "kind", "reason", "results": {tool_call_id: [text,
@@ -75,9 +79,14 @@ class PiShadow:
         for a in self.arms.values():
             get_variant(a.variant), get_config(a.dcp)
 
-    async def observe(self, call: int, named: list[Any], view: list[Any], usage: Any, sb: Any) -> None:
+    async def observe(self, call: int, named: list[Any], view: list[Any] | None, usage: Any, sb: Any,
+                      results_only: bool = False) -> None:
         """Shadow call `call`: `named` is the relayed history (pi's tool names), `view` the trunk's
-        projection of it, `usage` the context usage both projections read, `sb` the sandbox."""
+        projection of it, `usage` the context usage both projections read, `sb` the sandbox.
+        `results_only`: the request past the trunk's turn limit, which no arm sends (the relay answers
+        it without the model): only the read results it holds are shadowed (an arm whose last reads
+        differ forks there, pi then stopping at the same limit with the arm's results in its history;
+        a projection that differs there changes no call)."""
         tail, calls = _answered(named)
         reads = [(m, calls.get(m.tool_call_id)) for m in tail]
         reads = [(m, c) for m, c in reads if c is not None and c.function == "read"]
@@ -86,10 +95,10 @@ class PiShadow:
             if a.point is not None:
                 continue
             state_before = a.state
-            if get_config(a.dcp) != self.trunk[1]:
+            if get_config(a.dcp) != self.trunk[1] and not results_only:
                 projection = project(named, a.dcp, state=a.state, cwd=self.cwd, cache=a.cache, usage=usage)
                 a.state = projection.state
-                if _fingerprints(projection.messages) != _fingerprints(view):
+                if _fingerprints(projection.messages) != _fingerprints(view or []):
                     a.point = _point(call, "request", "its DCP projection differs", {}, state_before)
                     continue
             if get_variant(a.variant) == self.trunk[0] or not reads:

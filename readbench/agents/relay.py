@@ -129,8 +129,14 @@ class Relay:
             self.first_request = time.monotonic()
         if self.prefix is not None:
             self._seed_now(list(messages), tools)
+        from readbench.sim.dialect import dialect_for, pi_named
+
         if self.at_turn_limit():  # answer without the model: no tool call, so the harness stops
             self.turn_limited = True
+            if self.shadow is not None:  # the last reply's tool results ran: an arm may differ only there
+                named, _ = pi_named(list(messages), dialect_for(list(tools or [])))
+                await self.shadow.observe(self.replayed + len(self.calls), named, None, None, sandbox(),
+                                          results_only=True)
             return ModelOutput.from_content(model.name, "", stop_reason="stop")
         if self.sim_before is not None:
             self.sim_before.append(copy.deepcopy(store().get(rbstore.SIM)))
@@ -141,8 +147,6 @@ class Relay:
 
             call = self.replayed + len(self.calls)
             self.snapshots[str(call)] = (await take_snapshot(sandbox(), self.cwd, self.mark)).to_dict()
-        from readbench.sim.dialect import dialect_for, pi_named
-
         usage = pi_context_usage(list(messages), self.window, self.reported)
         # DCP strategies key on pi's tool names and `path`: another harness's calls are renamed for
         # the projection and named back after it (readbench.sim.dialect.pi_named)
