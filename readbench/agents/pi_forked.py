@@ -21,8 +21,11 @@ trunk's session never lands in an eval log's plan:
 
 Each fork sample records ``readbench:fork`` as the loop's forks do (readbench.analysis.divergence):
 ``{"role": "fork", "arm", "prefix", "fork_point": {call, kind, reason, snapshot}, "replayed_calls",
-"prefix_tokens": {"input", "output"}, "prefix_cost_usd": {cache model: USD}}``; the replayed calls
-are the trunk's calls below the fork point (pi's fork at call k reuses the trunk's replies 0..k-1).
+"prefix_tokens": {"input", "output"}, "prefix_cost_usd": {cache model: USD}}``. Fork points are
+numbered as the loop's (readbench.fork.shadow): a ``request`` fork at call k makes call k itself and
+reuses the trunk's replies 0..k-1; a ``result`` fork at call k shares the trunk's reply to call k too
+(its tool results are the arm's) and pi resumes at request k+1; the replayed calls are those reused
+(k, or k+1 for a result fork), as readbench.fork.trunk counts them.
 """
 
 from __future__ import annotations
@@ -116,7 +119,7 @@ def pi_trunk_agent(agent_name: str, variant: Any, dcp: Any, root: str, arms: lis
                 point["kind"], point["reason"] = "cut", f"{point['reason']}: the trunk stopped on its {stop}"
             if point["kind"] in _TRUNK_SAMPLE:  # the trunk's whole trajectory: all its calls replayed
                 point["call"] = len(s.get(rbstore.CALLS) or [])
-            call = point["call"]
+            call = point["call"] + (1 if point["kind"] == "result" else 0)  # the request pi resumes at
             summary[label] = {k: point[k] for k in ("call", "kind", "reason")}
             prefix: dict[str, Any] = {"arm": [v, d], "arm_key": key, "cwd": cwd, "point": point}
             if point["kind"] in _TRUNK_SAMPLE:
@@ -188,7 +191,7 @@ def pi_fork_agent(agent_name: str, variant: Any, dcp: Any, root: str, key: str,
             point, spent = {"call": 0}, nothing_spared
         else:
             fork = {k: prefix[k] for k in ("trunk", "sim", "snapshot", "reported", "calls", "times")}
-            fork.update({k: point[k] for k in ("call", "results", "dcp_state")})
+            fork.update({k: point[k] for k in ("call", "kind", "results", "dcp_state")})
             if prefix["snapshot_call"] is not None:  # the trunk's workspace before call k, restored
                 summary["snapshot"] = f"call {prefix['snapshot_call']}"
             inner = harness_agent(agent=agent_name, variant=variant, dcp=dcp, cache_models=models,
@@ -196,10 +199,16 @@ def pi_fork_agent(agent_name: str, variant: Any, dcp: Any, root: str, key: str,
             state = await inner(state)
             spent = store().get(NOT_SPENT_KEY) or nothing_spared  # none: forked at call 0, run from the prompts
         store().set(FORK, {"role": "fork", "arm": prefix["arm"], "prefix": str(path), "fork_point": summary,
-                           "replayed_calls": int(point["call"]), **spent})
+                           "replayed_calls": _replayed(point), **spent})
         return state
 
     return execute
+
+
+def _replayed(point: dict[str, Any]) -> int:
+    """The trunk's calls a fork at `point` reuses, as the loop's forks count them (readbench.fork.trunk):
+    the calls before the fork call, and the fork call itself for a ``result`` fork (its reply is shared)."""
+    return int(point["call"]) + (1 if point.get("kind") == "result" else 0)
 
 
 async def _take_trunk_sample(state: AgentState, sample: dict[str, Any], cwd: str,

@@ -8,8 +8,10 @@ not left the trunk yet:
   message) is recomputed with the arm's and the trunk's presets on the file's bytes as the sandbox
   holds them now (read presets are pure functions of the bytes, pi-tools.md; B's refusal is the
   text pi's extension sends, readbench.agents.pi_extension; `PiShadow._result`); where the arm's
-  result differs from the trunk's, the arm forks at this call with ``kind="result"`` and its
-  results in place;
+  result differs from the trunk's, the arm forks with ``kind="result"`` at the call whose reply
+  made those reads (one before this request, as readbench.fork.shadow numbers a result fork: the
+  trunk's reply to that call is shared, the arm's results follow it; pi resumes at this request,
+  readbench.agents.run.harness_agent) with its results in place;
 - a read in a reply that also ran a mutating tool (bash, edit, write) cannot be recomputed from
   the bytes after the reply (an edit, ``rm`` or ``mv`` may have changed them): an arm with another
   read preset than the trunk's forks conservatively one call earlier, whatever the bytes after the
@@ -112,8 +114,8 @@ class PiShadow:
                 mine = await self._result(a.variant, c, sb)
                 if mine is not None:
                     results[m.tool_call_id] = list(mine)
-            if results:
-                a.point = _point(call, "result", "its read results differ", results, state_before)
+            if results:  # numbered as the loop's result forks: the call whose reply ran the reads
+                a.point = _point(call - 1, "result", "its read results differ", results, state_before)
 
     async def _result(self, variant: Any, c: Any, sb: Any) -> tuple[str, bool] | None:
         """The arm's (text, is_error) for read call `c` where it differs from the trunk's, else None.

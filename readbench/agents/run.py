@@ -150,7 +150,10 @@ def harness_agent(
             harness ends its run (`stop_reason = turn_limit`), as the loop stops before that call.
         fork: pi only: continue a trunk pi run at a fork point instead of starting on the prompts
             (readbench.agents.pi_fork): "trunk" (its session text, SESSION_TEXT_KEY), "call" (the fork
-            point, 0-based; 0: no fork), "results" ({tool_call_id: [text, is_error]}: the arm's own
+            point, 0-based, numbered as the loop's: with "kind" ``"result"`` the trunk's reply to call
+            `call` is shared and pi resumes at request `call + 1`, that reply's results the arm's; else pi
+            resumes at request `call`, and 0 is no fork; below, "call" means the request pi resumes at),
+            "results" ({tool_call_id: [text, is_error]}: the arm's own
             results in that request), "sim" (SIM_BEFORE_CALL_KEY[call]; None for a real model), and
             optionally "snapshot" (`pi_fork.snapshot_for` of SNAPSHOTS_KEY, restored before pi starts;
             None: the setup's workspace), "reported" (REPORTED_KEY) and "dcp_state" (the arm's DcpState
@@ -176,6 +179,8 @@ def harness_agent(
                          "so far (the others are installed and listed, not run)")
     harness = spec.harness.name
     launch(harness, LaunchInput("/w", 1, "node", "exe", variant, ["p"], None, context_window_tokens))  # refuse early
+    if fork is not None and "call" in fork:  # pi resumes at the request after a shared reply's results
+        fork = {**fork, "call": int(fork["call"]) + (1 if fork.get("kind") == "result" else 0)}
     if fork is not None and fork.get("call") == 0:
         fork = None  # forked at its first request: the arm's own run from the prompts
     if fork is not None:

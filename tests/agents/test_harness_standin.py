@@ -1,6 +1,7 @@
-"""A local sample's harness directory (readbench.agents.run.WORK_PREFIX, a `tempfile.mkdtemp` on the
-host) is removed when the sample ends: after success, after the harness failed, and when the sample is
-cancelled. pi is not run: the sandbox, the bridge and the model are stand-ins (the sandbox writes and
+"""`harness_agent` with a stand-in harness: a local sample's harness directory
+(readbench.agents.run.WORK_PREFIX, a `tempfile.mkdtemp` on the host) is removed when the sample ends
+(after success, after the harness failed, when the sample is cancelled); a fork point numbered as the
+loop's resumes pi at the right request. pi is not run: the sandbox, the bridge and the model are stand-ins (the sandbox writes and
 reads the host's files, as inspect's local sandbox does), and "pi" writes a one-call session file."""
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ async def _no_bridge(state, **kwargs):
     yield None
 
 
-def _run_sample(monkeypatch, tmp_path, how: str, made: list[str]) -> None:
+def _run_sample(monkeypatch, tmp_path, how: str, made: list[str], fork: dict | None = None) -> None:
     """Run harness_agent("pi") once against `HostSandbox(how)`, noting the harness directories it made in `made`."""
     real_mkdtemp = tempfile.mkdtemp
 
@@ -84,7 +85,7 @@ def _run_sample(monkeypatch, tmp_path, how: str, made: list[str]) -> None:
     monkeypatch.setattr(run, "sandbox", lambda: HostSandbox(how))
     monkeypatch.setattr(run, "sandbox_agent_bridge", _no_bridge)
     monkeypatch.setattr(run, "get_model", lambda: get_model("mockllm/model"))
-    agent = run.harness_agent(agent="pi", cache_models=["openai"], keep_session=True)
+    agent = run.harness_agent(agent="pi", cache_models=["openai"], keep_session=True, fork=fork)
     state = asyncio.run(agent(AgentState(messages=[ChatMessageUser(content="Find X.")])))
     assert state.output.completion == "ANSWER: 1"
 
@@ -105,3 +106,43 @@ def test_the_harness_directory_is_removed_when_the_harness_fails_or_the_sample_i
         _run_sample(monkeypatch, tmp_path, how, made)
     assert len(made) == 1 and not Path(made[0]).exists()
     assert store().get(rbstore.STOP_REASON) == ("error" if how == "fail" else None)
+
+
+TRUNK = "\n".join(json.dumps(e, separators=(",", ":")) for e in [
+    {"type": "session", "version": 3, "id": "s1", "timestamp": "t", "cwd": "/w"},
+    {"type": "message", "id": "e1", "parentId": None, "timestamp": "t",
+     "message": {"role": "user", "content": [{"type": "text", "text": "Find X."}], "timestamp": 1}},
+    *[e for k in range(3) for e in (
+        {"type": "message", "id": f"a{k}", "parentId": f"r{k - 1}" if k else "e1", "timestamp": "t",
+         "message": {"role": "assistant", "content": [{"type": "toolCall", "id": f"c{k}", "name": "read",
+                                                       "arguments": {"path": "a.py"}}], "stopReason": "toolUse",
+                     "timestamp": 2}},
+        {"type": "message", "id": f"r{k}", "parentId": f"a{k}", "timestamp": "t",
+         "message": {"role": "toolResult", "toolCallId": f"c{k}", "toolName": "read",
+                     "content": [{"type": "text", "text": f"read {k}"}], "isError": False, "timestamp": 3}})],
+]) + "\n"
+
+
+@pytest.mark.parametrize("kind, resumed_at", [("result", 2), ("request", 1), (None, 1)])
+def test_a_fork_point_is_numbered_as_the_loops_and_pi_resumes_after_a_shared_reply(monkeypatch, tmp_path, kind,
+                                                                                   resumed_at):
+    # {"call": 1, "kind": "result"}: the trunk's reply to call 1 is shared, its result (c1) is the arm's,
+    # so pi resumes at request 2 (the trunk's replies 0 and 1 reused); a request fork at 1 makes call 1
+    from readbench.agents.pi_fork import ArmResult, fork_session_text
+
+    written: dict[str, str] = {}
+    real_write = HostSandbox.write_file
+
+    async def write_file(self, path, contents):
+        written[path] = contents
+        await real_write(self, path, contents)
+
+    monkeypatch.setattr(HostSandbox, "write_file", write_file)
+    results = {"c1": ["refused", True]} if kind == "result" else {}
+    fork = {"trunk": TRUNK, "call": 1, "results": results, "sim": None, **({"kind": kind} if kind else {})}
+    made: list[str] = []
+    _run_sample(monkeypatch, tmp_path, "ok", made, fork=fork)
+    [session] = [text for path, text in written.items() if path.endswith("/sessions/fork.jsonl")]
+    expected = {k: ArmResult(v[0], v[1]) for k, v in results.items()}
+    assert session == fork_session_text(TRUNK, resumed_at, expected, str(tmp_path / "ws"))
+    assert len(session.splitlines()) == 2 + 2 * resumed_at
