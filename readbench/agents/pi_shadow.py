@@ -78,17 +78,25 @@ class PiShadow:
         self.trunk_variant = trunk[0]
         self.cwd = cwd
         self.arms = {arm_key(v, d): _Arm(v, d) for v, d in arms}
+        self.observed: int | None = None  # the call last observed, and each arm's (state, point) before it
+        self.before: dict[str, tuple[DcpState, dict[str, Any] | None]] = {}
         for a in self.arms.values():
             get_variant(a.variant), get_config(a.dcp)
 
     async def observe(self, call: int, named: list[Any], view: list[Any] | None, usage: Any, sb: Any,
                       results_only: bool = False) -> None:
         """Shadow call `call`: `named` is the relayed history (pi's tool names), `view` the trunk's
-        projection of it, `usage` the context usage both projections read, `sb` the sandbox.
+        projection of it, `usage` the context usage both projections read, `sb` the sandbox. The same
+        `call` observed again (pi retried a failed request) is shadowed from the arms' state before it.
         `results_only`: the request past the trunk's turn limit, which no arm sends (the relay answers
         it without the model): only the read results it holds are shadowed (an arm whose last reads
         differ forks there, pi then stopping at the same limit with the arm's results in its history;
         a projection that differs there changes no call)."""
+        if call == self.observed:  # pi retried this call (its earlier request failed): shadowed afresh
+            for key, (state, point) in self.before.items():
+                self.arms[key].state, self.arms[key].point = state, point
+        else:
+            self.observed, self.before = call, {k: (a.state, a.point) for k, a in self.arms.items()}
         tail, calls = _answered(named)
         reads = [(m, calls.get(m.tool_call_id)) for m in tail]
         reads = [(m, c) for m, c in reads if c is not None and c.function == "read"]
