@@ -103,6 +103,9 @@ def pi_trunk_agent(agent_name: str, variant: Any, dcp: Any, root: str, arms: lis
         try:
             state = await inner(state)
             final = (await take_snapshot(sandbox(), cwd, mark)).to_dict()
+        except BaseException:
+            _keep_out_of_log()
+            raise
         finally:
             await drop_mark(sandbox(), mark)
         s = store()
@@ -134,9 +137,29 @@ def pi_trunk_agent(agent_name: str, variant: Any, dcp: Any, root: str, arms: lis
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(prefix))
         s.set(FORK, {"role": "trunk", "arms": summary})
+        _keep_out_of_log()
         return state
 
     return execute
+
+
+def _keep_out_of_log() -> None:
+    """Drop from the trunk sample's store (so from its .eval log: the store and the span's store-change
+    events are written after the agent returns) what only its forks read, from the prefix files: the
+    session text, the sim's memory per call, the shadow's fork points (the arms' own read results;
+    ``readbench:fork`` keeps each arm's call, kind and reason); each workspace snapshot is reduced to its
+    archive's size and the number of files it deletes (``{str(call): {"archive_bytes", "deleted"}}``)."""
+    import base64
+
+    from readbench.agents.run import SESSION_TEXT_KEY, SHADOW_KEY, SIM_BEFORE_CALL_KEY, SNAPSHOTS_KEY
+
+    s = store()
+    for key in (SESSION_TEXT_KEY, SIM_BEFORE_CALL_KEY, SHADOW_KEY):
+        if key in s.keys():
+            s.delete(key)
+    if SNAPSHOTS_KEY in s.keys():
+        s.set(SNAPSHOTS_KEY, {k: {"archive_bytes": len(base64.b64decode(v["archive_b64"])), "deleted": len(v["deleted"])}
+                              for k, v in (s.get(SNAPSHOTS_KEY) or {}).items()})
 
 
 def store_info() -> tuple[str, str, int]:

@@ -56,7 +56,10 @@ SIM_BEFORE_CALL_KEY = "readbench:harness_sim_before_call"
 """The sim's memory (``readbench:sim``) before each relayed call (None for a real model); with `keep_session`."""
 SNAPSHOTS_KEY = "readbench:harness_snapshots"
 """{str(call): Snapshot.to_dict()}: the workspace's changes before each call following a tool that may change
-files (`pi_fork.may_change_files`); a fork at k restores the latest at or before k (`pi_fork.snapshot_for`)."""
+files (`pi_fork.may_change_files`); a fork at k restores the latest at or before k (`pi_fork.snapshot_for`).
+A pi trunk of the forked design (readbench.agents.pi_forked) leaves only each one's size in its log
+(``{"archive_bytes", "deleted"}``), as it leaves out SESSION_TEXT_KEY, SIM_BEFORE_CALL_KEY and SHADOW_KEY:
+its forks read them from their prefix files."""
 SHADOW_KEY = "readbench:harness_shadow"
 """{readbench.fork.shadow.arm_key: fork point dict} of every arm of the trunk's group (pi_shadow.PiShadow)."""
 REPORTED_KEY = "readbench:harness_reported"
