@@ -92,7 +92,9 @@ class PiShadow:
         it without the model): only the read results it holds are shadowed (an arm whose last reads
         differ forks there, pi then stopping at the same limit with the arm's results in its history;
         a projection that differs there changes no call)."""
-        if call == self.observed:  # pi retried this call (its earlier request failed): shadowed afresh
+        if results_only:  # past the limit no call is made or retried (pi's next prompt meets the limit too)
+            pass
+        elif call == self.observed:  # pi retried this call (its earlier request failed): shadowed afresh
             for key, (state, point) in self.before.items():
                 self.arms[key].state, self.arms[key].point = state, point
         else:

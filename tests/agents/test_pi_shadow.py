@@ -128,6 +128,9 @@ def test_the_reads_answered_in_the_request_past_the_turn_limit_are_shadowed(monk
             sent = await relay.filter(model, _history(*replies[:k]), [], None, GenerateConfig())
             if not isinstance(sent, ModelOutput):
                 await relay.response(model, ModelOutput.from_content("mockllm/model", "ok"), sent)
+        # pi's next prompt (a follow-up) meets the limit too: B's fork point stays
+        follow_up = [*_history(*replies), ChatMessageAssistant(content=""), ChatMessageUser(content="and then?")]
+        assert isinstance(await relay.filter(model, follow_up, [], None, GenerateConfig()), ModelOutput)
         return sent
 
     last = asyncio.run(go())
