@@ -89,6 +89,12 @@ _FAILED = ("error", "aborted")
 drops the entry from the next request, and the relay records no call for it)."""
 
 
+def _failed(entry: dict[str, Any]) -> bool:
+    """A session entry that is a failed request's reply (`_FAILED`): no call."""
+    message = entry.get("message") or {}
+    return entry.get("type") == "message" and message.get("role") == "assistant" and message.get("stopReason") in _FAILED
+
+
 def _dumps(obj: Any) -> str:
     """One session line as pi writes it (`JSON.stringify`: no spaces, non-ASCII as is)."""
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
@@ -112,7 +118,10 @@ def fork_session_text(trunk: str, call: int, results: dict[str, ArmResult], cwd:
     Returns:
         JSONL text: the trunk's lines verbatim up to the fork point, except the header (with `cwd`)
         and the replaced results (`content` one text block, `details`, `isError`), ending with a
-        newline.
+        newline. Where pi retried call `call` itself (failed attempts after its request's last
+        message), the file ends before the first failed attempt: the retried request is the call
+        (the relay records one call for it), and the fork makes it with the arm's results.
+        Failed attempts of earlier calls stay (pi never sends them again).
 
     Raises:
         ValueError: not a version-3 session, a branched file, fewer than `call` replies in the
@@ -134,11 +143,15 @@ def fork_session_text(trunk: str, call: int, results: dict[str, ArmResult], cwd:
             raise ValueError(f"fork_session_text: entry {entry.get('id')} does not follow {prev.get('id')}: "
                              "a branched session (fork one linear path)")
     replies = [i for i, e in enumerate(entries) if e.get("type") == "message" and e["message"].get("role") == "assistant"
-               and e["message"].get("stopReason") not in _FAILED]
+               and not _failed(e)]
     if len(replies) < call:
         raise ValueError(f"fork_session_text: call {call}: the trunk made {len(replies)} model calls")
     end = replies[call] if call < len(replies) else len(entries)
     kept = entries[:end]
+    last = max(i for i, e in enumerate(kept) if e.get("type") == "message" and not _failed(e))
+    retried = [i for i in range(last + 1, len(kept)) if _failed(kept[i])]
+    if retried:  # call `call`'s failed attempts: the fork makes that call itself (the retry is the call)
+        kept = kept[:retried[0]]
     tail = [i for i in range(len(kept)) if kept[i].get("type") == "message"][-1:]
     last_message = kept[tail[0]]["message"] if tail else {}
     if last_message.get("role") != "toolResult":

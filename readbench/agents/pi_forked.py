@@ -21,8 +21,11 @@ trunk's session never lands in an eval log's plan:
 
 Each fork sample records ``readbench:fork`` as the loop's forks do (readbench.analysis.divergence):
 ``{"role": "fork", "arm", "prefix", "fork_point": {call, kind, reason, snapshot}, "replayed_calls",
-"prefix_tokens": {"input", "output"}, "prefix_cost_usd": {cache model: USD}}``; the replayed calls
-are the trunk's calls below the fork point (pi's fork at call k reuses the trunk's replies 0..k-1).
+"prefix_tokens": {"input", "output"}, "prefix_cost_usd": {cache model: USD}}``. Fork points are
+numbered as the loop's (readbench.fork.shadow): a ``request`` fork at call k makes call k itself and
+reuses the trunk's replies 0..k-1; a ``result`` fork at call k shares the trunk's reply to call k too
+(its tool results are the arm's) and pi resumes at request k+1; the replayed calls are those reused
+(k, or k+1 for a result fork), as readbench.fork.trunk counts them.
 """
 
 from __future__ import annotations
@@ -100,6 +103,9 @@ def pi_trunk_agent(agent_name: str, variant: Any, dcp: Any, root: str, arms: lis
         try:
             state = await inner(state)
             final = (await take_snapshot(sandbox(), cwd, mark)).to_dict()
+        except BaseException:
+            _keep_out_of_log()
+            raise
         finally:
             await drop_mark(sandbox(), mark)
         s = store()
@@ -116,7 +122,7 @@ def pi_trunk_agent(agent_name: str, variant: Any, dcp: Any, root: str, arms: lis
                 point["kind"], point["reason"] = "cut", f"{point['reason']}: the trunk stopped on its {stop}"
             if point["kind"] in _TRUNK_SAMPLE:  # the trunk's whole trajectory: all its calls replayed
                 point["call"] = len(s.get(rbstore.CALLS) or [])
-            call = point["call"]
+            call = point["call"] + (1 if point["kind"] == "result" else 0)  # the request pi resumes at
             summary[label] = {k: point[k] for k in ("call", "kind", "reason")}
             prefix: dict[str, Any] = {"arm": [v, d], "arm_key": key, "cwd": cwd, "point": point}
             if point["kind"] in _TRUNK_SAMPLE:
@@ -131,9 +137,29 @@ def pi_trunk_agent(agent_name: str, variant: Any, dcp: Any, root: str, arms: lis
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(prefix))
         s.set(FORK, {"role": "trunk", "arms": summary})
+        _keep_out_of_log()
         return state
 
     return execute
+
+
+def _keep_out_of_log() -> None:
+    """Drop from the trunk sample's store (so from its .eval log: the store and the span's store-change
+    events are written after the agent returns) what only its forks read, from the prefix files: the
+    session text, the sim's memory per call, the shadow's fork points (the arms' own read results;
+    ``readbench:fork`` keeps each arm's call, kind and reason); each workspace snapshot is reduced to its
+    archive's size and the number of files it deletes (``{str(call): {"archive_bytes", "deleted"}}``)."""
+    import base64
+
+    from readbench.agents.run import SESSION_TEXT_KEY, SHADOW_KEY, SIM_BEFORE_CALL_KEY, SNAPSHOTS_KEY
+
+    s = store()
+    for key in (SESSION_TEXT_KEY, SIM_BEFORE_CALL_KEY, SHADOW_KEY):
+        if key in s.keys():
+            s.delete(key)
+    if SNAPSHOTS_KEY in s.keys():
+        s.set(SNAPSHOTS_KEY, {k: {"archive_bytes": len(base64.b64decode(v["archive_b64"])), "deleted": len(v["deleted"])}
+                              for k, v in (s.get(SNAPSHOTS_KEY) or {}).items()})
 
 
 def store_info() -> tuple[str, str, int]:
@@ -188,7 +214,7 @@ def pi_fork_agent(agent_name: str, variant: Any, dcp: Any, root: str, key: str,
             point, spent = {"call": 0}, nothing_spared
         else:
             fork = {k: prefix[k] for k in ("trunk", "sim", "snapshot", "reported", "calls", "times")}
-            fork.update({k: point[k] for k in ("call", "results", "dcp_state")})
+            fork.update({k: point[k] for k in ("call", "kind", "results", "dcp_state")})
             if prefix["snapshot_call"] is not None:  # the trunk's workspace before call k, restored
                 summary["snapshot"] = f"call {prefix['snapshot_call']}"
             inner = harness_agent(agent=agent_name, variant=variant, dcp=dcp, cache_models=models,
@@ -196,10 +222,16 @@ def pi_fork_agent(agent_name: str, variant: Any, dcp: Any, root: str, key: str,
             state = await inner(state)
             spent = store().get(NOT_SPENT_KEY) or nothing_spared  # none: forked at call 0, run from the prompts
         store().set(FORK, {"role": "fork", "arm": prefix["arm"], "prefix": str(path), "fork_point": summary,
-                           "replayed_calls": int(point["call"]), **spent})
+                           "replayed_calls": _replayed(point), **spent})
         return state
 
     return execute
+
+
+def _replayed(point: dict[str, Any]) -> int:
+    """The trunk's calls a fork at `point` reuses, as the loop's forks count them (readbench.fork.trunk):
+    the calls before the fork call, and the fork call itself for a ``result`` fork (its reply is shared)."""
+    return int(point["call"]) + (1 if point.get("kind") == "result" else 0)
 
 
 async def _take_trunk_sample(state: AgentState, sample: dict[str, Any], cwd: str,

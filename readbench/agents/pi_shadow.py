@@ -8,8 +8,10 @@ not left the trunk yet:
   message) is recomputed with the arm's and the trunk's presets on the file's bytes as the sandbox
   holds them now (read presets are pure functions of the bytes, pi-tools.md; B's refusal is the
   text pi's extension sends, readbench.agents.pi_extension; `PiShadow._result`); where the arm's
-  result differs from the trunk's, the arm forks at this call with ``kind="result"`` and its
-  results in place;
+  result differs from the trunk's, the arm forks with ``kind="result"`` at the call whose reply
+  made those reads (one before this request, as readbench.fork.shadow numbers a result fork: the
+  trunk's reply to that call is shared, the arm's results follow it; pi resumes at this request,
+  readbench.agents.run.harness_agent) with its results in place;
 - a read in a reply that also ran a mutating tool (bash, edit, write) cannot be recomputed from
   the bytes after the reply (an edit, ``rm`` or ``mv`` may have changed them): an arm with another
   read preset than the trunk's forks conservatively one call earlier, whatever the bytes after the
@@ -18,6 +20,10 @@ not left the trunk yet:
 - its DCP projection: the same history projected under the arm's configuration (its own
   `DcpState`, the trunk's context usage); where it differs from the trunk's projection, the arm
   forks here with ``kind="request"`` and its `DcpState` before this call.
+The request past the trunk's turn limit (answered by the relay without the model) is shadowed for
+its read results only: the last reply's tools ran, so an arm whose reads differ only there forks
+there (its fork stops at the same limit, its own results in its history, so its read metrics are
+an independent run's); no arm sends that request, so a projection differing there changes nothing.
 An arm that never leaves the trunk gets ``kind="never"`` at `finish`.
 
 Each fork point is a dict: ``{"call", "kind", "reason", "results": {tool_call_id: [text,
@@ -72,12 +78,27 @@ class PiShadow:
         self.trunk_variant = trunk[0]
         self.cwd = cwd
         self.arms = {arm_key(v, d): _Arm(v, d) for v, d in arms}
+        self.observed: int | None = None  # the call last observed, and each arm's (state, point) before it
+        self.before: dict[str, tuple[DcpState, dict[str, Any] | None]] = {}
         for a in self.arms.values():
             get_variant(a.variant), get_config(a.dcp)
 
-    async def observe(self, call: int, named: list[Any], view: list[Any], usage: Any, sb: Any) -> None:
+    async def observe(self, call: int, named: list[Any], view: list[Any] | None, usage: Any, sb: Any,
+                      results_only: bool = False) -> None:
         """Shadow call `call`: `named` is the relayed history (pi's tool names), `view` the trunk's
-        projection of it, `usage` the context usage both projections read, `sb` the sandbox."""
+        projection of it, `usage` the context usage both projections read, `sb` the sandbox. The same
+        `call` observed again (pi retried a failed request) is shadowed from the arms' state before it.
+        `results_only`: the request past the trunk's turn limit, which no arm sends (the relay answers
+        it without the model): only the read results it holds are shadowed (an arm whose last reads
+        differ forks there, pi then stopping at the same limit with the arm's results in its history;
+        a projection that differs there changes no call)."""
+        if results_only:  # past the limit no call is made or retried (pi's next prompt meets the limit too)
+            pass
+        elif call == self.observed:  # pi retried this call (its earlier request failed): shadowed afresh
+            for key, (state, point) in self.before.items():
+                self.arms[key].state, self.arms[key].point = state, point
+        else:
+            self.observed, self.before = call, {k: (a.state, a.point) for k, a in self.arms.items()}
         tail, calls = _answered(named)
         reads = [(m, calls.get(m.tool_call_id)) for m in tail]
         reads = [(m, c) for m, c in reads if c is not None and c.function == "read"]
@@ -86,10 +107,10 @@ class PiShadow:
             if a.point is not None:
                 continue
             state_before = a.state
-            if get_config(a.dcp) != self.trunk[1]:
+            if get_config(a.dcp) != self.trunk[1] and not results_only:
                 projection = project(named, a.dcp, state=a.state, cwd=self.cwd, cache=a.cache, usage=usage)
                 a.state = projection.state
-                if _fingerprints(projection.messages) != _fingerprints(view):
+                if _fingerprints(projection.messages) != _fingerprints(view or []):
                     a.point = _point(call, "request", "its DCP projection differs", {}, state_before)
                     continue
             if get_variant(a.variant) == self.trunk[0] or not reads:
@@ -103,8 +124,8 @@ class PiShadow:
                 mine = await self._result(a.variant, c, sb)
                 if mine is not None:
                     results[m.tool_call_id] = list(mine)
-            if results:
-                a.point = _point(call, "result", "its read results differ", results, state_before)
+            if results:  # numbered as the loop's result forks: the call whose reply ran the reads
+                a.point = _point(call - 1, "result", "its read results differ", results, state_before)
 
     async def _result(self, variant: Any, c: Any, sb: Any) -> tuple[str, bool] | None:
         """The arm's (text, is_error) for read call `c` where it differs from the trunk's, else None.

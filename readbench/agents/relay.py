@@ -53,6 +53,7 @@ class Relay:
         self.shadow: Any = None  # readbench.agents.pi_shadow.PiShadow of a trunk (SHADOW_KEY)
         self.times: list[list[float] | None] = []  # per call [ts_start, ts_first] (None: not priced)
         self.prefix: tuple[list[dict[str, Any]], list[Any], list[Any]] | None = None  # `seed`'s, until used
+        self.attempt: tuple[int, DcpState] | None = None  # the call last relayed and the DCP state before it
 
     def seed(self, calls: list[dict[str, Any]], times: list[Any], reported: list[Any]) -> None:
         """Start a fork's relay with the trunk's first `self.replayed` calls (their CallLog dicts, their
@@ -129,20 +130,35 @@ class Relay:
             self.first_request = time.monotonic()
         if self.prefix is not None:
             self._seed_now(list(messages), tools)
+        from readbench.sim.dialect import dialect_for, pi_named
+
         if self.at_turn_limit():  # answer without the model: no tool call, so the harness stops
             self.turn_limited = True
+            if self.shadow is not None:  # the last reply's tool results ran: an arm may differ only there
+                named, _ = pi_named(list(messages), dialect_for(list(tools or [])))
+                await self.shadow.observe(self.replayed + len(self.calls), named, None, None, sandbox(),
+                                          results_only=True)
             return ModelOutput.from_content(model.name, "", stop_reason="stop")
-        if self.sim_before is not None:
-            self.sim_before.append(copy.deepcopy(store().get(rbstore.SIM)))
+        call = self.replayed + len(self.calls)
+        if self.attempt is not None and self.attempt[0] == call:
+            # pi retried this call (its earlier request failed: no response, no call recorded): the retried
+            # request is the call, so its earlier attempt's projection state and pending record are dropped
+            self.state = self.attempt[1]
+            self.pending.clear()
+        else:
+            self.attempt = (call, self.state)
+        if self.sim_before is not None:  # one per call: a retried request replaces its failed attempt's
+            memory = copy.deepcopy(store().get(rbstore.SIM))
+            if len(self.sim_before) > len(self.calls):
+                self.sim_before[len(self.calls)] = memory
+            else:
+                self.sim_before.append(memory)
         from readbench.agents.pi_fork import may_change_files
 
         if self.mark is not None and self.cwd and may_change_files(list(messages)):
             from readbench.fork.snapshot import take_snapshot
 
-            call = self.replayed + len(self.calls)
             self.snapshots[str(call)] = (await take_snapshot(sandbox(), self.cwd, self.mark)).to_dict()
-        from readbench.sim.dialect import dialect_for, pi_named
-
         usage = pi_context_usage(list(messages), self.window, self.reported)
         # DCP strategies key on pi's tool names and `path`: another harness's calls are renamed for
         # the projection and named back after it (readbench.sim.dialect.pi_named)
@@ -150,7 +166,7 @@ class Relay:
         projection = project(named, self.config, state=self.state, cwd=self.cwd, cache=self.cache, usage=usage)
         self.state = projection.state
         if self.shadow is not None:
-            await self.shadow.observe(self.replayed + len(self.calls), named, projection.messages, usage, sandbox())
+            await self.shadow.observe(call, named, projection.messages, usage, sandbox())
         view = restore(projection.messages)
         self.pending[id(view)] = (list(messages), projection, time.monotonic())
         return GenerateInput(input=view, tools=tools, tool_choice=tool_choice, config=config)

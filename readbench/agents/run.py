@@ -45,7 +45,7 @@ from readbench.base import store as rbstore
 from readbench.dcp import DcpState
 from readbench.harness.agents import get_agent
 
-__all__ = ["CALL_TIMES_KEY", "FIRST_REQUEST_KEY", "NOT_SPENT_KEY", "REPORTED_KEY", "SESSION_TEXT_KEY", "SHADOW_KEY", "SNAPSHOTS_KEY", "SIM_BEFORE_CALL_KEY", "harness_agent", "read_details"]
+__all__ = ["CALL_TIMES_KEY", "WORK_PREFIX", "FIRST_REQUEST_KEY", "NOT_SPENT_KEY", "REPORTED_KEY", "SESSION_TEXT_KEY", "SHADOW_KEY", "SNAPSHOTS_KEY", "SIM_BEFORE_CALL_KEY", "harness_agent", "read_details", "remove_work_dir"]
 
 FIRST_REQUEST_KEY = "readbench:harness_first_request_seconds"
 """Sample store key: seconds from the harness's start (its first command, the bridge already up) to its
@@ -56,7 +56,10 @@ SIM_BEFORE_CALL_KEY = "readbench:harness_sim_before_call"
 """The sim's memory (``readbench:sim``) before each relayed call (None for a real model); with `keep_session`."""
 SNAPSHOTS_KEY = "readbench:harness_snapshots"
 """{str(call): Snapshot.to_dict()}: the workspace's changes before each call following a tool that may change
-files (`pi_fork.may_change_files`); a fork at k restores the latest at or before k (`pi_fork.snapshot_for`)."""
+files (`pi_fork.may_change_files`); a fork at k restores the latest at or before k (`pi_fork.snapshot_for`).
+A pi trunk of the forked design (readbench.agents.pi_forked) leaves only each one's size in its log
+(``{"archive_bytes", "deleted"}``), as it leaves out SESSION_TEXT_KEY, SIM_BEFORE_CALL_KEY and SHADOW_KEY:
+its forks read them from their prefix files."""
 SHADOW_KEY = "readbench:harness_shadow"
 """{readbench.fork.shadow.arm_key: fork point dict} of every arm of the trunk's group (pi_shadow.PiShadow)."""
 REPORTED_KEY = "readbench:harness_reported"
@@ -68,6 +71,10 @@ NOT_SPENT_KEY = "readbench:harness_not_spent"
 SESSION_TEXT_KEY = "readbench:harness_session"
 """The harness's session file as it wrote it (text), kept with `keep_session`."""
 
+WORK_PREFIX = "readbench-agent-"
+"""Name prefix of a local sample's harness directory (`tempfile.mkdtemp` in the host's temporary directory:
+the harness's config, extension, HOME and session files); removed when the sample ends (`remove_work_dir`)."""
+
 DOCKER_PREFIX = "/opt/readbench"
 """Where `readbench images --agents` puts Node.js (`node/`) and the harness (`agent/`) in an image."""
 
@@ -77,6 +84,19 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def remove_work_dir(work: str) -> None:
+    """Remove a local sample's harness directory (`WORK_PREFIX`) and everything the harness wrote in it.
+    Nothing in it is read after the sample: its session file was imported into the sample's messages (and
+    its text stored, with `keep_session`) before the run returned. A directory that cannot be removed
+    entirely is logged as a warning naming it (the sample's result stands)."""
+    import logging
+    import shutil
+
+    shutil.rmtree(work, ignore_errors=True)
+    if Path(work).exists():
+        logging.getLogger(__name__).warning("readbench: could not remove the harness directory %s", work)
 
 
 def read_details(session: Any, cwd: str | None = None, shell_reads: bool = False) -> dict[str, dict[str, Any]]:
@@ -133,7 +153,10 @@ def harness_agent(
             harness ends its run (`stop_reason = turn_limit`), as the loop stops before that call.
         fork: pi only: continue a trunk pi run at a fork point instead of starting on the prompts
             (readbench.agents.pi_fork): "trunk" (its session text, SESSION_TEXT_KEY), "call" (the fork
-            point, 0-based; 0: no fork), "results" ({tool_call_id: [text, is_error]}: the arm's own
+            point, 0-based, numbered as the loop's: with "kind" ``"result"`` the trunk's reply to call
+            `call` is shared and pi resumes at request `call + 1`, that reply's results the arm's; else pi
+            resumes at request `call`, and 0 is no fork; below, "call" means the request pi resumes at),
+            "results" ({tool_call_id: [text, is_error]}: the arm's own
             results in that request), "sim" (SIM_BEFORE_CALL_KEY[call]; None for a real model), and
             optionally "snapshot" (`pi_fork.snapshot_for` of SNAPSHOTS_KEY, restored before pi starts;
             None: the setup's workspace), "reported" (REPORTED_KEY) and "dcp_state" (the arm's DcpState
@@ -159,6 +182,8 @@ def harness_agent(
                          "so far (the others are installed and listed, not run)")
     harness = spec.harness.name
     launch(harness, LaunchInput("/w", 1, "node", "exe", variant, ["p"], None, context_window_tokens))  # refuse early
+    if fork is not None and "call" in fork:  # pi resumes at the request after a shared reply's results
+        fork = {**fork, "call": int(fork["call"]) + (1 if fork.get("kind") == "result" else 0)}
     if fork is not None and fork.get("call") == 0:
         fork = None  # forked at its first request: the arm's own run from the prompts
     if fork is not None:
@@ -180,13 +205,21 @@ def harness_agent(
             relay.reported = {int(p[0]): int(p[1]) for p in (fork.get("reported") or [])[:int(fork["call"])] if p}
             relay.state = DcpState.from_dict(fork.get("dcp_state"))
         port = _free_port() if local else 13131
-        if local:
-            from readbench.agents.install import ensure_node, ensure_pin
+        if not local:  # the container's own directory, gone with the sample's container
+            node, prefix = f"{DOCKER_PREFIX}/node/bin/node", Path(f"{DOCKER_PREFIX}/agent")
+            return await run_in(state, "/tmp/readbench-agent", node, prefix, relay, prompts, ws, port)
+        from readbench.agents.install import ensure_node, ensure_pin
 
-            node, prefix = str(ensure_node() / "node"), ensure_pin(spec)
-            work = tempfile.mkdtemp(prefix="readbench-agent-")
-        else:
-            node, prefix, work = f"{DOCKER_PREFIX}/node/bin/node", Path(f"{DOCKER_PREFIX}/agent"), "/tmp/readbench-agent"
+        node, prefix = str(ensure_node() / "node"), ensure_pin(spec)
+        work = tempfile.mkdtemp(prefix=WORK_PREFIX)
+        try:
+            return await run_in(state, work, str(node), prefix, relay, prompts, ws, port)
+        finally:  # success, error or cancellation: the session was imported (and kept) by then
+            remove_work_dir(work)
+
+    async def run_in(state: AgentState, work: str, node: str, prefix: Path, relay: _Relay, prompts: list[str],
+                     ws: dict[str, Any], port: int) -> AgentState:
+        """The harness run with its own files under `work` (execute's second half)."""
         assert spec.pin is not None
         env = dict(ws.get("env", {}))
         rg = str(ws.get("rg") or "")

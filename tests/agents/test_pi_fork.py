@@ -108,3 +108,20 @@ def test_a_failed_request_pi_retried_is_no_call():
     assert got.splitlines()[:7] == lines[:7]
     assert json.loads(got.splitlines()[7])["message"]["content"] == [{"type": "text", "text": "refused"}]
     assert len(got.splitlines()) == 8
+
+
+def test_a_fork_at_the_call_pi_retried_resumes_before_its_failed_attempts():
+    # pi's request for call 1 failed twice (two empty replies with stopReason error/aborted in the file)
+    # and the third attempt was call 1 (the relay records one call for it): a fork at call 1 resumes
+    # from call 1's request, without the failed attempts, and makes the call itself
+    failed = ('{"type":"message","id":"x1","parentId":"e4","timestamp":"t","message":{"role":"assistant","content":[],'
+              '"stopReason":"error","errorMessage":"Connection error.","timestamp":3}}')
+    again = failed.replace('"id":"x1","parentId":"e4"', '"id":"x2","parentId":"x1"').replace('"error"', '"aborted"', 1)
+    lines = [*LINES[:5], failed, again, LINES[5].replace('"parentId":"e4"', '"parentId":"x2"'), *LINES[6:]]
+    trunk = "\n".join(lines) + "\n"
+    assert fork_session_text(trunk, 1, {}) == "\n".join(LINES[:5]) + "\n"
+    got = fork_session_text(trunk, 1, {"c1": ArmResult("refused", True)}).splitlines()
+    assert got[:4] == LINES[:4] and json.loads(got[4])["message"]["content"] == [{"type": "text", "text": "refused"}]
+    assert len(got) == 5
+    # a fork one call later keeps them (pi skips a failed reply when it sends the history)
+    assert fork_session_text(trunk, 2, {}) == "\n".join(lines[:9]) + "\n"

@@ -22,7 +22,8 @@ KEY = "B-key"
 
 
 def _fork_sample(tmp_path, monkeypatch, prompts):
-    """Run `pi_fork_agent` on a prefix whose arm forked at call 2 (kind result); `harness_agent`
+    """Run `pi_fork_agent` on a prefix whose arm forked at call 1 (kind result: the trunk's reply to
+    call 1 shared, the arm's result after it, pi resuming at request 2); `harness_agent`
     recorded instead of run. Returns (the harness_agent kwargs, the sample's readbench:fork record)."""
     init_subtask_store(Store())
     store().set(rbstore.WORKSPACE, {"cwd": "/w"})
@@ -30,7 +31,7 @@ def _fork_sample(tmp_path, monkeypatch, prompts):
     monkeypatch.setattr(pi_forked, "store_info", lambda: ("readbench/sim-pager", "t/session/0", 1))
     path = pi_forked.pi_prefix_path(tmp_path, "readbench/sim-pager", "t/session/0", 1, "pi", KEY)
     path.parent.mkdir(parents=True)
-    point = {"call": 2, "kind": "result", "reason": "its read results differ", "results": {"c1": ["no", True]},
+    point = {"call": 1, "kind": "result", "reason": "its read results differ", "results": {"c1": ["no", True]},
              "dcp_state": None}
     path.write_text(json.dumps({"arm": ["B", "off"], "arm_key": KEY, "cwd": "/w", "point": point, "trunk": "T",
                                 "sim": None, "snapshot": None, "snapshot_call": None, "reported": None,
@@ -65,8 +66,10 @@ def test_a_diverged_pi_arm_of_a_multi_prompt_sample_runs_whole_and_says_why(tmp_
 
 def test_a_diverged_pi_arm_of_a_single_prompt_sample_resumes_at_its_fork_point(tmp_path, monkeypatch):
     given, record = _fork_sample(tmp_path, monkeypatch, ["only"])
-    assert given["fork"]["call"] == 2 and given["fork"]["results"] == {"c1": ["no", True]}
-    assert record["fork_point"] == {"call": 2, "kind": "result", "reason": "its read results differ",
+    assert (given["fork"]["call"], given["fork"]["kind"]) == (1, "result")  # harness_agent resumes at request 2
+    assert given["fork"]["results"] == {"c1": ["no", True]}
+    assert record["fork_point"] == {"call": 1, "kind": "result", "reason": "its read results differ",
                                     "snapshot": None}
+    # calls 0 and 1 reused (call 1's reply shared), as the loop's result forks count them
     assert (record["replayed_calls"], record["prefix_tokens"], record["prefix_cost_usd"]) == (
         2, {"input": 7, "output": 1}, {"openai": 0.5})

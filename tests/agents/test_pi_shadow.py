@@ -58,7 +58,8 @@ def test_b_forks_at_the_call_whose_request_holds_the_read_it_refuses():
     assert shadow.finish(5) == {
         arm_key("stock", "off"): {"call": None, "kind": "never", "reason": "not diverged within the trunk's 5 calls",
                                   "results": {}, "dcp_state": None},
-        arm_key("B", "off"): {"call": 3, "kind": "result", "reason": "its read results differ",
+        # the reply to call 2 read big.py (its result is in request 3): numbered as the loop's result forks
+        arm_key("B", "off"): {"call": 2, "kind": "result", "reason": "its read results differ",
                               "results": {"c20": [refusal, True]}, "dcp_state": {"version": 1, "decisions": []}},
     }
 
@@ -105,3 +106,38 @@ def test_a_dcp_arm_forks_at_its_first_projection_that_differs():
     assert got[arm_key("stock", "obs-mask-5")] == {"call": 6, "kind": "request", "reason": "its DCP projection differs",
                                                    "results": {}, "dcp_state": {"version": 1, "decisions": []}}
     assert got[arm_key("stock", "off")]["kind"] == "never"
+
+
+def test_the_reads_answered_in_the_request_past_the_turn_limit_are_shadowed(monkeypatch):
+    # max_turns=2: the trunk's third request (holding call 1's read of big.py, which B refuses) is
+    # answered by the relay without the model; B's results differ only there, so B forks at call 1
+    # (kind result: its reply shared, B's result after it), not "never" (which would give B the trunk's sample, stock's read of big.py in its read metrics)
+    from inspect_ai.model import GenerateConfig, ModelOutput, get_model
+
+    from readbench.agents import relay as relay_module
+
+    sb = FakeSandbox({"/w/big.py": BIG, "/w/small.py": SMALL})
+    monkeypatch.setattr(relay_module, "sandbox", lambda: sb)
+    relay = relay_module.Relay("off", "/w", 200_000, max_turns=2)
+    relay.shadow = PiShadow(("stock", "off"), [("stock", "off"), ("B", "off"), ("stock", "obs-mask-5")], "/w")
+    replies = [[("read", {"path": "small.py"})], [("read", {"path": "big.py"})]]
+    model = get_model("mockllm/model")
+
+    async def go():
+        for k in range(3):
+            sent = await relay.filter(model, _history(*replies[:k]), [], None, GenerateConfig())
+            if not isinstance(sent, ModelOutput):
+                await relay.response(model, ModelOutput.from_content("mockllm/model", "ok"), sent)
+        # pi's next prompt (a follow-up) meets the limit too: B's fork point stays
+        follow_up = [*_history(*replies), ChatMessageAssistant(content=""), ChatMessageUser(content="and then?")]
+        assert isinstance(await relay.filter(model, follow_up, [], None, GenerateConfig()), ModelOutput)
+        return sent
+
+    last = asyncio.run(go())
+    assert isinstance(last, ModelOutput) and relay.turn_limited and len(relay.calls) == 2
+    refusal = get_variant("B").read(BIG, "big.py", None, None, call_id="c10", session=ReadSession(),
+                                    visible_call_ids=None).text
+    got = relay.shadow.finish(2)
+    assert got[arm_key("B", "off")] == {"call": 1, "kind": "result", "reason": "its read results differ",
+                                        "results": {"c10": [refusal, True]}, "dcp_state": {"version": 1, "decisions": []}}
+    assert got[arm_key("stock", "obs-mask-5")]["kind"] == "never"  # its projection there changes no call

@@ -122,3 +122,45 @@ def test_a_forks_not_spent_is_its_prefix_calls_tokens_and_their_cost_alone():
     whole_cost = sample_cache_metrics(whole.records, ["openai"])["cost_usd_openai"]
     assert 0 < spent["prefix_cost_usd"]["openai"] < whole_cost
     assert fork.not_spent(0, ["openai"]) == {"prefix_tokens": {"input": 0, "output": 0}, "prefix_cost_usd": {}}
+
+
+def test_a_request_pi_retried_is_one_call_with_one_sim_memory_and_one_projection(monkeypatch):
+    # call 1's first request failed after the filter (no response: the bridge's model call raised) and
+    # pi retried it: the relay keeps one sim memory per call (the retry's: the memory the answered request
+    # ran with), nothing pending, and the projection state, calls and shadow of a run without the failure
+    from inspect_ai.util import store
+    from inspect_ai.util._store import Store, init_subtask_store
+
+    from readbench.agents import relay as relay_module
+    from readbench.agents.pi_shadow import PiShadow
+    from readbench.base import store as rbstore
+
+    init_subtask_store(Store())
+    class NoFiles:
+        async def read_file(self, path, text=True):
+            raise FileNotFoundError(path)
+
+    monkeypatch.setattr(relay_module, "sandbox", NoFiles)
+    model = get_model("mockllm/model")
+    tools = [ToolInfo(name="read", description="Read a file")]
+
+    async def relay_through(relay, attempts):
+        for n, answered in attempts:
+            store().set(rbstore.SIM, {"memory": f"{n}{'' if answered else ' (failed)'}"})
+            sent = await relay.filter(model, _history(n), tools, None, GenerateConfig())
+            if answered:
+                await relay.response(model, _output(1000 * n, 10 + n), sent)
+
+    def relay():
+        r = _Relay("obs-mask-5", "/repo", 200_000)
+        r.sim_before = []
+        r.shadow = PiShadow(("stock", "obs-mask-5"), [("stock", "obs-mask-5"), ("stock", "off")], "/repo")
+        return r
+
+    retried, once = relay(), relay()
+    asyncio.run(relay_through(retried, [(0, True), (3, False), (3, True), (6, True), (7, True)]))
+    asyncio.run(relay_through(once, [(0, True), (3, True), (6, True), (7, True)]))
+    assert retried.sim_before == [{"memory": "0"}, {"memory": "3"}, {"memory": "6"}, {"memory": "7"}]
+    assert retried.pending == {}
+    assert retried.calls == once.calls and retried.state == once.state
+    assert retried.shadow.finish(4) == once.shadow.finish(4)
