@@ -4,11 +4,12 @@ tests/fork/test_fork_pi_dcp_e2e.py: the bugfix task, obs-mask-5's fork and a wor
 Each module runs its matrix ONCE (a module-scoped fixture, `matrix_runs`): `design: forked` (one pi
 trunk, one pi fork eval per arm) and the independent design of the same arms. Its tests then assert
 different facts about those runs: the tables are equal (the forked design's pipeline,
-readbench.agents.pi_forked); the trunk's shadow found the fork point a hand computation finds; a fork
-resumed by hand (`run` with ``fork=...``, readbench.agents.pi_fork) from the trunk's session and
-store continues exactly as the arm's independent run, request by request. Before, the hand-driven
-tests ran a trunk and an independent run of their own, the same pi runs as the matrix's (tests/fork
-and tests/agents each ran them: 5 pi runs more per suite).
+readbench.agents.pi_forked) and the matrix's forks make the independent runs' calls. A fork resumed by
+hand (`run` with ``fork=...``, readbench.agents.pi_fork) from a trunk run by hand (`run`: its store
+keeps the session, sim memories and shadow, which the matrix's trunk drops once its prefix files hold
+them) continues exactly as the matrix's independent run of the arm, request by request. Before, the
+hand-driven tests (tests/agents/test_pi_fork_e2e.py) ran their own independent runs too, the same pi
+runs as the matrix's, and one trunk per test.
 """
 
 from __future__ import annotations

@@ -6,9 +6,10 @@ calc.py, then runs the tests).
 The module runs one matrix of stock x off and stock x obs-mask-5 ONCE, forked and independently
 (tests/fork/pi_fork_runs.py): the obs-mask-5 arm's projection first changes call 6's request, so its
 fork restores the trunk's workspace (the edit) and resumes pi there under obs-mask-5; stock x off is
-the trunk's own arm. Per arm the run's table equals the independent run's. From the same trunk, forks
-resumed by hand: the obs-mask-5 arm's equals its independent run request by request; a fork after
-the edit with the trunk's own results goes on as the trunk only with the workspace restored.
+the trunk's own arm. Per arm the run's table equals the independent run's. Forks
+resumed by hand from one hand-run trunk (its store keeps what the matrix's trunk drops): the
+obs-mask-5 arm's equals the matrix's independent run request by request; a fork after the edit with
+the trunk's own results goes on as the trunk only with the workspace restored.
 """
 
 from __future__ import annotations
@@ -53,6 +54,15 @@ def _trunk(d):
     return trunk
 
 
+@pytest.fixture(scope="module")
+def hand_trunk(bugfix):
+    """The stock x off trunk run by hand (harness_agent keeps its session, sim memories, snapshots and
+    shadow in its store; the matrix's trunk drops them once its prefix files hold them): the hand
+    forks of this module start from it."""
+    return run(bugfix, "hand-trunk", "stock", families="bugfix", snapshots=True,
+               shadow=[["stock", "off"], ["stock", "obs-mask-5"]])
+
+
 def test_a_forked_pi_dcp_arm_resumes_at_its_first_changed_request_with_the_trunks_workspace(bugfix):
     forked, indep = table(bugfix, "forked"), table(bugfix, "indep")
     assert list(forked["arm"]) == ["stock × obs-mask-5 × pi @ readbench/sim-pager",
@@ -77,12 +87,12 @@ def test_a_forked_pi_dcp_arm_resumes_at_its_first_changed_request_with_the_trunk
     assert fork.store[CALLS] == arm.store[CALLS]
 
 
-def test_a_pi_fork_of_a_dcp_arm_continues_under_the_arms_projection_as_its_independent_run(bugfix):
-    # the matrix's stock x off trunk (every arm in shadow) and the obs-mask-5 arm's independent run;
+def test_a_pi_fork_of_a_dcp_arm_continues_under_the_arms_projection_as_its_independent_run(bugfix, hand_trunk):
+    # a stock x off trunk (both arms in shadow) and the matrix's obs-mask-5 independent run;
     # its fork point is the first trunk request its projection changes (the shadow, here over the
     # trunk's relayed requests); the fork is resumed by hand, the workspace restored, and its relay
     # projects under obs-mask-5
-    trunk = _trunk(bugfix)
+    trunk = hand_trunk
     [arm] = samples(bugfix / "results/indep/logs", key="dcp")["obs-mask-5"]
     requests = [list(e.input) for e in trunk.events if isinstance(e, ModelEvent)]
     call = first_changed_call(requests, [project(r, "obs-mask-5").messages for r in requests])
@@ -104,10 +114,10 @@ def test_a_pi_fork_of_a_dcp_arm_continues_under_the_arms_projection_as_its_indep
     assert next(iter(fork.scores.values())).value == next(iter(arm.scores.values())).value
 
 
-def test_a_pi_fork_after_an_edit_restores_the_trunks_workspace_and_continues_as_the_trunk(bugfix):
+def test_a_pi_fork_after_an_edit_restores_the_trunks_workspace_and_continues_as_the_trunk(bugfix, hand_trunk):
     # the sim edits calc.py, then runs the tests; a fork at the call after the edit, with the trunk's
     # own results (no arm change), must find the edit in its workspace to go on as the trunk did
-    trunk = _trunk(bugfix)
+    trunk = hand_trunk
     text = trunk.store[SESSION_TEXT_KEY]
     replies = [json.loads(line)["message"] for line in text.splitlines()[1:]
                if json.loads(line).get("type") == "message" and json.loads(line)["message"]["role"] == "assistant"]

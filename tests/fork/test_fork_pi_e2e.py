@@ -6,7 +6,7 @@ at the fork point is the setup's).
 
 The module runs one matrix of stock and B ONCE, forked and independently (tests/fork/pi_fork_runs.py):
 one pi trunk (stock, the group's first arm) and one fork eval per pi arm. B refuses the trunk's read
-of calc.py answered in call 2's request, so B's fork resumes pi at call 2 with B's refusal in place
+of calc.py answered in call 2's request, so B's fork (a result fork at call 1, numbered as the loop's) resumes pi at request 2 with B's refusal in place
 and makes calls 2-5 itself; stock is the trunk's own arm ("never"): its sample is the trunk's, no pi
 run. Per arm the run's table equals the independent run's; a fork resumed by hand from the trunk's
 session equals B's independent run request by request, the working directory's path aside.
@@ -60,12 +60,13 @@ def test_a_forked_matrix_with_pi_arms_forks_b_at_its_call_and_equals_the_indepen
     [trunk] = samples(locate / "results/forked/trunk")["stock"]
     assert trunk.store[FORK] == {"role": "trunk", "arms": {
         "stock × off × pi": {"call": 5, "kind": "never", "reason": "not diverged within the trunk's 5 calls"},
-        "B × off × pi": {"call": 2, "kind": "result", "reason": "its read results differ"}}}
+        "B × off × pi": {"call": 1, "kind": "result", "reason": "its read results differ"}}}
     forks = samples(locate / "results/forked/logs")
     [b], [stock] = forks["B"], forks["stock"]
-    # the workspace restored from the trunk's latest snapshot at or before call 2 (taken after a bash call)
+    # a result fork at call 1 (numbered as the loop's: the trunk's reply to call 1 shared, pi resumes at
+    # request 2), the workspace restored from the trunk's latest snapshot at or before request 2
     taken = max(int(k) for k in trunk.store[SNAPSHOTS_KEY] if int(k) <= 2)
-    assert b.store[FORK]["fork_point"] == {"call": 2, "kind": "result", "reason": "its read results differ",
+    assert b.store[FORK]["fork_point"] == {"call": 1, "kind": "result", "reason": "its read results differ",
                                            "snapshot": f"call {taken}"}
     assert b.store[FORK]["replayed_calls"] == 2
     b_calls = len(b.store["readbench:calls"])
@@ -74,12 +75,12 @@ def test_a_forked_matrix_with_pi_arms_forks_b_at_its_call_and_equals_the_indepen
     assert stock.store[FORK]["fork_point"]["kind"] == "never" and stock.store[FORK]["fork_point"]["snapshot"] == "final"
     assert not any(isinstance(e, ModelEvent) for e in stock.events)
     assert stock.store[FORK]["replayed_calls"] == len(trunk.store["readbench:calls"])
-    # the divergence table: B forked at call 2, its first 2 calls not spent; stock is the trunk
+    # the divergence table: B forked at call 1, its first 2 calls not spent; stock is the trunk
     div = pd.read_csv(locate / "results/forked/divergence.csv").set_index("arm")
     m = "@ readbench/sim-pager"
     assert div.loc[f"B × off × pi {m}", ["trunk", "samples", "share_diverged", "run_independently",
                                          "median_fork_call", "calls_not_spent", "calls"]].tolist() == [
-        False, 1, 1.0, 0.0, 2.0, 2, 6]
+        False, 1, 1.0, 0.0, 1.0, 2, 6]
     assert 0 < div.loc[f"B × off × pi {m}", "share_saved_openai"] < 1
     assert div.loc[f"stock × off × pi {m}", ["trunk", "share_diverged", "calls_not_spent"]].tolist() == [True, 0, 0]
     rows = divergence_rows(locate / "results/forked/logs").set_index("arm")
@@ -101,7 +102,8 @@ def _check_b_fork(trunk, b, run_fork, calc):
     assert call == 2 and refusal.startswith("File has 2603 lines")
     # the trunk's shadow found the same fork point and result (readbench.agents.pi_shadow)
     shadow = trunk.store[SHADOW_KEY]
-    assert shadow[arm_key("B", "off")] == {"call": 2, "kind": "result", "reason": "its read results differ",
+    # (a result fork at call `call` - 1: the trunk's reply to it shared, pi resumes at request `call`)
+    assert shadow[arm_key("B", "off")] == {"call": call - 1, "kind": "result", "reason": "its read results differ",
                                            "results": {tool_call_id: [refusal, True]},
                                            "dcp_state": {"version": 1, "decisions": []}}
     assert shadow[arm_key("stock", "off")]["kind"] == "never"
@@ -136,9 +138,10 @@ def _check_b_fork(trunk, b, run_fork, calc):
 
 
 def test_a_pi_fork_at_bs_first_blocked_read_continues_as_bs_independent_run(locate):
-    # pi 0.84.4: the matrix's trunk (its session and store kept, every arm in shadow) and B's
-    # independent run; the fork is resumed by hand (readbench.agents.pi_fork), not by the matrix
-    [trunk] = samples(locate / "results/forked/trunk")["stock"]
+    # pi 0.84.4: a trunk run by hand (harness_agent keeps its session, sim memories and shadow in its
+    # store; the matrix's trunk drops them once its prefix files hold them) and the matrix's
+    # independent B run; the fork is resumed by hand (readbench.agents.pi_fork), not by the matrix
+    trunk = run(locate, "hand-trunk", "stock", shadow=[["stock", "off"], ["B", "off"]])
     [b] = samples(locate / "results/indep/logs")["B"]
     _check_b_fork(trunk, b, lambda fork: run(locate, "hand-fork", "B", fork=fork), _calc())
 
