@@ -11,7 +11,7 @@ trunk's session never lands in an eval log's plan:
 - fork kind ``request`` / ``result``: `harness_agent` with ``fork=...``: pi resumed on the trunk's
   session cut at the fork call, the arm's results in place, the workspace restored, the relay seeded
   with the prefix's calls (readbench.agents.pi_fork, relay): the sample equals the arm's independent
-  run (calls, cache and native figures, score; tests/agents/test_pi_fork_e2e.py); in a sample with
+  run (calls, cache and native figures, score; tests/fork/test_fork_pi_e2e.py); in a sample with
   follow-up prompts the arm runs whole from its prompts instead (kind ``independent``,
   `MULTI_PROMPT`), and a fork at call 0 too (harness_agent; nothing replayed or saved);
 - ``never`` (the trunk's own arm, an arm no read or projection of the trunk separates) and ``cut``
