@@ -200,6 +200,7 @@ def pi_agent(
         workspace: dict[str, Any] = store().get(rbstore.WORKSPACE, {})
         cwd = workspace.get("cwd")
         calls: list[CallLog] = []
+        published: list[dict[str, Any]] = []  # asdict of each of `calls`, made once (the store gets a copy of the list)
         records: list[CallRecord] = []
         unpruned: list[CallRecord] = []
         previous_fps: list[str] = []
@@ -227,7 +228,8 @@ def pi_agent(
                 n_history=len(history), n_input=len(view), earliest_changed_index=None, prefix_break=broke,
                 pruned={}, footer_tokens_saved=0, band="", stop_reason=str(output.stop_reason),
                 priced=not rejected, **native))
-            store().set(rbstore.CALLS, [asdict(c) for c in calls])
+            published.append(asdict(calls[-1]))
+            store().set(rbstore.CALLS, list(published))
             if not rejected:
                 out_tokens = native["output_tokens"] or 0
                 records.append(CallRecord(view, infos, out_tokens, *ts))
@@ -281,7 +283,8 @@ def pi_agent(
                         visible_intact=len(intact), stop_reason=str(output.stop_reason), priced=not rejected,
                         **native,
                     ))
-                    store().set(rbstore.CALLS, [asdict(c) for c in calls])
+                    published.append(asdict(calls[-1]))  # once per call: the list of all was O(calls^2) per sample
+                    store().set(rbstore.CALLS, list(published))
                     ts_start, ts_first = recorded[1] if recorded else _times(output, wall_start, wall_end, t0)
                     if trunk is not None:
                         trunk.after_call(output, (ts_start, ts_first), request_fp)

@@ -32,7 +32,12 @@ from . import _format as F
 from ._document import Block, Heading, Table
 from .arms import LOOP_AGENT, arm_label, spec_name
 
-__all__ = ["NOT_FORKED", "divergence_rows", "divergence_section", "divergence_summary"]
+__all__ = ["ALONE", "NOT_FORKED", "divergence_rows", "divergence_section", "divergence_summary"]
+
+ALONE = ("an arm of readbench's loop alone in its schema group, i.e. no other arm sends its first request, "
+         "has no trunk to share: its trunk would be its own trajectory, paid once and then replayed once")
+"""Why an arm of readbench's loop alone in its schema group runs independently in a forked run
+(readbench.run.forked: its task has no ``fork`` argument)."""
 
 NOT_FORKED = ("the forked design forks readbench's loop and pi only: Claude Code 2.1.332 resumes a session only "
               "with a new prompt, which would change the fork's request, and resuming Codex 0.171.0 without one "
@@ -45,7 +50,8 @@ command either, but an extension restarts its loop on a resumed session (readben
 
 def divergence_rows(log_dir: Path) -> pd.DataFrame:
     """One row per fork sample (readbench's loop or pi, readbench.agents.pi_forked), and per sample of another
-    real harness's arm (kind ``independent``: run whole, nothing replayed or saved; readbench.run.forked): arm, sample_id, epoch, kind, fork_call, calls, replayed_calls,
+    real harness's arm and per sample of a loop arm alone in its schema group in a forked run (kind
+    ``independent``: run whole, nothing replayed or saved; readbench.run.forked): arm, sample_id, epoch, kind, fork_call, calls, replayed_calls,
     input_tokens, output_tokens (the whole trajectory's reported tokens), prefix_input_tokens,
     prefix_output_tokens (the replayed calls'), and per cache model m ``saved_usd_{m}`` (the
     replayed calls' cost) and ``cost_usd_{m}`` (the whole trajectory's). Empty when the logs
@@ -58,11 +64,14 @@ def divergence_rows(log_dir: Path) -> pd.DataFrame:
         log = read_eval_log(info.name)
         args = log.eval.task_args or {}
         agent = args.get("agent") or LOOP_AGENT
+        # a loop arm of a forked run whose task has no fork argument: alone in its group, run independently
+        alone = (agent == LOOP_AGENT and args.get("fork") is None
+                 and (log.eval.metadata or {}).get("readbench_design") == "forked")
         arm = arm_label(spec_name(args.get("variant")), spec_name("off" if args.get("dcp") is False else args.get("dcp")),
                         log.eval.model, agent)
         for sample in log.samples or []:
             fork = (sample.store or {}).get(FORK) or {}
-            if agent != LOOP_AGENT and fork.get("role") != "fork":  # run independently (readbench.run.forked)
+            if (agent != LOOP_AGENT or alone) and fork.get("role") != "fork":  # run independently (readbench.run.forked)
                 fork = {"role": "fork", "fork_point": {"kind": "independent"},
                         "prefix_cost_usd": dict.fromkeys(_cache_models(args), 0.0)}
             if fork.get("role") != "fork":
@@ -93,7 +102,7 @@ def _cache_models(task_args: dict[str, Any]) -> list[str]:
 def divergence_summary(rows: pd.DataFrame, trunk_arms: list[str] | tuple[str, ...] = ()) -> pd.DataFrame:
     """Per arm: samples, share diverged (fork kind request/result), share identical to the trunk
     (``never``), share not diverged before the trunk's limit (``cut``), share run independently
-    (``independent``: a Claude Code or Codex arm), median fork point (calls,
+    (``independent``: a Claude Code or Codex arm, a loop arm alone in its schema group), median fork point (calls,
     over the diverged samples; with a ``fork_fraction`` column also as a fraction of the unit's calls), calls not spent (replayed) and their share of the arm's calls,
     tokens not spent (input + output), and per cache model the cost saved and its share of the
     independent run's cost. An arm named in ``trunk_arms`` (``variant × dcp`` labels, run.json's
@@ -160,15 +169,15 @@ def divergence_section(summary: pd.DataFrame) -> list[Block]:
     return [Heading(2, "Divergence (forked design)"),
             Table(header, rows, caption=(
                 "Forked design: the arms that send the same first request (system prompt and tool schemas) form "
-                "a group; per group one trunk per task × epoch × model runs under the group's first arm (marked "
+                "a group; per group of two or more arms one trunk per task × epoch × model runs under the group's first arm (marked "
                 "'trunk, paid in full': nothing is saved on it); each arm replays its group's trunk "
                 "up to its first differing request or tool result and runs on from there. diverged = share of "
                 "samples where the arm left the trunk; identical to trunk = share where it never did (its paired "
                 "difference against the trunk arm is zero by construction); not diverged before the trunk's limit = "
                 "share where a turn, token or time limit stopped the trunk before the arm differed (the arm's fork "
                 "stops there too, with the trunk's stop reason; whether it would have diverged later is unknown); "
-                "run independently = share of samples of a Claude Code or Codex arm, which "
-                f"ran its whole trajectory, paid in full ({NOT_FORKED}); "
+                "run independently = share of samples of an arm that ran its whole trajectory, paid in full: a "
+                f"Claude Code or Codex arm ({NOT_FORKED}), or {ALONE}; "
                 "median fork point over the diverged samples, counted from call 0 (0 = the first request already "
                 "differs, e.g. another tool schema; a fork at a differing tool result of call k replays calls 0..k, "
                 "the reply that asked for it included, at a differing request 0..k-1); calls and tokens "

@@ -1,10 +1,16 @@
 """Workspace snapshots for forked arms: an archive of the workspace's changes since setup.
 
 A fork continues from the trunk's sandbox as it was at the fork point (GitHub issue 25 item 2).
-The trunk marks the workspace right after setup (`mark_workspace`: a time stamp and the list of
-files); at a fork point `take_snapshot` archives every file modified since the mark (pax tar.gz,
-mtimes kept) and lists the files deleted since; `restore_snapshot` applies both to a fork's
-freshly set-up workspace, which then equals the trunk's at that point. Everything runs through
+The trunk marks the workspace right after setup (`mark_workspace`: a time stamp, the list of
+files and the list of directories); at a fork point `take_snapshot` archives every file modified
+since the mark and every directory made since (pax tar.gz, modes and mtimes kept; a directory
+alone, without its contents, so an empty one such as pytest-benchmark's ``.benchmarks`` is kept
+too) and lists the files and directories deleted since; `restore_snapshot` removes the deleted
+ones from a fork's freshly set-up workspace and extracts the archive, after which the fork's tree
+equals the trunk's at that point entry for entry (paths, kinds, modes, bytes; only the mode of a
+directory that existed at the mark and was chmod'ed since is not carried). That equality is what
+lets a fork's test runs hit the local sandbox's memo of the trunk's (readbench.sandbox.runmemo
+keys them by the tree's entries: a missing empty directory made every fork's check run again). Everything runs through
 inspect's sandbox interface (``exec``, ``read_file``, ``write_file``), so the same code serves
 the local, Docker and k8s sandboxes. The files live outside the workspace (``/tmp``), so the
 agent's ``ls`` never sees them.
@@ -32,7 +38,7 @@ class Snapshot:
 
     Attributes:
         archive: tar.gz of the files modified or created since the mark (paths relative to cwd).
-        deleted: files present at the mark and gone now (relative paths, ``./a/b.py``).
+        deleted: files and directories present at the mark and gone now (relative paths, ``./a/b.py``).
     """
 
     archive: bytes
@@ -53,6 +59,7 @@ class Snapshot:
 
 
 _LIST = "find . -path ./sandbox-tools -prune -o ! -type d -print | LC_ALL=C sort"
+_DIRS = "find . -mindepth 1 -path ./sandbox-tools -prune -o -type d -print | LC_ALL=C sort"
 
 
 async def _sh(sb: Any, script: str, cwd: str, what: str) -> str:
@@ -63,7 +70,7 @@ async def _sh(sb: Any, script: str, cwd: str, what: str) -> str:
 
 
 async def mark_workspace(sb: Any, cwd: str) -> str:
-    """Record the workspace's state after setup: its file list and a time stamp file.
+    """Record the workspace's state after setup: its file list, its directory list and a time stamp file.
 
     Args:
         sb: the sample's sandbox (inspect ``SandboxEnvironment``).
@@ -82,7 +89,8 @@ async def mark_workspace(sb: Any, cwd: str) -> str:
     """
     mark = f"/tmp/readbench-fork-{uuid.uuid4().hex}"
     q = shlex.quote(mark)
-    await _sh(sb, f"mkdir -p {q} && {_LIST} > {q}/files && touch -d @$(( $(date +%s) - 2 )) {q}/stamp", cwd, "marking the workspace")
+    await _sh(sb, f"mkdir -p {q} && {_LIST} > {q}/files && {_DIRS} > {q}/dirs && "
+                  f"touch -d @$(( $(date +%s) - 2 )) {q}/stamp", cwd, "marking the workspace")
     return mark
 
 
@@ -93,16 +101,20 @@ async def take_snapshot(sb: Any, cwd: str, mark: str) -> Snapshot:
         RuntimeError: find/tar failed in the sandbox.
     """
     q = shlex.quote(mark)
-    script = (f"find . -path ./sandbox-tools -prune -o ! -type d -newer {q}/stamp -print0 > {q}/changed && "
+    # new directories first (tar --no-recursion: each listed path alone), then the changed files
+    script = (f"{_DIRS} > {q}/dirsnow && LC_ALL=C comm -13 {q}/dirs {q}/dirsnow | tr '\\n' '\\0' > {q}/changed && "
+              f"find . -path ./sandbox-tools -prune -o ! -type d -newer {q}/stamp -print0 >> {q}/changed && "
               f"{_LIST} > {q}/now && LC_ALL=C comm -23 {q}/files {q}/now > {q}/deleted && "
-              f"tar --format=posix -czf {q}/snap.tgz --null -T {q}/changed && cat {q}/deleted")
+              f"LC_ALL=C comm -23 {q}/dirs {q}/dirsnow >> {q}/deleted && "
+              f"tar --format=posix --no-recursion -czf {q}/snap.tgz --null -T {q}/changed && cat {q}/deleted")
     deleted = tuple(line for line in (await _sh(sb, script, cwd, "archiving the workspace")).splitlines() if line)
     archive = await sb.read_file(f"{mark}/snap.tgz", text=False)
     return Snapshot(archive=archive, deleted=deleted)
 
 
 async def restore_snapshot(sb: Any, cwd: str, snapshot: Snapshot) -> None:
-    """Apply a snapshot to a freshly set-up workspace (extract the archive, remove the deleted files).
+    """Apply a snapshot to a freshly set-up workspace (remove the deleted files and directories, then
+    extract the archive: a path deleted and made again as another kind ends as the trunk left it).
 
     Raises:
         RuntimeError: tar or rm failed in the sandbox.
@@ -111,8 +123,8 @@ async def restore_snapshot(sb: Any, cwd: str, snapshot: Snapshot) -> None:
     await sb.write_file(tmp, snapshot.archive)
     removal = ""
     if snapshot.deleted:
-        removal = " && rm -f -- " + " ".join(shlex.quote(p) for p in snapshot.deleted)
-    await _sh(sb, f"tar -xzf {shlex.quote(tmp)}{removal}; rc=$?; rm -f {shlex.quote(tmp)}; exit $rc", cwd,
+        removal = "rm -rf -- " + " ".join(shlex.quote(p) for p in snapshot.deleted) + " && "
+    await _sh(sb, f"{removal}tar -xzf {shlex.quote(tmp)}; rc=$?; rm -f {shlex.quote(tmp)}; exit $rc", cwd,
               "restoring the workspace")
 
 

@@ -1,12 +1,17 @@
 """The forked design of a matrix run (`design: forked`, `readbench eval --design forked`;
 GitHub issue 25).
 
-Per task x epoch x model one trunk runs per SCHEMA GROUP: the arms whose first request is the
-same (same system prompt and tool schemas, so only their tool results or DCP projections can
-differ) share a trunk under the group's first arm in `Matrix.arms` order, which shadows every arm
-of the group (readbench.fork.trunk). An arm of another group would fork at call 0 of that trunk
-anyway; as its own group's trunk it is paid once and its fork replays it whole. With one group
-(e.g. stock under every DCP configuration) this is one trunk under the matrix's first arm. The
+Per task x epoch x model one trunk runs per SCHEMA GROUP of two or more arms: the arms whose
+first request is the same (same system prompt and tool schemas, so only their tool results or DCP
+projections can differ) share a trunk under the group's first arm in `Matrix.arms` order, which
+shadows every arm of the group (readbench.fork.trunk). An arm of another group would fork at call 0
+of that trunk anyway; as its own group's trunk it is paid once and its fork replays it whole. With
+one group (e.g. stock under every DCP configuration) this is one trunk under the matrix's first arm.
+An arm ALONE in its group runs as an ordinary independent eval (no trunk, no fork): its trunk would
+be its own trajectory, paid once and then replayed once by its fork, which saves no model call and
+cost the nightly matrix's 3 such arms (C, swe-agent, claude-code) a second sample's CPU each
+(/work/coord/notes/forkcpu.md); the report's divergence table names it "run independently"
+(readbench.analysis.divergence.ALONE). The
 trunk evals go to ``<run>/trunk``, the prefixes and workspace snapshots to ``<run>/fork``. Then one ordinary inspect eval per arm (the first arm
 included) goes to ``<run>/logs``, exactly where an independent run puts its logs: each of its
 samples starts from the arm's prefix (readbench.fork.solver) and replays the trunk's replies up
@@ -68,9 +73,10 @@ def schema_groups(arms: list[list[Any]]) -> list[list[int]]:
 
 
 def forked_tasks(matrix: Any, sandbox_kind: str, root: Path) -> tuple[list[Any], list[Any]]:
-    """One trunk task per schema group of readbench's loop (`schema_groups`) and per pi pin (`pi_groups`),
-    then one task per arm (in `Matrix.agent_arms` order): a fork for an arm of readbench's loop or of
-    pi, an ordinary task for another real harness's (run independently: see the module docstring).
+    """One trunk task per schema group of two or more arms of readbench's loop (`schema_groups`) and
+    per pi pin (`pi_groups`), then one task per arm (in `Matrix.agent_arms` order): a fork for an arm
+    of readbench's loop in such a group or of pi, an ordinary task for an arm of the loop alone in its
+    group and for another real harness's (run independently: see the module docstring).
 
     Args:
         matrix: the resolved matrix (readbench.run.matrix.Matrix).
@@ -89,8 +95,11 @@ def forked_tasks(matrix: Any, sandbox_kind: str, root: Path) -> tuple[list[Any],
 
     arms = [[v, d] for v, d, a in matrix.agent_arms() if a == LOOP]
     labels = [f"{spec_name(v)} × {spec_name(d)}" for v, d in arms]
-    trunks = []
+    trunks, alone = [], set()
     for group in schema_groups(arms):
+        if len(group) == 1:  # a trunk would be this arm's own trajectory, paid and then replayed whole
+            alone.add(arm_key(*arms[group[0]]))
+            continue
         variant, dcp = arms[group[0]]
         trunks.append(read_strategies(
             variant=variant, dcp=dcp, cache_models=matrix.cache_models, sandbox_kind=sandbox_kind,
@@ -106,7 +115,7 @@ def forked_tasks(matrix: Any, sandbox_kind: str, root: Path) -> tuple[list[Any],
 
     def task(v: Any, d: Any, a: str) -> Any:
         extra: dict[str, Any] = {} if a == LOOP else {"agent": a}
-        if a == LOOP or a in pis:
+        if (a == LOOP and arm_key(v, d) not in alone) or a in pis:
             extra["fork"] = {"role": "fork", "root": str(root), "arm_key": arm_key(v, d)}
         return read_strategies(variant=v, dcp=d, cache_models=matrix.cache_models, sandbox_kind=sandbox_kind,
                                **extra, **matrix.task_args)

@@ -58,8 +58,8 @@ def test_forked_run_table_equals_the_independent_run_table(workdir):
     pd.testing.assert_frame_equal(forked, indep)
     assert json.loads((workdir / "results/forked/run.json").read_text())["design"] == "forked"
     assert json.loads((workdir / "results/indep/run.json").read_text())["design"] == "independent"
-    # two schema groups: {B, B-s250, B x pi-dcp} under B and {stock} under stock
-    assert len(list((workdir / "results/forked/trunk").glob("*.eval"))) == 2
+    # two schema groups: {B, B-s250, B x pi-dcp} under B's trunk; {stock} alone: no trunk, run independently
+    assert len(list((workdir / "results/forked/trunk").glob("*.eval"))) == 1
     assert len(list((workdir / "results/forked/logs").glob("*.eval"))) == 4
     assert not (workdir / "results/indep/trunk").exists()
     # the divergence table (fork points as in test_fork_equivalence: B never leaves its own trunk;
@@ -67,7 +67,7 @@ def test_forked_run_table_equals_the_independent_run_table(workdir):
     # calls 0..2 and 0..1; B x pi-dcp forks at call 9 of bugfix and never in locate)
     div = pd.read_csv(workdir / "results/forked/divergence.csv").set_index("arm")
     m = "@ readbench/sim-pager"
-    # B and stock are the two trunks: their forks replay them whole, but the trunks paid every call
+    # B is the trunk: its fork replays it whole, but the trunk paid every call
     assert div.loc[f"B × off {m}", ["trunk", "samples", "share_diverged", "calls_not_spent", "calls"]].tolist() == [
         True, 2, 0, 0, 18]
     assert div.loc[f"B × off {m}", "share_saved_anthropic-5m"] == 0.0
@@ -75,14 +75,15 @@ def test_forked_run_table_equals_the_independent_run_table(workdir):
     assert div.loc[f"B × pi-dcp {m}", ["share_diverged", "identical_to_trunk", "median_fork_call",
                                        "calls_not_spent"]].tolist() == [0.5, 0.5, 9, 15]
     assert 0 < div.loc[f"B × pi-dcp {m}", "share_saved_openai"] < 1
-    assert div.loc[f"stock × off {m}", ["trunk", "share_diverged", "share_saved_openai"]].tolist() == [True, 0, 0]
+    assert div.loc[f"stock × off {m}", ["trunk", "share_diverged", "run_independently", "calls_not_spent",
+                                        "share_saved_openai"]].tolist() == [False, 0, 1, 0, 0]
     # all arms: what the forked run did not pay, the trunks paid: B-s250's 5 and B x pi-dcp's 15 calls
     assert div.loc["all arms", ["trunk", "samples", "calls_not_spent"]].tolist() == [False, 8, 20]
     md = (workdir / "results/forked/report/report.md").read_text()
     assert f"| B × off {m} (trunk, paid in full) | 2 |" in md and "| all arms | 8 |" in md
     assert not (workdir / "results/indep/divergence.csv").exists()
-    # readbench plan --design forked: a task x epoch costs the trunks (B, stock) once plus what each
-    # fork paid (its mean cost times the share it did not save)
+    # readbench plan --design forked: a task x epoch costs the trunk (B) once plus what each fork paid
+    # (its mean cost times the share it did not save; stock, run independently, saved nothing)
     from readbench.run.plan_cli import plan
 
     r = CliRunner().invoke(plan, ["--from", "results/forked", "--design", "forked"])
@@ -90,7 +91,7 @@ def test_forked_run_table_equals_the_independent_run_table(workdir):
     costs = forked.groupby("arm")["cost_usd_openai"].mean()
     share = div["share_saved_openai"]
     expect_forked = (sum(c * (1 - share[a]) for a, c in costs.items() if not div.loc[a, "trunk"])
-                     + costs[f"B × off {m}"] + costs[f"stock × off {m}"])
+                     + costs[f"B × off {m}"])
     line = next(x for x in r.output.splitlines() if "/ openai:" in x)
     assert line == (f"  readbench/sim-pager / openai: independent {F.usd(costs.sum())}, forked {F.usd(expect_forked)} "
                     f"({F.pct(1 - expect_forked / costs.sum())} saved)"), r.output

@@ -51,6 +51,21 @@ def test_pi_arms_get_a_pi_trunk_and_forks_beside_the_loops_trunks_and_forks(tiny
     assert _args(tasks[6])["fork"] == {"role": "fork", "root": str(tiny_corpus / "fork"), "arm_key": arm_key("B", "off")}
 
 
+def test_a_loop_arm_alone_in_its_schema_group_runs_independently_without_a_trunk(tiny_corpus):
+    # the nightly matrix's shape: stock under three DCP configurations share stock's trunk; B, C and
+    # swe-agent each send their own read description, so each is alone in its group: a trunk of its own
+    # would be its whole trajectory paid once and replayed once by its fork (no call saved)
+    (tiny_corpus / "m.yaml").write_text(MATRIX.replace("agents: [readbench, pi]", "agents: [readbench]")
+                                        .replace("variants: [stock, B]", "variants: [stock, B, C, swe-agent]")
+                                        .replace('dcp: ["off", pi-dcp]', 'dcp: ["off"]\narms:\n  - [stock, pi-dcp]'))
+    trunks, tasks = forked_tasks(load_matrix(tiny_corpus / "m.yaml"), "local", tiny_corpus / "fork")
+    assert [(_args(t)["variant"], _args(t)["dcp"], _args(t)["fork"]["role"], _args(t)["fork"]["arms"])
+            for t in trunks] == [("stock", "off", "trunk", [["stock", "off"], ["stock", "pi-dcp"]])]
+    assert [(a["variant"], a["dcp"], (a.get("fork") or {}).get("role")) for a in map(_args, tasks)] == [
+        ("stock", "off", "fork"), ("B", "off", None), ("C", "off", None), ("swe-agent", "off", None),
+        ("stock", "pi-dcp", "fork")]
+
+
 def test_claude_code_arms_run_independently_beside_the_pi_trunk(tiny_corpus):
     (tiny_corpus / "m.yaml").write_text(MATRIX.replace("agents: [readbench, pi]", "agents: [pi, claude-code]"))
     trunks, tasks = forked_tasks(load_matrix(tiny_corpus / "m.yaml"), "local", tiny_corpus / "fork")
@@ -79,10 +94,12 @@ def test_the_divergence_table_names_an_independent_arm_and_saves_nothing_on_it()
     table = divergence_section(divergence_summary(rows))[1]
     assert "run independently" in table.header
     assert table.rows[0][:6] == ("stock × off × pi @ m", "1", "0.0%", "0.0%", "0.0%", "100.0%")
-    assert ("run independently = share of samples of a Claude Code or Codex arm, which ran its whole trajectory, "
-            "paid in full (the forked design forks readbench's loop and pi only: Claude Code 2.1.332 resumes a session "
-            "only with a new prompt, which would change the fork's request, and resuming Codex 0.171.0 without one "
-            "(`codex exec resume`) is untried); ") in table.caption
+    assert ("run independently = share of samples of an arm that ran its whole trajectory, paid in full: a Claude "
+            "Code or Codex arm (the forked design forks readbench's loop and pi only: Claude Code 2.1.332 resumes a "
+            "session only with a new prompt, which would change the fork's request, and resuming Codex 0.171.0 "
+            "without one (`codex exec resume`) is untried), or an arm of readbench's loop alone in its schema group, "
+            "i.e. no other arm sends its first request, has no trunk to share: its trunk would be its own trajectory, "
+            "paid once and then replayed once; ") in table.caption
 
 
 def test_divergence_rows_read_a_real_harness_log_as_run_independently(tiny_corpus, fixed_sandbox_dir, monkeypatch):
@@ -114,6 +131,18 @@ def test_divergence_rows_read_a_real_harness_log_as_run_independently(tiny_corpu
     assert list(rows["calls"]) == [len(s.store[CALLS]) for s in samples]
     assert list(rows["saved_usd_openai"]) == [0.0, 0.0]
     assert list(rows["cost_usd_openai"]) == [s.store[CACHE_METRICS]["cost_usd_openai"] for s in samples]
+    # the same loop log: in an independent run no divergence rows; in a forked run (eval metadata) its task
+    # without a fork argument is a loop arm alone in its schema group (readbench.run.forked), run independently
+    assert divergence_rows(tiny_corpus / "results/i/logs").empty
+    loop = read_eval_log(info.name)
+    loop.eval.metadata = {**(loop.eval.metadata or {}), "readbench_design": "forked"}
+    (tiny_corpus / "alone").mkdir()
+    write_eval_log(loop, str(tiny_corpus / "alone" / "alone.eval"))
+    rows = divergence_rows(tiny_corpus / "alone").sort_values("sample_id").reset_index(drop=True)
+    assert list(rows["arm"]) == ["stock × off @ readbench/sim-pager"] * 2
+    assert list(rows["kind"]) == ["independent"] * 2 and list(rows["replayed_calls"]) == [0, 0]
+    assert list(rows["calls"]) == [len(s.store[CALLS]) for s in samples]
+    assert list(rows["saved_usd_openai"]) == [0.0, 0.0]
 
 
 def test_a_run_id_of_the_other_design_is_refused_naming_the_design(tiny_corpus, monkeypatch):

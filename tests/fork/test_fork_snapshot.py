@@ -68,3 +68,37 @@ def test_an_unchanged_workspace_gives_an_empty_snapshot():
             sb.directory.cleanup()
 
     asyncio.run(run())
+
+
+def test_directories_made_or_removed_after_the_mark_are_restored():
+    """An empty directory a test run leaves (pytest-benchmark's ``.benchmarks``), a new directory's
+    mode, a removed directory and a directory replaced by a file: the fork's tree then equals the
+    trunk's entry for entry, as readbench.sandbox.runmemo keys test runs by it (a missing
+    ``.benchmarks`` made every fork's checker miss the memo: /work/coord/notes/forkcpu.md)."""
+    def entries(root: Path) -> dict[str, tuple[str, int]]:
+        return {str(p.relative_to(root)): ("d" if p.is_dir() else "f", p.stat().st_mode & 0o7777)
+                for p in sorted(root.rglob("*"))}
+
+    async def run():
+        trunk, fork = LocalSandboxEnvironment(), LocalSandboxEnvironment()
+        try:
+            cwd = await _fill(trunk)
+            os.makedirs(Path(cwd) / "old" / "inner")
+            os.makedirs(Path(cwd) / "was_dir")
+            mark = await mark_workspace(trunk, cwd)
+            await trunk.exec(["sh", "-c", "mkdir .benchmarks && mkdir -m 700 private && rm -r old && "
+                              "rmdir was_dir && echo now-a-file > was_dir"], cwd=cwd)
+            snap = await take_snapshot(trunk, cwd, mark)
+            await drop_mark(trunk, mark)
+            fork_cwd = await _fill(fork)
+            os.makedirs(Path(fork_cwd) / "old" / "inner")
+            os.makedirs(Path(fork_cwd) / "was_dir")
+            await restore_snapshot(fork, fork_cwd, Snapshot.from_dict(snap.to_dict()))
+            assert entries(Path(fork_cwd)) == entries(Path(cwd))
+            assert entries(Path(cwd))[".benchmarks"][0] == "d" and entries(Path(cwd))["private"] == ("d", 0o700)
+            assert "old" not in entries(Path(fork_cwd)) and (Path(fork_cwd) / "was_dir").read_text() == "now-a-file\n"
+        finally:
+            trunk.directory.cleanup()
+            fork.directory.cleanup()
+
+    asyncio.run(run())
