@@ -1,0 +1,92 @@
+"""readbench-docker (readbench.sandbox.dockerexec) gives what inspect's compose path gives.
+
+In one sample of a real engine, every command and read runs twice: through
+`ReadbenchDockerSandbox` (Engine API) and through inspect's `DockerSandboxEnvironment` methods
+on the same object (``docker compose exec`` / ``docker compose cp -L``); the results, or the
+exception types, must be equal, and equal to the values written here by hand.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inspect_ai import Task, eval
+from inspect_ai.dataset import Sample
+from inspect_ai.solver import Generate, TaskState, solver
+from inspect_ai.util import sandbox
+from inspect_ai.util._sandbox.docker.docker import DockerSandboxEnvironment
+
+from readbench.sandbox.dockerexec import SANDBOX_NAME, ReadbenchDockerSandbox
+from readbench.sandbox.images import build_source_image, compose_for
+
+EXECS: list[tuple[str, list[str], dict[str, Any], Any]] = [
+    ("streams and status", ["sh", "-c", "printf 'a\\nb'; printf err >&2; exit 3"], {}, (3, "a\nb", "err")),
+    ("cwd and env", ["sh", "-c", "echo $X; pwd"], {"cwd": "pkg", "env": {"X": "1"}}, (0, "1\n/repo/pkg\n", "")),
+    ("absolute cwd", ["pwd"], {"cwd": "/tmp"}, (0, "/tmp\n", "")),
+    ("invalid utf-8", ["printf", "\\377ok"], {}, (0, "\ufffdok", "")),
+    ("stdin at end of file", ["sh", "-c", "cat; echo done"], {}, (0, "done\n", "")),
+    ("user", ["id", "-u"], {"user": "nobody"}, (0, "65534\n", "")),
+    ("timeout not reached", ["sh", "-c", "echo fast"], {"timeout": 30}, (0, "fast\n", "")),
+    ("timeout fires", ["sleep", "20"], {"timeout": 1}, "TimeoutError"),
+]
+READS: list[tuple[str, str, bool, Any]] = [
+    ("file bytes", "pkg/calc.py", False, ["bytes", "def add(a, b):\n    return a + b\n"]),
+    ("file text", "/repo/pkg/calc.py", True, "def add(a, b):\n    return a + b\n"),
+    ("relative symlink followed", "link.py", True, "def add(a, b):\n    return a + b\n"),
+    ("absolute symlink followed", "abslink.py", True, "def add(a, b):\n    return a + b\n"),
+    ("missing", "nope.txt", True, "FileNotFoundError"),
+    ("directory", "pkg", True, "IsADirectoryError"),
+    ("directory alias", "pkg/..", True, "IsADirectoryError"),
+]
+
+
+async def _outcome(call: Any) -> Any:
+    try:
+        res = await call
+    except Exception as exc:  # noqa: BLE001 - the exception type is the outcome compared
+        return type(exc).__name__
+    if isinstance(res, bytes):  # kept apart from text through the log's JSON
+        return ["bytes", res.decode()]
+    return [res.returncode, res.stdout, res.stderr] if hasattr(res, "returncode") else res
+
+
+@solver
+def both_paths() -> Any:
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        sb = sandbox()
+        api = sb.as_type(ReadbenchDockerSandbox)
+        await DockerSandboxEnvironment.exec(api, ["sh", "-c", "ln -s pkg/calc.py link.py; ln -s /repo/pkg/calc.py abslink.py"])
+        got: dict[str, Any] = {"type": type(api).__name__}
+        for name, cmd, kw, _ in EXECS:
+            got[name] = [await _outcome(api.exec(cmd, **kw)), await _outcome(DockerSandboxEnvironment.exec(api, cmd, **kw))]
+        for name, path, text, _ in READS:
+            reader: Any = DockerSandboxEnvironment.read_file  # text is a bool here, not a Literal
+            got[name] = [await _outcome(api.read_file(path, text=text) if text else api.read_file(path, text=False)),
+                         await _outcome(reader(api, path, text=text))]
+        state.metadata["got"] = got
+        return state
+
+    return solve
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_engine_api_path_equals_compose_path(offline_base: str, tiny_repo, tmp_path: Path) -> None:
+    tree, deps = tiny_repo
+    tag = build_source_image("dockerexec-tiny", tree, deps, offline_base)
+    compose = compose_for(tag, tmp_path / "compose")
+    task = Task(dataset=[Sample(id="s1", input="x")], solver=both_paths(), sandbox=(SANDBOX_NAME, str(compose)))
+    [log] = eval(task, model="mockllm/model", log_dir=str(tmp_path / "logs"), display="none")
+
+    assert log.status == "success", log.error
+    [sample] = log.samples or []
+    assert sample.error is None, sample.error
+    got = sample.metadata["got"]
+    assert got["type"] == "ReadbenchDockerSandbox"
+    for name, _, _, want in EXECS:
+        want = list(want) if isinstance(want, tuple) else want
+        assert got[name] == [want, want], name
+    for name, _, _, want in READS:
+        assert got[name] == [want, want], name
