@@ -131,15 +131,14 @@ class ReadbenchDockerSandbox(DockerSandboxEnvironment):
     async def exec(self, cmd: list[str], input: str | bytes | None = None, cwd: str | None = None,  # noqa: A002
                    env: dict[str, str] | None = None, user: str | None = None, timeout: int | None = None,
                    timeout_retry: bool = True, concurrency: bool = True) -> ExecResult[str]:
-        """Run `cmd` in the container through the Engine API (inspect's compose path when `input`
-        is given); results and errors as inspect's `DockerSandboxEnvironment.exec` (module docstring).
+        """Run `cmd` in the container through the Engine API (`input`, if any, written to its
+        stdin, which is then closed); results and errors as inspect's `DockerSandboxEnvironment.exec` (module docstring).
 
         Raises:
             TimeoutError: the in-container timeout fired, or the host waited `timeout` + 10 s.
             inspect_ai.util.SandboxUnavailableError: the container is gone or not running.
         """
-        if input is not None:
-            return await super().exec(cmd, input, cwd, env, user, timeout, timeout_retry, concurrency)
+        data = input.encode() if isinstance(input, str) else input
         final_cwd = PurePosixPath(self._working_dir if cwd is None else cwd)
         if not final_cwd.is_absolute():
             final_cwd = self._working_dir / final_cwd
@@ -152,10 +151,10 @@ class ReadbenchDockerSandbox(DockerSandboxEnvironment):
 
             client = engine_client()
             try:
-                exec_id = client.exec_create(container, argv, stdout=True, stderr=True, stdin=False, tty=False,
-                                             user=user or "", workdir=str(final_cwd),
+                exec_id = client.exec_create(container, argv, stdout=True, stderr=True, stdin=data is not None,
+                                             tty=False, user=user or "", workdir=str(final_cwd),
                                              environment=[f"{k}={v}" for k, v in (env or {}).items()] or None)["Id"]
-                out, err = client.exec_start(exec_id, demux=True)
+                out, err = client.exec_start(exec_id, demux=True) if data is None else _start_with_input(client, exec_id, data)
                 info = client.exec_inspect(exec_id)
                 while info.get("Running"):  # the stream closed a moment before the engine recorded the exit
                     time.sleep(0.01)
@@ -236,3 +235,35 @@ class ReadbenchDockerSandbox(DockerSandboxEnvironment):
         contents = _read_archived_file(archive, file)
         return contents.decode("utf-8") if text else contents
 
+
+def _start_with_input(client: Any, exec_id: str, data: bytes) -> tuple[bytes | None, bytes | None]:
+    """Start exec `exec_id` attached, write `data` to its stdin from a second thread (so a command
+    that writes before it has read everything cannot block us), close stdin, and return its
+    (stdout, stderr) once it closes them.
+
+    Raises:
+        docker.errors.APIError: the engine refused to start it.
+    """
+    import socket
+    import threading
+
+    from docker.utils.socket import consume_socket_output, demux_adaptor, frames_iter
+
+    sock = client.exec_start(exec_id, socket=True)
+    raw = getattr(sock, "_sock", sock)
+
+    def feed() -> None:
+        try:
+            raw.sendall(data)
+            raw.shutdown(socket.SHUT_WR)
+        except OSError:  # the command exited without reading all of it (as a pipe's reader may)
+            pass
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    try:
+        out, err = consume_socket_output((demux_adaptor(*f) for f in frames_iter(sock, tty=False)), demux=True)
+    finally:
+        writer.join()
+        sock.close()
+    return out, err

@@ -30,6 +30,10 @@ EXECS: list[tuple[str, list[str], dict[str, Any], Any]] = [
     ("user", ["id", "-u"], {"user": "nobody"}, (0, "65534\n", "")),
     ("timeout not reached", ["sh", "-c", "echo fast"], {"timeout": 30}, (0, "fast\n", "")),
     ("timeout fires", ["sleep", "20"], {"timeout": 1}, "TimeoutError"),
+    ("text input", ["sh", "-c", "wc -c; cat"], {"input": "h\u00e9\n"}, (0, "4\n", "")),
+    ("text input echoed", ["cat"], {"input": "h\u00e9\n"}, (0, "h\u00e9\n", "")),
+    ("bytes input, 3 MB echoed", ["sh", "-c", "cat | wc -c"], {"input": b"x" * 3_000_000}, (0, "3000000\n", "")),
+    ("input echoed before it is all read", ["cat"], {"input": "y" * 200_000}, (0, "y" * 200_000, "")),
 ]
 READS: list[tuple[str, str, bool, Any]] = [
     ("file bytes", "pkg/calc.py", False, ["bytes", "def add(a, b):\n    return a + b\n"]),
@@ -65,6 +69,14 @@ def both_paths() -> Any:
             reader: Any = DockerSandboxEnvironment.read_file  # text is a bool here, not a Literal
             got[name] = [await _outcome(api.read_file(path, text=text) if text else api.read_file(path, text=False)),
                          await _outcome(reader(api, path, text=text))]
+        # inspect's write_file (mkdir -p, then tee with input) through this exec: a new directory,
+        # bytes, and an existing executable keeping its mode
+        await api.write_file("new/dir/f.txt", "t\u00e9xt\n")
+        await api.write_file("b.bin", b"\x00\xff")
+        await api.exec(["sh", "-c", "printf old > run.sh; chmod 755 run.sh"])
+        await api.write_file("run.sh", "new\n")
+        got["written"] = [await api.read_file("new/dir/f.txt"), list(await api.read_file("b.bin", text=False)),
+                          (await api.exec(["stat", "-c", "%a %s", "run.sh"])).stdout]
         state.metadata["got"] = got
         return state
 
@@ -90,3 +102,4 @@ def test_engine_api_path_equals_compose_path(offline_base: str, tiny_repo, tmp_p
         assert got[name] == [want, want], name
     for name, _, _, want in READS:
         assert got[name] == [want, want], name
+    assert got["written"] == ["t\u00e9xt\n", [0, 255], "755 4\n"]
