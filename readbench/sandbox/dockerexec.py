@@ -62,6 +62,8 @@ from inspect_ai.util._sandbox.docker.docker import (
     _read_file_size_error,
 )
 
+from readbench.sandbox import runmemo
+
 __all__ = ["SANDBOX_NAME", "ReadbenchDockerSandbox", "engine_client"]
 
 SANDBOX_NAME = "readbench-docker"
@@ -132,12 +134,33 @@ class ReadbenchDockerSandbox(DockerSandboxEnvironment):
                    env: dict[str, str] | None = None, user: str | None = None, timeout: int | None = None,
                    timeout_retry: bool = True, concurrency: bool = True) -> ExecResult[str]:
         """Run `cmd` in the container through the Engine API (`input`, if any, written to its
-        stdin, which is then closed); results and errors as inspect's `DockerSandboxEnvironment.exec` (module docstring).
+        stdin, which is then closed); results and errors as inspect's `DockerSandboxEnvironment.exec`
+        (module docstring). A test command (no input, env or user) goes through the run memo
+        (readbench.sandbox.dockermemo).
 
         Raises:
             TimeoutError: the in-container timeout fired, or the host waited `timeout` + 10 s.
             inspect_ai.util.SandboxUnavailableError: the container is gone or not running.
         """
+        if input is None and not env and user is None and runmemo.enabled() and runmemo.is_test_command(cmd):
+            from readbench.sandbox import dockermemo
+            from readbench.sandbox.local import RUN_MEMO
+
+            container = await self._container_id()
+
+            async def raw(argv: list[str], data: bytes | None) -> tuple[int, bytes, bytes]:
+                return await anyio.to_thread.run_sync(_run_exec, container, argv, data, self._working_dir, None, None)
+
+            async def put_archive(tar: bytes) -> None:
+                await anyio.to_thread.run_sync(lambda: engine_client().put_archive(container, "/", tar))
+
+            key = (self._project.config, tuple(cmd), cwd, timeout)
+            return await dockermemo.memo_exec(RUN_MEMO, key, (self._working_dir, "/tmp"), raw,
+                                              lambda: self._exec_api(cmd, None, cwd, env, user, timeout), put_archive)
+        return await self._exec_api(cmd, input, cwd, env, user, timeout)
+
+    async def _exec_api(self, cmd: list[str], input: str | bytes | None, cwd: str | None,  # noqa: A002
+                        env: dict[str, str] | None, user: str | None, timeout: int | None) -> ExecResult[str]:
         data = input.encode() if isinstance(input, str) else input
         final_cwd = PurePosixPath(self._working_dir if cwd is None else cwd)
         if not final_cwd.is_absolute():
@@ -145,35 +168,15 @@ class ReadbenchDockerSandbox(DockerSandboxEnvironment):
         argv = cmd if timeout is None else ["/usr/bin/timeout", "-k", "5s", f"{timeout}s", *cmd]
         container = await self._container_id()
         limit = SandboxEnvironmentLimits.MAX_EXEC_OUTPUT_SIZE
-
-        def run() -> tuple[int, bytes, bytes]:
-            import docker.errors
-
-            client = engine_client()
-            try:
-                exec_id = client.exec_create(container, argv, stdout=True, stderr=True, stdin=data is not None,
-                                             tty=False, user=user or "", workdir=str(final_cwd),
-                                             environment=[f"{k}={v}" for k, v in (env or {}).items()] or None)["Id"]
-                out, err = client.exec_start(exec_id, demux=True) if data is None else _start_with_input(client, exec_id, data)
-                info = client.exec_inspect(exec_id)
-                while info.get("Running"):  # the stream closed a moment before the engine recorded the exit
-                    time.sleep(0.01)
-                    info = client.exec_inspect(exec_id)
-            except docker.errors.APIError as exc:
-                from inspect_ai.util import SandboxUnavailableError
-
-                if exc.status_code in (404, 409):  # no such container / container not running
-                    raise SandboxUnavailableError(f'The sandbox is not running and cannot execute: {exc}') from exc
-                raise RuntimeError(f"docker exec of {cmd[:1]} failed: {exc}") from exc
-            return int(info["ExitCode"]), _tail(out, limit), _tail(err, limit)
-
         start = time.monotonic()
         try:
             with anyio.fail_after(None if timeout is None else timeout + HOST_SLACK_SECONDS):
-                code, out, err = await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
+                code, out, err = await anyio.to_thread.run_sync(
+                    _run_exec, container, argv, data, str(final_cwd), env, user, abandon_on_cancel=True)
         except TimeoutError as exc:
             raise TimeoutError(f"Command timed out after {timeout} seconds") from exc
-        result = ExecResult(code == 0, code, out.decode(errors="replace"), err.decode(errors="replace"))
+        result = ExecResult(code == 0, code, _tail(out, limit).decode(errors="replace"),
+                            _tail(err, limit).decode(errors="replace"))
         if timeout is not None and code in (124, 137, 143) and (code == 124 or time.monotonic() - start >= timeout):
             error = TimeoutError(f"Command timed out after {timeout} seconds")
             if result.stdout or result.stderr:
@@ -267,3 +270,32 @@ def _start_with_input(client: Any, exec_id: str, data: bytes) -> tuple[bytes | N
         writer.join()
         sock.close()
     return out, err
+
+
+def _run_exec(container: str, argv: list[str], data: bytes | None, workdir: str, env: dict[str, str] | None,
+              user: str | None) -> tuple[int, bytes, bytes]:
+    """One exec through the Engine API (blocking): (exit status, stdout, stderr), whole.
+
+    Raises:
+        inspect_ai.util.SandboxUnavailableError: no such container, or it is not running.
+        RuntimeError: another engine error.
+    """
+    import docker.errors
+
+    client = engine_client()
+    try:
+        exec_id = client.exec_create(container, argv, stdout=True, stderr=True, stdin=data is not None, tty=False,
+                                     user=user or "", workdir=workdir,
+                                     environment=[f"{k}={v}" for k, v in (env or {}).items()] or None)["Id"]
+        out, err = client.exec_start(exec_id, demux=True) if data is None else _start_with_input(client, exec_id, data)
+        info = client.exec_inspect(exec_id)
+        while info.get("Running"):  # the stream closed a moment before the engine recorded the exit
+            time.sleep(0.01)
+            info = client.exec_inspect(exec_id)
+    except docker.errors.APIError as exc:
+        from inspect_ai.util import SandboxUnavailableError
+
+        if exc.status_code in (404, 409):  # no such container / container not running
+            raise SandboxUnavailableError(f"The sandbox is not running and cannot execute: {exc}") from exc
+        raise RuntimeError(f"docker exec of {argv[:1]} failed: {exc}") from exc
+    return int(info["ExitCode"]), out or b"", err or b""

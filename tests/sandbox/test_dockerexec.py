@@ -103,3 +103,49 @@ def test_engine_api_path_equals_compose_path(offline_base: str, tiny_repo, tmp_p
     for name, _, _, want in READS:
         assert got[name] == [want, want], name
     assert got["written"] == ["t\u00e9xt\n", [0, 255], "755 4\n"]
+
+
+#: a "test command" (it names pytest) whose output counts its runs in /tmp, that makes a file,
+#: removes one, and leaves a mark outside the memo's trees (/var/tmp) each time it really runs
+COUNTING = ["bash", "-c", "echo run >> /tmp/count; echo ran >> /var/tmp/ran; mkdir -p c/__pycache__; "
+                          "printf x > c/__pycache__/m.pyc; rm -f gone.txt; cat /tmp/count  # pytest"]
+LIST = ["sh", "-c", "cd /repo && find . /tmp -path /tmp/pytest-of-root -prune -o -print | sort; cat /tmp/count"]
+
+
+@solver
+def counting_twice() -> Any:
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        sb = sandbox()
+        await sb.exec(["touch", "gone.txt"])
+        first = await sb.exec(COUNTING)
+        tree = (await sb.exec(LIST)).stdout
+        second = await sb.exec(COUNTING)  # the tree changed (/tmp/count): not the first run's key
+        marks = await sb.exec(["cat", "/var/tmp/ran"])
+        state.metadata["got"] = [first.stdout, tree, second.stdout, marks.stdout]
+        return state
+
+    return solve
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_test_runs_memoised_across_containers(offline_base: str, tiny_repo, tmp_path: Path) -> None:
+    from readbench.sandbox.local import RUN_MEMO
+
+    tree, deps = tiny_repo
+    tag = build_source_image("dockerexec-tiny", tree, deps, offline_base)
+    compose = compose_for(tag, tmp_path / "compose")
+    RUN_MEMO.clear()
+    task = Task(dataset=[Sample(id="a", input="x"), Sample(id="b", input="x")], solver=counting_twice(),
+                sandbox=(SANDBOX_NAME, str(compose)))
+    [log] = eval(task, model="mockllm/model", log_dir=str(tmp_path / "logs"), display="none", max_samples=1)
+
+    assert log.status == "success", log.error
+    a, b = sorted(log.samples or [], key=lambda s: str(s.id))
+    tree_after = "\n".join(sorted([".", "./c", "./c/__pycache__", "./c/__pycache__/m.pyc", "./pkg", "./pkg/__init__.py",
+                                   "./pkg/calc.py", "./test_calc.py", "/tmp", "/tmp/count"])) + "\nrun\n"
+    # sample a ran both; sample b got both from the memo: the same outputs and trees (the first
+    # replay left a's tree after its first run, the key of a's second run), and it never ran
+    assert a.metadata["got"] == ["run\n", tree_after, "run\nrun\n", "ran\nran\n"]
+    assert b.metadata["got"] == ["run\n", tree_after, "run\nrun\n", ""]
+    assert (RUN_MEMO.hits, RUN_MEMO.misses) == (2, 2)
