@@ -17,16 +17,18 @@ Engine API (docker SDK)       ~0 (in-process)  73                      158
 The smoke matrix makes about 4,800 such calls (1,149 reads, 1,258 bash, 304 greps of two execs,
 94 edits, ~13 per sample to start and probe it), so the compose CLI alone was ~0.3 CPU s per call.
 
-What this module changes, and only this: `ReadbenchDockerSandbox.exec` of a command without
-``input`` (every tool and checker command readbench runs; inspect's own ``write_file`` passes
-input and keeps the compose path) and `ReadbenchDockerSandbox.read_file` talk to the engine
-through the ``docker`` SDK (already a dependency: readbench.sandbox.images). Everything else --
-``compose up``/``down`` per sample, the project, the working directory, ``write_file``,
-``connection`` -- is inspect's `DockerSandboxEnvironment`, unchanged. The results are those of
+What this module changes, and only this: `ReadbenchDockerSandbox.exec` (every tool and checker
+command, and inspect's own ``write_file``, whose ``mkdir -p`` and ``tee`` come through it with
+their input) and `ReadbenchDockerSandbox.read_file` talk to the engine through the ``docker``
+SDK (already a dependency: readbench.sandbox.images), and test commands go through the run memo
+(readbench.sandbox.dockermemo). Everything else -- ``compose up``/``down`` per sample, the
+project, the working directory, ``connection`` -- is inspect's `DockerSandboxEnvironment`,
+unchanged. The results are those of
 inspect's compose path:
 
 - the command runs in the same container with the same ``--workdir`` (inspect's resolution of
-  ``cwd``), ``--user`` and ``--env``, no TTY, stdin at end of file;
+  ``cwd``), ``--user`` and ``--env``, no TTY; stdin gets the input and is closed (at end of file
+  without input);
 - a ``timeout`` wraps it in ``/usr/bin/timeout -k 5s <t>s`` inside the container, as inspect does,
   and exit 124 (or 137/143 after the timeout elapsed) raises `TimeoutError`; the host waits at
   most ``t + 10`` s (inspect's slack) and then raises `TimeoutError` too;
