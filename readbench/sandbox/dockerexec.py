@@ -241,10 +241,16 @@ class ReadbenchDockerSandbox(DockerSandboxEnvironment):
         return contents.decode("utf-8") if text else contents
 
 
-def _start_with_input(client: Any, exec_id: str, data: bytes) -> tuple[bytes | None, bytes | None]:
-    """Start exec `exec_id` attached, write `data` to its stdin from a second thread (so a command
-    that writes before it has read everything cannot block us), close stdin, and return its
-    (stdout, stderr) once it closes them.
+def _start_attached(client: Any, exec_id: str, data: bytes | None) -> tuple[bytes, bytes]:
+    """Start exec `exec_id` attached (the upgraded connection ``docker exec`` uses), write `data`
+    (if any) to its stdin from a second thread (so a command that writes before it has read
+    everything cannot block us), close stdin, and return its (stdout, stderr) once it closes them.
+
+    The multiplexed frames (8-byte header: stream 1 or 2, 3 zero bytes, big-endian length) are
+    read through the response's buffered reader, not the bare socket as docker-py's
+    ``exec_start`` does: output the engine sent right behind the ``101 UPGRADED`` headers can sit
+    in that buffer, and reading the socket loses it (docker/docker-py#2042; seen here once in a
+    loaded smoke run: a fast ``rg`` returned exit 0 with no output).
 
     Raises:
         docker.errors.APIError: the engine refused to start it.
@@ -252,26 +258,37 @@ def _start_with_input(client: Any, exec_id: str, data: bytes) -> tuple[bytes | N
     import socket
     import threading
 
-    from docker.utils.socket import consume_socket_output, demux_adaptor, frames_iter
+    res = client._post_json(client._url("/exec/{0}/start", exec_id), headers={"Connection": "Upgrade", "Upgrade": "tcp"},
+                            data={"Tty": False, "Detach": False}, stream=True)
+    client._raise_for_status(res)
+    reader = res.raw._fp.fp  # the BufferedReader http.client parsed the headers with
+    writer = None
+    if data is not None:
+        raw = reader.raw._sock
 
-    sock = client.exec_start(exec_id, socket=True)
-    raw = getattr(sock, "_sock", sock)
+        def feed() -> None:
+            try:
+                raw.sendall(data)
+                raw.shutdown(socket.SHUT_WR)
+            except OSError:  # the command exited without reading all of it (as a pipe's reader may)
+                pass
 
-    def feed() -> None:
-        try:
-            raw.sendall(data)
-            raw.shutdown(socket.SHUT_WR)
-        except OSError:  # the command exited without reading all of it (as a pipe's reader may)
-            pass
-
-    writer = threading.Thread(target=feed, daemon=True)
-    writer.start()
+        writer = threading.Thread(target=feed, daemon=True)
+        writer.start()
+    streams = {1: bytearray(), 2: bytearray()}
     try:
-        out, err = consume_socket_output((demux_adaptor(*f) for f in frames_iter(sock, tty=False)), demux=True)
+        while True:
+            header = reader.read(8)
+            if len(header) < 8:
+                break
+            payload = reader.read(int.from_bytes(header[4:8], "big"))
+            if header[0] in streams:
+                streams[header[0]] += payload
     finally:
-        writer.join()
-        sock.close()
-    return out, err
+        if writer is not None:
+            writer.join()
+        res.close()
+    return bytes(streams[1]), bytes(streams[2])
 
 
 def _run_exec(container: str, argv: list[str], data: bytes | None, workdir: str, env: dict[str, str] | None,
@@ -289,7 +306,7 @@ def _run_exec(container: str, argv: list[str], data: bytes | None, workdir: str,
         exec_id = client.exec_create(container, argv, stdout=True, stderr=True, stdin=data is not None, tty=False,
                                      user=user or "", workdir=workdir,
                                      environment=[f"{k}={v}" for k, v in (env or {}).items()] or None)["Id"]
-        out, err = client.exec_start(exec_id, demux=True) if data is None else _start_with_input(client, exec_id, data)
+        out, err = _start_attached(client, exec_id, data)
         info = client.exec_inspect(exec_id)
         while info.get("Running"):  # the stream closed a moment before the engine recorded the exit
             time.sleep(0.01)

@@ -149,3 +149,26 @@ def test_test_runs_memoised_across_containers(offline_base: str, tiny_repo, tmp_
     assert a.metadata["got"] == ["run\n", tree_after, "run\nrun\n", "ran\nran\n"]
     assert b.metadata["got"] == ["run\n", tree_after, "run\nrun\n", ""]
     assert (RUN_MEMO.hits, RUN_MEMO.misses) == (2, 2)
+
+
+def test_attached_output_buffered_behind_the_upgrade_headers_is_kept():
+    """Frames the engine sent in the same read as the ``101 UPGRADED`` headers sit in http.client's
+    buffered reader; they must be read from it (docker/docker-py#2042: read from the bare
+    socket, a fast command's whole output was lost and it looked like exit 0 with no output)."""
+    import io
+    from types import SimpleNamespace
+
+    from readbench.sandbox.dockerexec import _start_attached
+
+    frames = b"\x01\x00\x00\x00\x00\x00\x00\x06hello\n" + b"\x02\x00\x00\x00\x00\x00\x00\x04err\n" + b"\x01\x00\x00\x00\x00\x00\x00\x02!\n"
+    reader = io.BufferedReader(io.BytesIO(frames))
+    reader.peek(1)  # everything is in the buffer now, as after http.client read the headers
+    closed = []
+    res = SimpleNamespace(raw=SimpleNamespace(_fp=SimpleNamespace(fp=reader)), close=lambda: closed.append(True))
+    posted = []
+    client = SimpleNamespace(_url=lambda path, exec_id: path.format(exec_id), _raise_for_status=lambda r: None,
+                             _post_json=lambda url, **kw: posted.append((url, kw)) or res)
+    assert _start_attached(client, "abc", None) == (b"hello\n!\n", b"err\n")
+    assert posted == [("/exec/abc/start", {"headers": {"Connection": "Upgrade", "Upgrade": "tcp"},
+                                           "data": {"Tty": False, "Detach": False}, "stream": True})]
+    assert closed == [True]
