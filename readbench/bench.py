@@ -213,7 +213,7 @@ def bench_big_read(size_bytes: int = 100_000_000, variants: tuple[str, ...] = ("
 
 
 #: The benchmarks `run_bench` knows, in the order it runs them.
-BENCHMARKS = ("per-call", "docker", "replay", "replay-scale", "big-read", "agents", "forked")
+BENCHMARKS = ("per-call", "docker", "docker-exec", "replay", "replay-scale", "big-read", "agents", "forked")
 
 #: the forked-design benchmark: the nightly matrix on one task per family (8 arms x 7 tasks);
 #: the whole corpus takes over an hour per design on 2 cores
@@ -231,14 +231,16 @@ def run_bench(out_dir: Path = Path("results/bench"), only: tuple[str, ...] = (),
     if bad:
         raise ValueError(f"unknown benchmark(s) {bad}; known: {', '.join(BENCHMARKS)}")
     out_dir.mkdir(parents=True, exist_ok=True)
+    from readbench.bench_docker import bench_docker_exec
     from readbench.replay.bench import bench_replay, bench_replay_scale
     from readbench.run.forked_bench import bench_forked
 
     todo = {"per-call": lambda: [bench_per_call(d) for d in ("pi-dcp", "dcp-gated")], "docker": bench_docker,
+            "docker-exec": bench_docker_exec,
             "replay": lambda: bench_replay(out_dir), "replay-scale": lambda: bench_replay_scale(out_dir, scale_sessions),
             "big-read": bench_big_read, "agents": _bench_agents,
             "forked": lambda: bench_forked(FORKED_MATRIX, list(FORKED_TASK_ARGS))}
-    keys = {"per-call": "per_call", "docker": "docker", "replay": "replay", "replay-scale": "replay_scale",
+    keys = {"per-call": "per_call", "docker": "docker", "docker-exec": "docker_exec", "replay": "replay", "replay-scale": "replay_scale",
             "big-read": "big_read", "agents": "agents", "forked": "forked"}
     result = {keys[name]: todo[name]() for name in BENCHMARKS if not only or name in only}
     (out_dir / "bench.json").write_text(json.dumps(result, indent=2))

@@ -31,6 +31,16 @@ def format_table(result: dict[str, Any]) -> str:
                 rows.append(f"| local sample (the floor) | {key} | {value:.2f} | |")
             elif key.endswith("_docker_over_local"):
                 rows.append(f"| docker sample / local sample | {key} | {value:.1f}x | |")
+    dx = result.get("docker_exec")
+    if dx and "skipped" in dx:
+        rows.append(f"| docker exec | skipped | {dx['skipped']} | |")
+    elif dx:
+        for path, label in (("compose_exec", "`docker compose exec` (inspect)"), ("engine_api", "Engine API (the floor)")):
+            m = dx[path]
+            engine = "n/a" if m["engine_cpu_ms"] is None else f"{m['engine_cpu_ms']:.0f}"
+            rows.append(f"| docker exec via {label} | CPU ms per call (client + engine) | "
+                        f"{m['client_cpu_ms']:.0f} + {engine} | |")
+        rows.append(f"| docker exec: compose / Engine API | CPU x floor | {dx['compose_over_api_cpu']:.1f}x | |")
     rp = result.get("replay")
     if rp:
         rows.append(f"| recorded sessions ({rp['calls']} calls) | import s per 1,000 calls | {rp['import_seconds_per_1000_calls']:.2f} | |")

@@ -9,9 +9,12 @@ Modules (imported on demand; importing this package runs nothing and needs no Do
 - :mod:`readbench.sandbox.k8s`     -- Helm values for inspect's Kubernetes sandbox (chart agent-env).
 - :mod:`readbench.sandbox.local`   -- ``readbench-local``: inspect's local sandbox in a fixed directory
   per sample and epoch (the same cwd in every run and arm; GitHub issue 29).
+- :mod:`readbench.sandbox.dockerexec` -- ``readbench-docker``: inspect's docker sandbox with exec and
+  reads through the Engine API in-process (no compose CLI per call; GitHub issue 26).
+- :mod:`readbench.sandbox.dockermemo` -- its test runs memoised by the container's tree content.
 
 The shell scripts that provision an engine and build the offline base image live in
 ``sandboxes/`` (see sandboxes/README.md).
 """
 
-__all__ = ["engine", "images", "k8s", "local"]
+__all__ = ["dockerexec", "dockermemo", "engine", "images", "k8s", "local"]

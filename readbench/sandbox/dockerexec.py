@@ -1,0 +1,320 @@
+"""``readbench-docker``: inspect's docker sandbox whose commands and file reads go to the Docker
+Engine API in-process instead of through one ``docker compose`` CLI process per call.
+
+GitHub issue 26 ("`make eval` from a fresh clone <= 8 minutes on an idle 2-core machine"). Measured
+on this machine (/work/coord/notes/dockereval.md, 20 calls each into one running container, load 8):
+
+============================  ==============  ======================  =====================
+one call of ``true``          client CPU (ms)  dockerd + containerd +  wall (ms)
+                                                shims CPU (ms)
+============================  ==============  ======================  =====================
+``docker compose exec``       141             160                     726
+``docker exec``               33              108                     234
+Engine API (docker SDK)       ~0 (in-process)  73                      158
+``docker compose cp`` (read)  130             64                      492
+============================  ==============  ======================  =====================
+
+The smoke matrix makes about 4,800 such calls (1,149 reads, 1,258 bash, 304 greps of two execs,
+94 edits, ~13 per sample to start and probe it), so the compose CLI alone was ~0.3 CPU s per call.
+
+What this module changes, and only this: `ReadbenchDockerSandbox.exec` (every tool and checker
+command, and inspect's own ``write_file``, whose ``mkdir -p`` and ``tee`` come through it with
+their input) and `ReadbenchDockerSandbox.read_file` talk to the engine through the ``docker``
+SDK (already a dependency: readbench.sandbox.images), and test commands go through the run memo
+(readbench.sandbox.dockermemo). Everything else -- ``compose up``/``down`` per sample, the
+project, the working directory, ``connection`` -- is inspect's `DockerSandboxEnvironment`,
+unchanged. The results are those of
+inspect's compose path:
+
+- the command runs in the same container with the same ``--workdir`` (inspect's resolution of
+  ``cwd``), ``--user`` and ``--env``, no TTY; stdin gets the input and is closed (at end of file
+  without input);
+- a ``timeout`` wraps it in ``/usr/bin/timeout -k 5s <t>s`` inside the container, as inspect does,
+  and exit 124 (or 137/143 after the timeout elapsed) raises `TimeoutError`; the host waits at
+  most ``t + 10`` s (inspect's slack) and then raises `TimeoutError` too;
+- stdout and stderr are kept separately, each to its last ``MAX_EXEC_OUTPUT_SIZE`` bytes, and
+  decoded as UTF-8 with replacement characters (inspect's ``run_subprocess``);
+- ``read_file`` fetches the engine's tar archive of the path (what ``docker compose cp -L``
+  fetches: a symlink is followed to the target the engine resolves) and takes the one regular
+  file out of it with inspect's own checks (directory, size limit, permission, not a regular
+  file); a missing path is `FileNotFoundError`.
+
+`tests/sandbox/test_dockerexec.py` (slow, needs an engine) runs the same commands and reads
+through both paths and asserts equal results.
+"""
+
+from __future__ import annotations
+
+import errno
+import functools
+import posixpath
+import time
+from pathlib import PurePosixPath
+from typing import Any, Literal, Union, overload
+
+import anyio
+import anyio.to_thread
+from inspect_ai.util import ExecResult, SandboxEnvironment, SandboxEnvironmentLimits, sandboxenv
+from inspect_ai.util._sandbox.docker.docker import _READ_FILE_ARCHIVE_OVERHEAD as _ARCHIVE_OVERHEAD
+from inspect_ai.util._sandbox.docker.docker import (
+    DockerSandboxEnvironment,
+    _archive_starts_with_directory,
+    _is_directory_alias,
+    _read_archived_file,
+    _read_file_size_error,
+)
+
+from readbench.sandbox import runmemo
+
+__all__ = ["SANDBOX_NAME", "ReadbenchDockerSandbox", "engine_client"]
+
+SANDBOX_NAME = "readbench-docker"
+"""The sandbox type name a sample's spec uses (readbench.run.task._sandbox_spec)."""
+#: inspect's host-side slack over the in-container timeout (DockerSandboxEnvironment.exec)
+HOST_SLACK_SECONDS = 10
+#: Go's os.ModeSymlink in the engine's path-stat header
+_GO_MODE_SYMLINK = 1 << 27
+
+
+@functools.lru_cache(maxsize=1)
+def engine_client() -> Any:
+    """This process's low-level Engine API client (``docker.APIClient`` from the environment:
+    ``DOCKER_HOST`` or the default socket), made once; safe to share between threads.
+
+    Raises:
+        docker.errors.DockerException: no engine answers.
+    """
+    import docker
+    from docker.utils import kwargs_from_env
+
+    # no socket timeout: a command runs as long as it runs (the host-side bound is exec's fail_after)
+    return docker.APIClient(**kwargs_from_env(), timeout=None)  # type: ignore[arg-type]
+
+
+def _tail(data: bytes | None, limit: int) -> bytes:
+    data = data or b""
+    return data[-limit:] if len(data) > limit else data
+
+
+@sandboxenv(name=SANDBOX_NAME)
+class ReadbenchDockerSandbox(DockerSandboxEnvironment):
+    """inspect's docker sandbox with exec (no input) and read_file through the Engine API (see
+    the module docstring)."""
+
+    _container: str | None = None
+
+    @classmethod
+    async def sample_init(cls, task_name: str, config: Any, metadata: dict[str, str]) -> dict[str, SandboxEnvironment]:
+        """inspect's compose up, its environments re-made as this class (inspect's returns its own)."""
+        envs = await super().sample_init(task_name, config, metadata)
+        out: dict[str, SandboxEnvironment] = {}
+        for name, env in envs.items():
+            docker_env = env.as_type(DockerSandboxEnvironment)
+            out[name] = cls(docker_env._service, docker_env._project, docker_env._working_dir)
+        return out
+
+    async def _container_id(self) -> str:
+        """The id of this service's container in this compose project (looked up once, by the
+        labels compose sets).
+
+        Raises:
+            inspect_ai.util.SandboxUnavailableError: no running container has those labels.
+        """
+        if self._container is None:
+            labels = [f"com.docker.compose.project={self._project.name}", f"com.docker.compose.service={self._service}"]
+            found = await anyio.to_thread.run_sync(
+                lambda: engine_client().containers(filters={"label": labels, "status": "running"}, quiet=True))
+            if not found:
+                from inspect_ai.util import SandboxUnavailableError
+
+                raise SandboxUnavailableError(
+                    f'no running container for service "{self._service}" of compose project {self._project.name}')
+            self._container = found[0]["Id"]
+        return self._container
+
+    async def exec(self, cmd: list[str], input: str | bytes | None = None, cwd: str | None = None,  # noqa: A002
+                   env: dict[str, str] | None = None, user: str | None = None, timeout: int | None = None,
+                   timeout_retry: bool = True, concurrency: bool = True) -> ExecResult[str]:
+        """Run `cmd` in the container through the Engine API (`input`, if any, written to its
+        stdin, which is then closed); results and errors as inspect's `DockerSandboxEnvironment.exec`
+        (module docstring). A test command (no input, env or user) goes through the run memo
+        (readbench.sandbox.dockermemo).
+
+        Raises:
+            TimeoutError: the in-container timeout fired, or the host waited `timeout` + 10 s.
+            inspect_ai.util.SandboxUnavailableError: the container is gone or not running.
+        """
+        if input is None and not env and user is None and runmemo.enabled() and runmemo.is_test_command(cmd):
+            from readbench.sandbox import dockermemo
+            from readbench.sandbox.local import RUN_MEMO
+
+            container = await self._container_id()
+
+            async def raw(argv: list[str], data: bytes | None) -> tuple[int, bytes, bytes]:
+                return await anyio.to_thread.run_sync(_run_exec, container, argv, data, self._working_dir, None, None)
+
+            async def put_archive(tar: bytes) -> None:
+                await anyio.to_thread.run_sync(lambda: engine_client().put_archive(container, "/", tar))
+
+            key = (self._project.config, tuple(cmd), cwd, timeout)
+            return await dockermemo.memo_exec(RUN_MEMO, key, (self._working_dir, "/tmp"), raw,
+                                              lambda: self._exec_api(cmd, None, cwd, env, user, timeout), put_archive)
+        return await self._exec_api(cmd, input, cwd, env, user, timeout)
+
+    async def _exec_api(self, cmd: list[str], input: str | bytes | None, cwd: str | None,  # noqa: A002
+                        env: dict[str, str] | None, user: str | None, timeout: int | None) -> ExecResult[str]:
+        data = input.encode() if isinstance(input, str) else input
+        final_cwd = PurePosixPath(self._working_dir if cwd is None else cwd)
+        if not final_cwd.is_absolute():
+            final_cwd = self._working_dir / final_cwd
+        argv = cmd if timeout is None else ["/usr/bin/timeout", "-k", "5s", f"{timeout}s", *cmd]
+        container = await self._container_id()
+        limit = SandboxEnvironmentLimits.MAX_EXEC_OUTPUT_SIZE
+        start = time.monotonic()
+        try:
+            with anyio.fail_after(None if timeout is None else timeout + HOST_SLACK_SECONDS):
+                code, out, err = await anyio.to_thread.run_sync(
+                    _run_exec, container, argv, data, str(final_cwd), env, user, abandon_on_cancel=True)
+        except TimeoutError as exc:
+            raise TimeoutError(f"Command timed out after {timeout} seconds") from exc
+        result = ExecResult(code == 0, code, _tail(out, limit).decode(errors="replace"),
+                            _tail(err, limit).decode(errors="replace"))
+        if timeout is not None and code in (124, 137, 143) and (code == 124 or time.monotonic() - start >= timeout):
+            error = TimeoutError(f"Command timed out after {timeout} seconds")
+            if result.stdout or result.stderr:
+                setattr(error, "truncated_output", result.stdout + result.stderr)
+            raise error
+        return result
+
+    @overload
+    async def read_file(self, file: str, text: Literal[True] = True) -> str: ...
+
+    @overload
+    async def read_file(self, file: str, text: Literal[False]) -> bytes: ...
+
+    async def read_file(self, file: str, text: bool = True) -> Union[str, bytes]:
+        """The bytes (or UTF-8 text) of `file` (relative paths from the working directory),
+        fetched as the engine's archive of it, following a symlink (``docker compose cp -L``).
+
+        Raises:
+            FileNotFoundError: no such path. IsADirectoryError: a directory.
+            PermissionError: not readable. OSError: not a regular file.
+            inspect_ai.util.OutputLimitExceededError: larger than MAX_READ_FILE_SIZE.
+        """
+        if _is_directory_alias(file):
+            raise IsADirectoryError(errno.EISDIR, "Is a directory.", file)
+        path = self.container_file(file)
+        container = await self._container_id()
+        limit = SandboxEnvironmentLimits.MAX_READ_FILE_SIZE + _ARCHIVE_OVERHEAD
+
+        def fetch() -> bytes:
+            import docker.errors
+
+            client = engine_client()
+            try:
+                stream, stat = client.get_archive(container, path)
+                if stat["mode"] & _GO_MODE_SYMLINK:  # -L: copy the target the engine resolved instead
+                    for _ in stream:  # the link's own one-entry archive: read it to free the connection
+                        pass
+                    target = stat.get("linkTarget") or ""
+                    src = target if posixpath.isabs(target) else posixpath.join(posixpath.dirname(path), target)
+                    stream, _ = client.get_archive(container, src)
+                archive = bytearray()
+                for chunk in stream:
+                    archive += chunk
+                    if len(archive) > limit:
+                        break
+                return bytes(archive)
+            except docker.errors.NotFound as exc:
+                raise FileNotFoundError(errno.ENOENT, "No such file or directory.", file) from exc
+            except docker.errors.APIError as exc:
+                if "permission denied" in str(exc).lower():
+                    raise PermissionError(errno.EACCES, "Permission denied.", file) from exc
+                raise RuntimeError(f"reading {file} from the sandbox failed: {exc}") from exc
+
+        archive = await anyio.to_thread.run_sync(fetch)
+        if len(archive) > limit:
+            if _archive_starts_with_directory(archive[:_ARCHIVE_OVERHEAD]):
+                raise IsADirectoryError(errno.EISDIR, "Is a directory.", file)
+            raise _read_file_size_error()
+        contents = _read_archived_file(archive, file)
+        return contents.decode("utf-8") if text else contents
+
+
+def _start_attached(client: Any, exec_id: str, data: bytes | None) -> tuple[bytes, bytes]:
+    """Start exec `exec_id` attached (the upgraded connection ``docker exec`` uses), write `data`
+    (if any) to its stdin from a second thread (so a command that writes before it has read
+    everything cannot block us), close stdin, and return its (stdout, stderr) once it closes them.
+
+    The multiplexed frames (8-byte header: stream 1 or 2, 3 zero bytes, big-endian length) are
+    read through the response's buffered reader, not the bare socket as docker-py's
+    ``exec_start`` does: output the engine sent right behind the ``101 UPGRADED`` headers can sit
+    in that buffer, and reading the socket loses it (docker/docker-py#2042; seen here once in a
+    loaded smoke run: a fast ``rg`` returned exit 0 with no output).
+
+    Raises:
+        docker.errors.APIError: the engine refused to start it.
+    """
+    import socket
+    import threading
+
+    res = client._post_json(client._url("/exec/{0}/start", exec_id), headers={"Connection": "Upgrade", "Upgrade": "tcp"},
+                            data={"Tty": False, "Detach": False}, stream=True)
+    client._raise_for_status(res)
+    reader = res.raw._fp.fp  # the BufferedReader http.client parsed the headers with
+    writer = None
+    if data is not None:
+        raw = reader.raw._sock
+
+        def feed() -> None:
+            try:
+                raw.sendall(data)
+                raw.shutdown(socket.SHUT_WR)
+            except OSError:  # the command exited without reading all of it (as a pipe's reader may)
+                pass
+
+        writer = threading.Thread(target=feed, daemon=True)
+        writer.start()
+    streams = {1: bytearray(), 2: bytearray()}
+    try:
+        while True:
+            header = reader.read(8)
+            if len(header) < 8:
+                break
+            payload = reader.read(int.from_bytes(header[4:8], "big"))
+            if header[0] in streams:
+                streams[header[0]] += payload
+    finally:
+        if writer is not None:
+            writer.join()
+        res.close()
+    return bytes(streams[1]), bytes(streams[2])
+
+
+def _run_exec(container: str, argv: list[str], data: bytes | None, workdir: str, env: dict[str, str] | None,
+              user: str | None) -> tuple[int, bytes, bytes]:
+    """One exec through the Engine API (blocking): (exit status, stdout, stderr), whole.
+
+    Raises:
+        inspect_ai.util.SandboxUnavailableError: no such container, or it is not running.
+        RuntimeError: another engine error.
+    """
+    import docker.errors
+
+    client = engine_client()
+    try:
+        exec_id = client.exec_create(container, argv, stdout=True, stderr=True, stdin=data is not None, tty=False,
+                                     user=user or "", workdir=workdir,
+                                     environment=[f"{k}={v}" for k, v in (env or {}).items()] or None)["Id"]
+        out, err = _start_attached(client, exec_id, data)
+        info = client.exec_inspect(exec_id)
+        while info.get("Running"):  # the stream closed a moment before the engine recorded the exit
+            time.sleep(0.01)
+            info = client.exec_inspect(exec_id)
+    except docker.errors.APIError as exc:
+        from inspect_ai.util import SandboxUnavailableError
+
+        if exc.status_code in (404, 409):  # no such container / container not running
+            raise SandboxUnavailableError(f"The sandbox is not running and cannot execute: {exc}") from exc
+        raise RuntimeError(f"docker exec of {argv[:1]} failed: {exc}") from exc
+    return int(info["ExitCode"]), out or b"", err or b""

@@ -1,0 +1,174 @@
+"""readbench-docker (readbench.sandbox.dockerexec) gives what inspect's compose path gives.
+
+In one sample of a real engine, every command and read runs twice: through
+`ReadbenchDockerSandbox` (Engine API) and through inspect's `DockerSandboxEnvironment` methods
+on the same object (``docker compose exec`` / ``docker compose cp -L``); the results, or the
+exception types, must be equal, and equal to the values written here by hand.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inspect_ai import Task, eval
+from inspect_ai.dataset import Sample
+from inspect_ai.solver import Generate, TaskState, solver
+from inspect_ai.util import sandbox
+from inspect_ai.util._sandbox.docker.docker import DockerSandboxEnvironment
+
+from readbench.sandbox.dockerexec import SANDBOX_NAME, ReadbenchDockerSandbox
+from readbench.sandbox.images import build_source_image, compose_for
+
+EXECS: list[tuple[str, list[str], dict[str, Any], Any]] = [
+    ("streams and status", ["sh", "-c", "printf 'a\\nb'; printf err >&2; exit 3"], {}, (3, "a\nb", "err")),
+    ("cwd and env", ["sh", "-c", "echo $X; pwd"], {"cwd": "pkg", "env": {"X": "1"}}, (0, "1\n/repo/pkg\n", "")),
+    ("absolute cwd", ["pwd"], {"cwd": "/tmp"}, (0, "/tmp\n", "")),
+    ("invalid utf-8", ["printf", "\\377ok"], {}, (0, "\ufffdok", "")),
+    ("stdin at end of file", ["sh", "-c", "cat; echo done"], {}, (0, "done\n", "")),
+    ("user", ["id", "-u"], {"user": "nobody"}, (0, "65534\n", "")),
+    ("timeout not reached", ["sh", "-c", "echo fast"], {"timeout": 30}, (0, "fast\n", "")),
+    ("timeout fires", ["sleep", "20"], {"timeout": 1}, "TimeoutError"),
+    ("text input", ["sh", "-c", "wc -c; cat"], {"input": "h\u00e9\n"}, (0, "4\n", "")),
+    ("text input echoed", ["cat"], {"input": "h\u00e9\n"}, (0, "h\u00e9\n", "")),
+    ("bytes input, 3 MB echoed", ["sh", "-c", "cat | wc -c"], {"input": b"x" * 3_000_000}, (0, "3000000\n", "")),
+    ("input echoed before it is all read", ["cat"], {"input": "y" * 200_000}, (0, "y" * 200_000, "")),
+]
+READS: list[tuple[str, str, bool, Any]] = [
+    ("file bytes", "pkg/calc.py", False, ["bytes", "def add(a, b):\n    return a + b\n"]),
+    ("file text", "/repo/pkg/calc.py", True, "def add(a, b):\n    return a + b\n"),
+    ("relative symlink followed", "link.py", True, "def add(a, b):\n    return a + b\n"),
+    ("absolute symlink followed", "abslink.py", True, "def add(a, b):\n    return a + b\n"),
+    ("missing", "nope.txt", True, "FileNotFoundError"),
+    ("directory", "pkg", True, "IsADirectoryError"),
+    ("directory alias", "pkg/..", True, "IsADirectoryError"),
+]
+
+
+async def _outcome(call: Any) -> Any:
+    try:
+        res = await call
+    except Exception as exc:  # noqa: BLE001 - the exception type is the outcome compared
+        return type(exc).__name__
+    if isinstance(res, bytes):  # kept apart from text through the log's JSON
+        return ["bytes", res.decode()]
+    return [res.returncode, res.stdout, res.stderr] if hasattr(res, "returncode") else res
+
+
+@solver
+def both_paths() -> Any:
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        sb = sandbox()
+        api = sb.as_type(ReadbenchDockerSandbox)
+        await DockerSandboxEnvironment.exec(api, ["sh", "-c", "ln -s pkg/calc.py link.py; ln -s /repo/pkg/calc.py abslink.py"])
+        got: dict[str, Any] = {"type": type(api).__name__}
+        for name, cmd, kw, _ in EXECS:
+            got[name] = [await _outcome(api.exec(cmd, **kw)), await _outcome(DockerSandboxEnvironment.exec(api, cmd, **kw))]
+        for name, path, text, _ in READS:
+            reader: Any = DockerSandboxEnvironment.read_file  # text is a bool here, not a Literal
+            got[name] = [await _outcome(api.read_file(path, text=text) if text else api.read_file(path, text=False)),
+                         await _outcome(reader(api, path, text=text))]
+        # inspect's write_file (mkdir -p, then tee with input) through this exec: a new directory,
+        # bytes, and an existing executable keeping its mode
+        await api.write_file("new/dir/f.txt", "t\u00e9xt\n")
+        await api.write_file("b.bin", b"\x00\xff")
+        await api.exec(["sh", "-c", "printf old > run.sh; chmod 755 run.sh"])
+        await api.write_file("run.sh", "new\n")
+        got["written"] = [await api.read_file("new/dir/f.txt"), list(await api.read_file("b.bin", text=False)),
+                          (await api.exec(["stat", "-c", "%a %s", "run.sh"])).stdout]
+        state.metadata["got"] = got
+        return state
+
+    return solve
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_engine_api_path_equals_compose_path(offline_base: str, tiny_repo, tmp_path: Path) -> None:
+    tree, deps = tiny_repo
+    tag = build_source_image("dockerexec-tiny", tree, deps, offline_base)
+    compose = compose_for(tag, tmp_path / "compose")
+    task = Task(dataset=[Sample(id="s1", input="x")], solver=both_paths(), sandbox=(SANDBOX_NAME, str(compose)))
+    [log] = eval(task, model="mockllm/model", log_dir=str(tmp_path / "logs"), display="none")
+
+    assert log.status == "success", log.error
+    [sample] = log.samples or []
+    assert sample.error is None, sample.error
+    got = sample.metadata["got"]
+    assert got["type"] == "ReadbenchDockerSandbox"
+    for name, _, _, want in EXECS:
+        want = list(want) if isinstance(want, tuple) else want
+        assert got[name] == [want, want], name
+    for name, _, _, want in READS:
+        assert got[name] == [want, want], name
+    assert got["written"] == ["t\u00e9xt\n", [0, 255], "755 4\n"]
+
+
+#: a "test command" (it names pytest) whose output counts its runs in /tmp, that makes a file,
+#: removes one, and leaves a mark outside the memo's trees (/var/tmp) each time it really runs
+COUNTING = ["bash", "-c", "echo run >> /tmp/count; echo ran >> /var/tmp/ran; mkdir -p c/__pycache__; "
+                          "printf x > c/__pycache__/m.pyc; rm -f gone.txt; cat /tmp/count  # pytest"]
+LIST = ["sh", "-c", "cd /repo && find . /tmp -path /tmp/pytest-of-root -prune -o -print | sort; cat /tmp/count"]
+
+
+@solver
+def counting_twice() -> Any:
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        sb = sandbox()
+        await sb.exec(["touch", "gone.txt"])
+        first = await sb.exec(COUNTING)
+        tree = (await sb.exec(LIST)).stdout
+        second = await sb.exec(COUNTING)  # the tree changed (/tmp/count): not the first run's key
+        marks = await sb.exec(["cat", "/var/tmp/ran"])
+        state.metadata["got"] = [first.stdout, tree, second.stdout, marks.stdout]
+        return state
+
+    return solve
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_test_runs_memoised_across_containers(offline_base: str, tiny_repo, tmp_path: Path) -> None:
+    from readbench.sandbox.local import RUN_MEMO
+
+    tree, deps = tiny_repo
+    tag = build_source_image("dockerexec-tiny", tree, deps, offline_base)
+    compose = compose_for(tag, tmp_path / "compose")
+    RUN_MEMO.clear()
+    task = Task(dataset=[Sample(id="a", input="x"), Sample(id="b", input="x")], solver=counting_twice(),
+                sandbox=(SANDBOX_NAME, str(compose)))
+    [log] = eval(task, model="mockllm/model", log_dir=str(tmp_path / "logs"), display="none", max_samples=1)
+
+    assert log.status == "success", log.error
+    a, b = sorted(log.samples or [], key=lambda s: str(s.id))
+    tree_after = "\n".join(sorted([".", "./c", "./c/__pycache__", "./c/__pycache__/m.pyc", "./pkg", "./pkg/__init__.py",
+                                   "./pkg/calc.py", "./test_calc.py", "/tmp", "/tmp/count"])) + "\nrun\n"
+    # sample a ran both; sample b got both from the memo: the same outputs and trees (the first
+    # replay left a's tree after its first run, the key of a's second run), and it never ran
+    assert a.metadata["got"] == ["run\n", tree_after, "run\nrun\n", "ran\nran\n"]
+    assert b.metadata["got"] == ["run\n", tree_after, "run\nrun\n", ""]
+    assert (RUN_MEMO.hits, RUN_MEMO.misses) == (2, 2)
+
+
+def test_attached_output_buffered_behind_the_upgrade_headers_is_kept():
+    """Frames the engine sent in the same read as the ``101 UPGRADED`` headers sit in http.client's
+    buffered reader; they must be read from it (docker/docker-py#2042: read from the bare
+    socket, a fast command's whole output was lost and it looked like exit 0 with no output)."""
+    import io
+    from types import SimpleNamespace
+
+    from readbench.sandbox.dockerexec import _start_attached
+
+    frames = b"\x01\x00\x00\x00\x00\x00\x00\x06hello\n" + b"\x02\x00\x00\x00\x00\x00\x00\x04err\n" + b"\x01\x00\x00\x00\x00\x00\x00\x02!\n"
+    reader = io.BufferedReader(io.BytesIO(frames))
+    reader.peek(1)  # everything is in the buffer now, as after http.client read the headers
+    closed = []
+    res = SimpleNamespace(raw=SimpleNamespace(_fp=SimpleNamespace(fp=reader)), close=lambda: closed.append(True))
+    posted = []
+    client = SimpleNamespace(_url=lambda path, exec_id: path.format(exec_id), _raise_for_status=lambda r: None,
+                             _post_json=lambda url, **kw: posted.append((url, kw)) or res)
+    assert _start_attached(client, "abc", None) == (b"hello\n!\n", b"err\n")
+    assert posted == [("/exec/abc/start", {"headers": {"Connection": "Upgrade", "Upgrade": "tcp"},
+                                           "data": {"Tty": False, "Detach": False}, "stream": True})]
+    assert closed == [True]
