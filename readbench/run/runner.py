@@ -280,9 +280,20 @@ def _sigterm_as_sigint() -> Any:
     """While eval_set runs, a SIGTERM (a CI job's timeout, `kill`) is handled as Ctrl-C: inspect
     cancels the samples and closes its logs, and the run ends as an interrupted one (``run.json``
     written, the incomplete line, a non-zero exit) instead of dying with its logs open. Returns
-    the previous handler (None off the main thread, where signals cannot be set)."""
+    the previous handler (None off the main thread, where signals cannot be set).
+
+    A process started as a background job of a non-interactive shell (``readbench eval ... &`` in a
+    CI script; POSIX has such a shell ignore SIGINT in it) inherits SIGINT ignored, and Python then
+    installs no Ctrl-C handler: the SIGTERM is then still handled, by giving SIGINT Python's default
+    handler (KeyboardInterrupt) first. Before, such a run ignored SIGTERM altogether."""
     import threading
 
     if threading.current_thread() is not threading.main_thread():
         return None
-    return signal.signal(signal.SIGTERM, lambda signum, frame: signal.raise_signal(signal.SIGINT))
+
+    def as_ctrl_c(signum: int, frame: Any) -> None:
+        if signal.getsignal(signal.SIGINT) in (signal.SIG_IGN, signal.SIG_DFL, None):
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.raise_signal(signal.SIGINT)
+
+    return signal.signal(signal.SIGTERM, as_ctrl_c)

@@ -28,8 +28,11 @@ def _interrupted(tmp_path: Path, sig: int, group: bool) -> tuple[subprocess.Comp
     cmd = [sys.executable, "-m", "readbench.cli", "eval", "--matrix", str(tmp_path / "m.yaml"),
            "--sandbox", "local", "--run-id", "r"]
     run_dir = tmp_path / "results" / "r"
+    # a SIGTERM'd run starts with SIGINT ignored, as a CI script's background job (`cmd &` in a
+    # non-interactive shell) does: the SIGTERM must still end it (its handler raised an ignored SIGINT)
+    ignore_sigint = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if sig == signal.SIGTERM else None
     proc = subprocess.Popen(cmd, cwd=tmp_path, env=env, start_new_session=True, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=ignore_sigint)
     try:
         _wait_for_gate(tmp_path, proc)
         if group:
