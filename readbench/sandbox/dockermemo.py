@@ -27,7 +27,6 @@ Set ``READBENCH_RUN_MEMO=0`` to run every test command.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -36,7 +35,7 @@ from inspect_ai.util import ExecResult
 
 from readbench.sandbox import runmemo
 
-__all__ = ["LISTING_SCRIPT", "DockerEffect", "effect_paths", "listing_digest", "parse_listing"]
+__all__ = ["LISTING_SCRIPT", "DockerEffect", "effect_paths", "parse_listing"]
 
 #: python3 script (argv: roots) printing one line per entry under the roots, sorted:
 #: ``<kind> <octal mode> <path>\0<digest or link target>`` (kind d, f, l or o)
@@ -93,14 +92,6 @@ def parse_listing(text: str) -> dict[str, Entry]:
     return out
 
 
-def listing_digest(listing: dict[str, Entry]) -> bytes:
-    """16-byte BLAKE2b of a parsed listing (paths, kinds, modes, contents; not times)."""
-    h = hashlib.blake2b(digest_size=16)
-    for path in sorted(listing):
-        h.update(repr((path, listing[path])).encode("utf-8", "surrogateescape"))
-    return h.digest()
-
-
 def effect_paths(before: dict[str, Entry], after: dict[str, Entry]) -> tuple[list[str], list[str]]:
     """(made, removed): paths new or changed in `after`, parents first; paths gone, children first."""
     made = sorted((p for p, e in after.items() if before.get(p) != e), key=lambda p: (p.count("/"), p))
@@ -151,7 +142,7 @@ async def memo_exec(memo: runmemo.RunMemo, key_base: tuple[Any, ...], roots: tup
     before = await _listing(raw, roots)
     if before is None:  # no python3 in the image, or a root unreadable: run as usual
         return await run()
-    key = ("docker", *key_base, roots, listing_digest(before))
+    key = ("docker", *key_base, roots, runmemo.tree_digest(before))  # the local memo's digest of a tree map
     found = memo.get(key)
     if found is not None:
         result, effects = found
