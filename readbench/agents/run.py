@@ -251,6 +251,9 @@ def harness_agent(
             from readbench.fork.snapshot import mark_workspace
 
             relay.mark = await mark_workspace(sb, str(ws.get("cwd")))
+        from readbench.agents.bridge_poll import install
+
+        install()  # requests picked up every bridge_poll.poll_seconds of the sandbox, not inspect's 2 s
         t0 = time.monotonic()
         try:
             async with sandbox_agent_bridge(state, filter=relay.filter, response_filter=relay.response, port=port):

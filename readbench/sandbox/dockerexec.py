@@ -102,6 +102,10 @@ class ReadbenchDockerSandbox(DockerSandboxEnvironment):
     the module docstring)."""
 
     _container: str | None = None
+    #: seconds between inspect's agent-bridge polls for a real harness's model requests here
+    #: (readbench.agents.bridge_poll; inspect's own: 2): a poll (one exec) costs ~6-8 ms CPU here and
+    #: ~50-70 ms in dockerd/containerd/runc
+    BRIDGE_POLL_SECONDS = 0.5
 
     @classmethod
     async def sample_init(cls, task_name: str, config: Any, metadata: dict[str, str]) -> dict[str, SandboxEnvironment]:

@@ -153,6 +153,10 @@ class _Claimed:
 class ReadbenchLocalSandbox(LocalSandboxEnvironment):
     """inspect's local sandbox whose directory `claim_workspace` can fix (see the module docstring)."""
 
+    #: seconds between inspect's agent-bridge polls for a real harness's model requests here
+    #: (readbench.agents.bridge_poll; inspect's own: 2): a poll (setarch, sh, find) costs ~8 ms CPU
+    BRIDGE_POLL_SECONDS = 0.25
+
     @classmethod
     async def sample_init(cls, task_name: str, config: Any, metadata: dict[str, str]) -> dict[str, SandboxEnvironment]:
         """One `ReadbenchLocalSandbox` (inspect's returns its own class, not ``cls``)."""
