@@ -104,13 +104,12 @@ def _sandbox_spec(source: str, sandbox_kind: str, k8s_registry: str | None, agen
         from readbench.harness.agents import get_agent
 
         image = agent_image(image, get_agent(agent))
-    if sandbox_kind == "docker" and agent == "readbench":
+    if sandbox_kind == "docker":
         from readbench.sandbox.dockerexec import SANDBOX_NAME as DOCKER_NAME
 
-        # inspect's docker sandbox, its commands and reads through the Engine API (GitHub issue 26)
+        # inspect's docker sandbox, its commands and reads through the Engine API (GitHub issue 26);
+        # under a real harness also the bridge's polls for its model requests (readbench.agents.bridge_poll)
         return (DOCKER_NAME, str(compose_for(image)))
-    if sandbox_kind == "docker":
-        return ("docker", str(compose_for(image)))
     from readbench.sandbox.k8s import render_k8s_values
 
     if not k8s_registry:
