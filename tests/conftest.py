@@ -15,6 +15,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from file_durations import pytest_configure  # noqa: F401 - a pytest hook: the per-file duration summary
 
 DRIVER = Path(__file__).parent / "differential" / "driver" / "node_modules"
 
