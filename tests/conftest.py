@@ -15,7 +15,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from file_durations import pytest_configure  # noqa: F401 - a pytest hook: the per-file duration summary
+from file_durations import pytest_configure, slow_files_first  # noqa: F401 - pytest_configure: a pytest hook
 
 DRIVER = Path(__file__).parent / "differential" / "driver" / "node_modules"
 
@@ -54,3 +54,4 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.skip(reason=docker_reason))
         if diff_reason and "differential" in item.keywords:
             item.add_marker(pytest.mark.skip(reason=diff_reason))
+    slow_files_first(items)  # the order --dist loadfile hands files out in (tests/file_durations.py)

@@ -52,3 +52,16 @@ def pytest_configure(config: pytest.Config) -> None:
     """Register a `FileDurations` when ``--durations`` is given, on the controller (not an xdist worker)."""
     if config.getoption("durations", None) is not None and not hasattr(config, "workerinput"):
         config.pluginmanager.register(FileDurations(), "readbench-file-durations")
+
+
+def slow_files_first(items: list[pytest.Item]) -> None:
+    """Reorder `items` in place: every test of a file holding a ``slow`` or ``docker`` test first, the
+    other files after, each group and each file's tests in collection order.
+
+    ``make test`` passes ``--no-loadscope-reorder``, so ``--dist loadfile`` hands files to its two
+    workers in this order. xdist's default orders files by their number of tests, most first, which
+    put the few-test end-to-end files (a real harness's runs, the sampled fork check: 1-4 tests, 50-150 s
+    each) last: the run then ended on one of them while the other worker idled. Slow files first and
+    the many short files after let both workers finish within a short file of each other."""
+    heavy = {item.path for item in items if "slow" in item.keywords or "docker" in item.keywords}
+    items.sort(key=lambda item: item.path not in heavy)  # a stable sort: collection order kept within each group

@@ -57,3 +57,16 @@ def test_a_real_pytest_run_prints_it(pytester: pytest.Pytester):
     result.assert_outcomes(passed=1)
     result.stdout.re_match_lines([r"=+ slowest 1 test files \(setup \+ call \+ teardown; --dist loadfile runs a "
                                   r"file on one worker\) =+", r" +\d+\.\d\ds test_one\.py", r" +\d+\.\d\ds all 1 files"])
+
+
+def test_files_with_slow_or_docker_tests_are_handed_out_first(pytester: pytest.Pytester):
+    pytester.makeconftest("from file_durations import slow_files_first\n\n"
+                          "def pytest_collection_modifyitems(items):\n    slow_files_first(items)\n")
+    pytester.makeini("[pytest]\nmarkers =\n    slow: s\n    docker: d\n")
+    pytester.makepyfile(test_a="def test_1():\n    pass\n\ndef test_2():\n    pass\n",
+                        test_b="import pytest\n\ndef test_1():\n    pass\n\n@pytest.mark.slow\ndef test_2():\n    pass\n",
+                        test_c="def test_1():\n    pass\n",
+                        test_d="import pytest\n\npytestmark = pytest.mark.docker\n\ndef test_1():\n    pass\n")
+    result = pytester.runpytest("--collect-only", "-q")
+    assert result.stdout.lines[:6] == ["test_b.py::test_1", "test_b.py::test_2", "test_d.py::test_1",
+                                       "test_a.py::test_1", "test_a.py::test_2", "test_c.py::test_1"]
