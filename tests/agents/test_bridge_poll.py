@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import shutil
 from typing import Any
 
 import anyio
@@ -60,7 +61,8 @@ def _slept(monkeypatch: pytest.MonkeyPatch, instance: str) -> list[float]:
     try:
         asyncio.run(go())
     finally:
-        sb.directory.cleanup()
+        sb.directory.cleanup()  # and the service's queue on this host (a local sandbox's), as the bridge leaves it
+        shutil.rmtree(f"{inspect_service.SERVICES_DIR}/{bridge_service.MODEL_SERVICE}/{instance}", ignore_errors=True)
     return recorder.slept
 
 
