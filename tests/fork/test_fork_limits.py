@@ -6,6 +6,7 @@ With the seeded simulated agent every arm's per-sample metrics equal an independ
 
 from __future__ import annotations
 
+import pytest
 from fork_arms import ARMS, B_S250, LABELS, MODEL, eval_log, metric_diff, metrics
 from inspect_ai.event import ModelEvent
 
@@ -78,6 +79,7 @@ def _stall_from_call(monkeypatch, index):
     monkeypatch.setattr(SimAgentAPI, "generate", stalling)
 
 
+@pytest.mark.slow  # 5 of its runs wait out the 10-s sample time limit: 53 s in CI
 def test_a_trunk_cut_by_the_time_limit_writes_its_prefixes(tiny_corpus, fixed_sandbox_dir, monkeypatch):
     # bugfix/0 only; the model's 4th call (index 3) stalls until the 10 s sample time limit.
     # Before: the cancelled trunk wrote no prefix and every fork failed ("fork: no prefix").
