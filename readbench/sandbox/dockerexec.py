@@ -32,8 +32,9 @@ inspect's compose path:
 - a ``timeout`` wraps it in ``/usr/bin/timeout -k 5s <t>s`` inside the container, as inspect does,
   and exit 124 (or 137/143 after the timeout elapsed) raises `TimeoutError`; the host waits at
   most ``t + 10`` s (inspect's slack) and then raises `TimeoutError` too;
-- stdout and stderr are kept separately, each to its last ``MAX_EXEC_OUTPUT_SIZE`` bytes, and
-  decoded as UTF-8 with replacement characters (inspect's ``run_subprocess``);
+- stdout and stderr are kept separately, each to its last ``MAX_EXEC_OUTPUT_SIZE`` bytes (bounded
+  while reading, as inspect's ``CircularByteBuffer``), and decoded as UTF-8 with replacement
+  characters (inspect's ``run_subprocess``);
 - ``read_file`` fetches the engine's tar archive of the path (what ``docker compose cp -L``
   fetches: a symlink is followed to the target the engine resolves) and takes the one regular
   file out of it with inspect's own checks (directory, size limit, permission, not a regular
@@ -174,7 +175,7 @@ class ReadbenchDockerSandbox(DockerSandboxEnvironment):
         try:
             with anyio.fail_after(None if timeout is None else timeout + HOST_SLACK_SECONDS):
                 code, out, err = await anyio.to_thread.run_sync(
-                    _run_exec, container, argv, data, str(final_cwd), env, user, abandon_on_cancel=True)
+                    _run_exec, container, argv, data, str(final_cwd), env, user, limit, abandon_on_cancel=True)
         except TimeoutError as exc:
             raise TimeoutError(f"Command timed out after {timeout} seconds") from exc
         result = ExecResult(code == 0, code, _tail(out, limit).decode(errors="replace"),
@@ -241,10 +242,13 @@ class ReadbenchDockerSandbox(DockerSandboxEnvironment):
         return contents.decode("utf-8") if text else contents
 
 
-def _start_attached(client: Any, exec_id: str, data: bytes | None) -> tuple[bytes, bytes]:
+def _start_attached(client: Any, exec_id: str, data: bytes | None, limit: int | None = None) -> tuple[bytes, bytes]:
     """Start exec `exec_id` attached (the upgraded connection ``docker exec`` uses), write `data`
     (if any) to its stdin from a second thread (so a command that writes before it has read
-    everything cannot block us), close stdin, and return its (stdout, stderr) once it closes them.
+    everything cannot block us), close stdin, and return its (stdout, stderr) once it closes them:
+    whole, or with `limit` each one's last `limit` bytes, never holding more than twice that while
+    reading (inspect's ``CircularByteBuffer`` bound: a command printing 1 GB took this process to
+    2 GB peak RSS when the output was cut only at the end).
 
     The multiplexed frames (8-byte header: stream 1 or 2, 3 zero bytes, big-endian length) are
     read through the response's buffered reader, not the bare socket as docker-py's
@@ -283,17 +287,23 @@ def _start_attached(client: Any, exec_id: str, data: bytes | None) -> tuple[byte
                 break
             payload = reader.read(int.from_bytes(header[4:8], "big"))
             if header[0] in streams:
-                streams[header[0]] += payload
+                buf = streams[header[0]]
+                buf += payload
+                if limit is not None and len(buf) > 2 * limit:
+                    del buf[:-limit]
     finally:
         if writer is not None:
             writer.join()
         res.close()
+    if limit is not None:
+        return _tail(bytes(streams[1]), limit), _tail(bytes(streams[2]), limit)
     return bytes(streams[1]), bytes(streams[2])
 
 
 def _run_exec(container: str, argv: list[str], data: bytes | None, workdir: str, env: dict[str, str] | None,
-              user: str | None) -> tuple[int, bytes, bytes]:
-    """One exec through the Engine API (blocking): (exit status, stdout, stderr), whole.
+              user: str | None, limit: int | None = None) -> tuple[int, bytes, bytes]:
+    """One exec through the Engine API (blocking): (exit status, stdout, stderr), whole, or each
+    stream's last `limit` bytes (`_start_attached`).
 
     Raises:
         inspect_ai.util.SandboxUnavailableError: no such container, or it is not running.
@@ -306,7 +316,7 @@ def _run_exec(container: str, argv: list[str], data: bytes | None, workdir: str,
         exec_id = client.exec_create(container, argv, stdout=True, stderr=True, stdin=data is not None, tty=False,
                                      user=user or "", workdir=workdir,
                                      environment=[f"{k}={v}" for k, v in (env or {}).items()] or None)["Id"]
-        out, err = _start_attached(client, exec_id, data)
+        out, err = _start_attached(client, exec_id, data, limit)
         info = client.exec_inspect(exec_id)
         while info.get("Running"):  # the stream closed a moment before the engine recorded the exit
             time.sleep(0.01)

@@ -172,3 +172,57 @@ def test_attached_output_buffered_behind_the_upgrade_headers_is_kept():
     assert posted == [("/exec/abc/start", {"headers": {"Connection": "Upgrade", "Upgrade": "tcp"},
                                            "data": {"Tty": False, "Detach": False}, "stream": True})]
     assert closed == [True]
+
+
+def test_attached_output_is_bounded_while_it_is_read():
+    """inspect keeps only the last MAX_EXEC_OUTPUT_SIZE bytes of each stream *while* reading
+    (``CircularByteBuffer``); the Engine API path kept everything and cut afterwards, so a
+    command printing 1 GB took the eval process to 2 GB peak RSS (measured, review6). 200 frames of
+    64 KiB (12.8 MB) with a 64 KiB limit must not hold more than 16 limits at once, and give
+    exactly the last 64 KiB of each stream."""
+    import io
+    import tracemalloc
+    from types import SimpleNamespace
+
+    from readbench.sandbox.dockerexec import _start_attached
+
+    size, count = 64 * 1024, 200
+
+    class Frames(io.RawIOBase):  # the frames made as they are read (the input itself holds ~nothing)
+        def __init__(self) -> None:
+            self.queue = [bytes([1 + i % 2, 0, 0, 0]) + size.to_bytes(4, "big") + bytes([i % 251]) * size
+                          for i in range(2)]
+            self.made = 2
+            self.pos = 0
+
+        def readable(self) -> bool:
+            return True
+
+        def readinto(self, buf: Any) -> int:
+            if not self.queue:
+                if self.made == 2 * count:
+                    return 0
+                i = self.made
+                self.queue.append(bytes([1 + i % 2, 0, 0, 0]) + size.to_bytes(4, "big") + bytes([i % 251]) * size)
+                self.made += 1
+            head = self.queue[0]
+            n = min(len(buf), len(head) - self.pos)
+            buf[:n] = head[self.pos:self.pos + n]
+            self.pos += n
+            if self.pos == len(head):
+                self.queue.pop(0)
+                self.pos = 0
+            return n
+
+    reader = io.BufferedReader(Frames())
+    res = SimpleNamespace(raw=SimpleNamespace(_fp=SimpleNamespace(fp=reader)), close=lambda: None)
+    client = SimpleNamespace(_url=lambda path, exec_id: path, _raise_for_status=lambda r: None,
+                             _post_json=lambda url, **kw: res)
+    tracemalloc.start()
+    try:
+        out, err = _start_attached(client, "abc", None, size)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert (out, err) == (bytes([(2 * count - 2) % 251]) * size, bytes([(2 * count - 1) % 251]) * size)
+    assert peak < 16 * size, peak  # ~9 limits measured (two streams of up to 2 limits, the copies); before: 55 MB
