@@ -35,6 +35,9 @@ inspect's compose path:
 - stdout and stderr are kept separately, each to its last ``MAX_EXEC_OUTPUT_SIZE`` bytes (bounded
   while reading, as inspect's ``CircularByteBuffer``), and decoded as UTF-8 with replacement
   characters (inspect's ``run_subprocess``);
+- a failed command is classified as inspect's (``classify_exec_failure``: a runtime refusal to
+  execute is `PermissionError`, a missing timeout wrapper `SandboxUnavailableError`), and a
+  signal exit with no output from a container that has exited is `SandboxUnavailableError`;
 - ``read_file`` fetches the engine's tar archive of the path (what ``docker compose cp -L``
   fetches: a symlink is followed to the target the engine resolves) and takes the one regular
   file out of it with inspect's own checks (directory, size limit, permission, not a regular
@@ -55,7 +58,14 @@ from typing import Any, Literal, Union, overload
 
 import anyio
 import anyio.to_thread
-from inspect_ai.util import ExecResult, SandboxEnvironment, SandboxEnvironmentLimits, sandboxenv
+from inspect_ai.util import (
+    ExecResult,
+    SandboxEnvironment,
+    SandboxEnvironmentLimits,
+    SandboxUnavailableError,
+    sandboxenv,
+)
+from inspect_ai.util._sandbox.docker.diagnostics import service_dead
 from inspect_ai.util._sandbox.docker.docker import _READ_FILE_ARCHIVE_OVERHEAD as _ARCHIVE_OVERHEAD
 from inspect_ai.util._sandbox.docker.docker import (
     DockerSandboxEnvironment,
@@ -64,6 +74,7 @@ from inspect_ai.util._sandbox.docker.docker import (
     _read_archived_file,
     _read_file_size_error,
 )
+from inspect_ai.util._sandbox.docker.failure import InjectedWrapper, classify_exec_failure
 
 from readbench.sandbox import runmemo
 
@@ -126,8 +137,6 @@ class ReadbenchDockerSandbox(DockerSandboxEnvironment):
             found = await anyio.to_thread.run_sync(
                 lambda: engine_client().containers(filters={"label": labels, "status": "running"}, quiet=True))
             if not found:
-                from inspect_ai.util import SandboxUnavailableError
-
                 raise SandboxUnavailableError(
                     f'no running container for service "{self._service}" of compose project {self._project.name}')
             self._container = found[0]["Id"]
@@ -143,7 +152,9 @@ class ReadbenchDockerSandbox(DockerSandboxEnvironment):
 
         Raises:
             TimeoutError: the in-container timeout fired, or the host waited `timeout` + 10 s.
-            inspect_ai.util.SandboxUnavailableError: the container is gone or not running.
+            inspect_ai.util.SandboxUnavailableError: the container is gone or not running, or
+                died during the command (inspect's check: exit > 128, no output, service exited).
+            PermissionError: the runtime could not execute ``cmd[0]`` (inspect's classification).
         """
         if input is None and not env and user is None and runmemo.enabled() and runmemo.is_test_command(cmd):
             from readbench.sandbox import dockermemo
@@ -185,6 +196,20 @@ class ReadbenchDockerSandbox(DockerSandboxEnvironment):
             if result.stdout or result.stderr:
                 setattr(error, "truncated_output", result.stdout + result.stderr)
             raise error
+        # inspect's classification of a failed exec: the runtime refusing to start the command
+        # (PermissionError), the timeout wrapper gone (SandboxUnavailableError), and a signal exit
+        # with no output from a container that has exited (#264)
+        failure = classify_exec_failure(
+            result, wrapper=InjectedWrapper(binary=argv[0], target=cmd[0]) if argv is not cmd and cmd else None)
+        if (failure is None and not result.success and code > 128 and not result.stdout.strip()
+                and not result.stderr.strip() and await service_dead(self._service, self._project)):
+            failure = SandboxUnavailableError(
+                f"The sandbox is not running and cannot execute: command exited with code {code} and no output, "
+                f'and the container for service "{self._service}" has exited (container diagnostics logged as a warning)')
+        if failure is not None:
+            if isinstance(failure, SandboxUnavailableError):
+                await self._log_unavailable_diagnostics()
+            raise failure
         return result
 
     @overload
@@ -322,8 +347,6 @@ def _run_exec(container: str, argv: list[str], data: bytes | None, workdir: str,
             time.sleep(0.01)
             info = client.exec_inspect(exec_id)
     except docker.errors.APIError as exc:
-        from inspect_ai.util import SandboxUnavailableError
-
         if exc.status_code in (404, 409):  # no such container / container not running
             raise SandboxUnavailableError(f"The sandbox is not running and cannot execute: {exc}") from exc
         raise RuntimeError(f"docker exec of {argv[:1]} failed: {exc}") from exc

@@ -34,6 +34,7 @@ EXECS: list[tuple[str, list[str], dict[str, Any], Any]] = [
     ("text input echoed", ["cat"], {"input": "h\u00e9\n"}, (0, "h\u00e9\n", "")),
     ("bytes input, 3 MB echoed", ["sh", "-c", "cat | wc -c"], {"input": b"x" * 3_000_000}, (0, "3000000\n", "")),
     ("input echoed before it is all read", ["cat"], {"input": "y" * 200_000}, (0, "y" * 200_000, "")),
+    ("not executable (runtime refuses: inspect's classify_exec_failure)", ["/etc/passwd"], {}, "PermissionError"),
 ]
 READS: list[tuple[str, str, bool, Any]] = [
     ("file bytes", "pkg/calc.py", False, ["bytes", "def add(a, b):\n    return a + b\n"]),
@@ -226,3 +227,35 @@ def test_attached_output_is_bounded_while_it_is_read():
         tracemalloc.stop()
     assert (out, err) == (bytes([(2 * count - 2) % 251]) * size, bytes([(2 * count - 1) % 251]) * size)
     assert peak < 16 * size, peak  # ~9 limits measured (two streams of up to 2 limits, the copies); before: 55 MB
+
+
+def test_signal_exit_without_output_from_a_dead_container_is_unavailable(monkeypatch):
+    """inspect's check (#264): exit > 128, no output and the service's container exited means the
+    sandbox died under the command; the Engine API path returned ExecResult(137) instead (seen
+    with ``docker kill`` during ``sleep 10``: compose path SandboxUnavailableError, API path 137).
+    The same exit from a live container stays an ordinary result."""
+    import asyncio
+    from types import SimpleNamespace
+
+    from inspect_ai.util import SandboxUnavailableError
+
+    from readbench.sandbox import dockerexec
+
+    dead = [True]
+
+    async def service_dead(service: str, project: Any) -> bool:
+        return dead[0]
+
+    async def diagnostics(self: Any) -> None:
+        return None
+
+    monkeypatch.setattr(dockerexec, "_run_exec", lambda *a, **kw: (137, b"", b""))
+    monkeypatch.setattr(dockerexec, "service_dead", service_dead)
+    monkeypatch.setattr(ReadbenchDockerSandbox, "_log_unavailable_diagnostics", diagnostics)
+    sb = ReadbenchDockerSandbox("default", SimpleNamespace(name="p", config="c.yaml"), "/repo")
+    sb._container = "cid"
+    with pytest.raises(SandboxUnavailableError, match='exited with code 137 and no output, and the container for service "default" has exited'):
+        asyncio.run(sb.exec(["sleep", "10"]))
+    dead[0] = False
+    res = asyncio.run(sb.exec(["sleep", "10"]))
+    assert (res.success, res.returncode, res.stdout, res.stderr) == (False, 137, "", "")
