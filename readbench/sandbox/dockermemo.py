@@ -35,12 +35,20 @@ from inspect_ai.util import ExecResult
 
 from readbench.sandbox import runmemo
 
-__all__ = ["LISTING_SCRIPT", "DockerEffect", "effect_paths", "parse_listing"]
+__all__ = ["LISTING_SCRIPT", "PRIVATE_PREFIX", "DockerEffect", "effect_paths", "parse_listing"]
+
+#: paths readbench's fork snapshots keep in a container (readbench.fork.snapshot.mark_workspace:
+#: ``/tmp/readbench-fork-<uuid>``; restore: ``/tmp/readbench-fork-restore-<uuid>.tgz``), not
+#: part of what a test run sees
+PRIVATE_PREFIX = "/tmp/readbench-fork-"
 
 #: python3 script (argv: roots) printing one line per entry under the roots, sorted:
-#: ``<kind> <octal mode> <path>\0<digest or link target>`` (kind d, f, l or o)
+#: ``<kind> <octal mode> <path>\0<digest or link target>`` (kind d, f, l or o); it leaves out
+#: `PRIVATE_PREFIX` (readbench.fork.snapshot's mark and restore files: a trunk's mark is in /tmp,
+#: a fork's tree has none, and keyed with it no fork's test run could ever hit the trunk's)
 LISTING_SCRIPT = r"""
 import hashlib, os, stat, sys
+PRIVATE = @PRIVATE@
 out = []
 for root in sys.argv[1:]:
     stack = [root]
@@ -52,6 +60,8 @@ for root in sys.argv[1:]:
             continue
         with it:
             for e in it:
+                if e.path.startswith(PRIVATE):
+                    continue
                 st = e.stat(follow_symlinks=False)
                 m = stat.S_IMODE(st.st_mode)
                 if stat.S_ISLNK(st.st_mode):
@@ -69,7 +79,7 @@ for root in sys.argv[1:]:
                     out.append("o %o %s\0" % (m, e.path))
 out.sort()
 sys.stdout.buffer.write("\n".join(out).encode("utf-8", "surrogateescape"))
-"""
+""".replace("@PRIVATE@", repr(PRIVATE_PREFIX))
 
 #: (kind, mode, digest or link target) of one entry
 Entry = tuple[str, str, str]

@@ -259,3 +259,45 @@ def test_signal_exit_without_output_from_a_dead_container_is_unavailable(monkeyp
     dead[0] = False
     res = asyncio.run(sb.exec(["sleep", "10"]))
     assert (res.success, res.returncode, res.stdout, res.stderr) == (False, 137, "", "")
+
+
+#: a test command (it names pytest) that changes nothing
+QUIET_TEST = ["bash", "-c", "echo ok  # pytest"]
+
+
+@solver
+def marked_then_unmarked() -> Any:
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        from readbench.fork.snapshot import drop_mark, mark_workspace
+
+        sb = sandbox()
+        mark = await mark_workspace(sb, "/repo")  # what a trunk does; a fork's container has no mark
+        first = await sb.exec(QUIET_TEST)
+        await drop_mark(sb, mark)
+        second = await sb.exec(QUIET_TEST)
+        state.metadata["got"] = [first.stdout, second.stdout]
+        return state
+
+    return solve
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_fork_mark_is_not_part_of_the_memo_key(offline_base: str, tiny_repo, tmp_path: Path) -> None:
+    """A trunk's fork mark (/tmp/readbench-fork-<uuid>) is in the container's /tmp, which the memo
+    lists; a fork's container has no mark, so keyed with it a fork's test run never hit the
+    trunk's (review6: exp5, trunk run then fork run of the same command on the same tree, 3 misses
+    0 hits). The same tree with and without the mark must be one key."""
+    from readbench.sandbox.local import RUN_MEMO
+
+    tree, deps = tiny_repo
+    tag = build_source_image("dockerexec-tiny", tree, deps, offline_base)
+    compose = compose_for(tag, tmp_path / "compose")
+    RUN_MEMO.clear()
+    task = Task(dataset=[Sample(id="a", input="x")], solver=marked_then_unmarked(), sandbox=(SANDBOX_NAME, str(compose)))
+    [log] = eval(task, model="mockllm/model", log_dir=str(tmp_path / "logs"), display="none")
+
+    assert log.status == "success", log.error
+    [sample] = log.samples or []
+    assert sample.metadata["got"] == ["ok\n", "ok\n"]
+    assert (RUN_MEMO.hits, RUN_MEMO.misses) == (1, 1)
