@@ -14,7 +14,7 @@ Per test command (`runmemo.is_test_command`, no input/env/user, memo enabled):
    directory, file (BLAKE2b of its bytes), symlink and other entry with its permission bits, by
    absolute path (`LISTING_SCRIPT`; ~55 ms of container CPU for tomlkit's 1,157 entries);
 2. the key is (compose file = image, command, cwd, timeout, the listing's digest);
-3. a hit: the paths the stored run removed are removed (one exec) and the files and directories
+3. a hit: the paths the stored run removed are removed (one exec, the paths on its stdin) and the files and directories
    it made are unpacked from the stored tar (one Engine API call; modes and mtimes from the run
    that made them), and the stored result is returned;
 4. a miss: the command runs; a storable result (runmemo.storable) is kept with its effect: a
@@ -27,6 +27,7 @@ Set ``READBENCH_RUN_MEMO=0`` to run every test command.
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -35,7 +36,8 @@ from inspect_ai.util import ExecResult
 
 from readbench.sandbox import runmemo
 
-__all__ = ["LISTING_SCRIPT", "PRIVATE_PREFIX", "DockerEffect", "effect_paths", "parse_listing"]
+__all__ = ["LISTING_SCRIPT", "PRIVATE_PREFIX", "REMOVE_SCRIPT", "DockerEffect", "effect_paths", "parse_listing",
+           "top_removed"]
 
 #: paths readbench's fork snapshots keep in a container (readbench.fork.snapshot.mark_workspace:
 #: ``/tmp/readbench-fork-<uuid>``; restore: ``/tmp/readbench-fork-restore-<uuid>.tgz``), not
@@ -127,6 +129,39 @@ class DockerEffect:
 #: exec(argv, input bytes or None) -> (returncode, stdout bytes, stderr bytes), raw
 RawExec = Callable[[list[str], bytes | None], Awaitable[tuple[int, bytes, bytes]]]
 
+#: python3 script removing the NUL-separated absolute paths on its stdin (a directory with all it
+#: holds; a path already gone is fine); on stdin, not argv: a run may remove more paths than an argv
+#: holds (ARG_MAX, 2 MB: 40,000 files of 60-character paths)
+REMOVE_SCRIPT = r"""
+import os, shutil, sys
+for p in sys.stdin.buffer.read().decode("utf-8", "surrogateescape").split("\0"):
+    if not p:
+        continue
+    if os.path.isdir(p) and not os.path.islink(p):
+        shutil.rmtree(p)
+    elif os.path.lexists(p):
+        os.unlink(p)
+"""
+
+
+def top_removed(removed: tuple[str, ...] | list[str]) -> list[str]:
+    """The paths of `removed` not inside another removed path (removing those removes the rest), sorted."""
+    gone = set(removed)
+    return sorted(p for p in gone if posixpath.dirname(p) not in gone)
+
+
+async def _remove(raw: RawExec, removed: tuple[str, ...]) -> None:
+    """Remove `removed` in the container (`REMOVE_SCRIPT`, the top-most paths only).
+
+    Raises:
+        RuntimeError: the removal failed (the memo hit cannot leave the run's tree).
+    """
+    names = "\0".join(top_removed(removed)).encode("utf-8", "surrogateescape")
+    code, _, err = await raw(["python3", "-c", REMOVE_SCRIPT], names)
+    if code != 0:
+        raise RuntimeError(f"run memo: removing the {len(removed)} paths a stored test run removed failed in "
+                           f"the container (exit {code}): {err.decode(errors='replace').strip()[-500:]}")
+
 
 async def _listing(raw: RawExec, roots: tuple[str, ...]) -> dict[str, Entry] | None:
     code, out, _ = await raw(["python3", "-c", LISTING_SCRIPT, *roots], None)
@@ -148,6 +183,7 @@ async def memo_exec(memo: runmemo.RunMemo, key_base: tuple[Any, ...], roots: tup
 
     Raises:
         whatever `run` raises (a TimeoutError is not memoised).
+        RuntimeError: a hit's removals failed in the container.
     """
     before = await _listing(raw, roots)
     if before is None:  # no python3 in the image, or a root unreadable: run as usual
@@ -158,7 +194,7 @@ async def memo_exec(memo: runmemo.RunMemo, key_base: tuple[Any, ...], roots: tup
         result, effects = found
         effect: Any = effects[0]  # a DockerEffect (RunMemo's annotation names the local TreeEffect)
         if effect.removed:
-            await raw(["rm", "-rf", "--", *effect.removed], None)
+            await _remove(raw, effect.removed)
         if effect.made:
             await put_archive(effect.tar)
         return ExecResult(result.success, result.returncode, result.stdout, result.stderr)

@@ -301,3 +301,52 @@ def test_fork_mark_is_not_part_of_the_memo_key(offline_base: str, tiny_repo, tmp
     [sample] = log.samples or []
     assert sample.metadata["got"] == ["ok\n", "ok\n"]
     assert (RUN_MEMO.hits, RUN_MEMO.misses) == (1, 1)
+
+
+#: 9,000 files of ~250-character paths: more than the 2 MB an argv may hold (ARG_MAX)
+MANY_FILES = ["python3", "-c", "import os\nos.makedirs('junk/' + 'd' * 30)\n"
+                               "for i in range(9000): open('junk/' + 'd' * 30 + '/' + 'f' * 200 + '%05d' % i, 'w').close()"]
+REMOVE_THEM = ["bash", "-c", "rm -rf junk; echo ok  # pytest"]
+
+
+@solver
+def remove_many() -> Any:
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        sb = sandbox()
+        await sb.exec(MANY_FILES)
+        res = await sb.exec(REMOVE_THEM)
+        left = await sb.exec(["sh", "-c", "find /repo/junk 2>/dev/null | wc -l"])
+        state.metadata["got"] = [res.stdout, left.stdout]
+        return state
+
+    return solve
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_memo_hit_removes_more_paths_than_an_argv_holds(offline_base: str, tiny_repo, tmp_path: Path) -> None:
+    """A memo hit replays the removals of the run it stores: 9,000 files here, whose paths passed as
+    ``rm -rf -- <paths>`` exceed ARG_MAX; that exec failed unchecked and the hit left all the
+    entries in place while returning the run's result (review6 exp10: 40,000 files, all 40,002
+    entries left). Sample b is a hit and its tree must be a's."""
+    from readbench.sandbox.local import RUN_MEMO
+
+    tree, deps = tiny_repo
+    tag = build_source_image("dockerexec-tiny", tree, deps, offline_base)
+    compose = compose_for(tag, tmp_path / "compose")
+    RUN_MEMO.clear()
+    task = Task(dataset=[Sample(id="a", input="x"), Sample(id="b", input="x")], solver=remove_many(),
+                sandbox=(SANDBOX_NAME, str(compose)))
+    [log] = eval(task, model="mockllm/model", log_dir=str(tmp_path / "logs"), display="none", max_samples=1)
+
+    assert log.status == "success", log.error
+    a, b = sorted(log.samples or [], key=lambda s: str(s.id))
+    assert a.metadata["got"] == b.metadata["got"] == ["ok\n", "0\n"]
+    assert (RUN_MEMO.hits, RUN_MEMO.misses) == (1, 1)
+
+
+def test_top_removed_keeps_the_paths_outside_other_removed_ones():
+    from readbench.sandbox.dockermemo import top_removed
+
+    removed = ("/repo/junk/d/f1", "/repo/junk/d/f2", "/repo/junk/d", "/repo/junk", "/repo/a.txt", "/tmp/x/y")
+    assert top_removed(removed) == ["/repo/a.txt", "/repo/junk", "/tmp/x/y"]
