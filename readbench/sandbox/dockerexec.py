@@ -183,12 +183,17 @@ class ReadbenchDockerSandbox(DockerSandboxEnvironment):
         container = await self._container_id()
         limit = SandboxEnvironmentLimits.MAX_EXEC_OUTPUT_SIZE
         start = time.monotonic()
+        handle = _Exec()
         try:
             with anyio.fail_after(None if timeout is None else timeout + HOST_SLACK_SECONDS):
                 code, out, err = await anyio.to_thread.run_sync(
-                    _run_exec, container, argv, data, str(final_cwd), env, user, limit, abandon_on_cancel=True)
+                    _run_exec, container, argv, data, str(final_cwd), env, user, limit, handle, abandon_on_cancel=True)
         except TimeoutError as exc:
+            handle.abandon()
             raise TimeoutError(f"Command timed out after {timeout} seconds") from exc
+        except BaseException:  # cancelled: the worker thread stops reading (the command runs on, as inspect's)
+            handle.abandon()
+            raise
         result = ExecResult(code == 0, code, _tail(out, limit).decode(errors="replace"),
                             _tail(err, limit).decode(errors="replace"))
         if timeout is not None and code in (124, 137, 143) and (code == 124 or time.monotonic() - start >= timeout):
@@ -267,7 +272,32 @@ class ReadbenchDockerSandbox(DockerSandboxEnvironment):
         return contents.decode("utf-8") if text else contents
 
 
-def _start_attached(client: Any, exec_id: str, data: bytes | None, limit: int | None = None) -> tuple[bytes, bytes]:
+class _Exec:
+    """What the event loop can do to an exec its worker thread runs: `abandon` it (the caller was
+    cancelled or gave up): the thread's stream is shut, so its read ends, and it stops waiting for
+    the command's exit. Without it a cancelled exec's thread read on until the command ended in the
+    container, and the process could not exit before (anyio's worker threads are joined at exit;
+    measured: ``sleep 30`` cancelled after 1 s, exit at 35.6 s)."""
+
+    def __init__(self) -> None:
+        self.sock: Any = None
+        self.abandoned = False
+
+    def abandon(self) -> None:
+        """Shut the exec's stream (from any thread); idempotent."""
+        import socket
+
+        self.abandoned = True
+        sock = self.sock
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:  # already closed
+                pass
+
+
+def _start_attached(client: Any, exec_id: str, data: bytes | None, limit: int | None = None,
+                    handle: _Exec | None = None) -> tuple[bytes, bytes]:
     """Start exec `exec_id` attached (the upgraded connection ``docker exec`` uses), write `data`
     (if any) to its stdin from a second thread (so a command that writes before it has read
     everything cannot block us), close stdin, and return its (stdout, stderr) once it closes them:
@@ -291,9 +321,13 @@ def _start_attached(client: Any, exec_id: str, data: bytes | None, limit: int | 
                             data={"Tty": False, "Detach": False}, stream=True)
     client._raise_for_status(res)
     reader = res.raw._fp.fp  # the BufferedReader http.client parsed the headers with
+    raw: Any = getattr(reader.raw, "_sock", None)  # the connection's socket (a test's reader has none)
+    if handle is not None:
+        handle.sock = raw
+        if handle.abandoned:  # cancelled while the exec was being started
+            handle.abandon()
     writer = None
     if data is not None:
-        raw = reader.raw._sock
 
         def feed() -> None:
             try:
@@ -326,9 +360,10 @@ def _start_attached(client: Any, exec_id: str, data: bytes | None, limit: int | 
 
 
 def _run_exec(container: str, argv: list[str], data: bytes | None, workdir: str, env: dict[str, str] | None,
-              user: str | None, limit: int | None = None) -> tuple[int, bytes, bytes]:
+              user: str | None, limit: int | None = None, handle: _Exec | None = None) -> tuple[int, bytes, bytes]:
     """One exec through the Engine API (blocking): (exit status, stdout, stderr), whole, or each
-    stream's last `limit` bytes (`_start_attached`).
+    stream's last `limit` bytes (`_start_attached`); once `handle` is abandoned, (-1, b"", b"")
+    without waiting for the command (its result is no one's).
 
     Raises:
         inspect_ai.util.SandboxUnavailableError: no such container, or it is not running.
@@ -341,9 +376,11 @@ def _run_exec(container: str, argv: list[str], data: bytes | None, workdir: str,
         exec_id = client.exec_create(container, argv, stdout=True, stderr=True, stdin=data is not None, tty=False,
                                      user=user or "", workdir=workdir,
                                      environment=[f"{k}={v}" for k, v in (env or {}).items()] or None)["Id"]
-        out, err = _start_attached(client, exec_id, data, limit)
+        out, err = _start_attached(client, exec_id, data, limit, handle)
         info = client.exec_inspect(exec_id)
         while info.get("Running"):  # the stream closed a moment before the engine recorded the exit
+            if handle is not None and handle.abandoned:
+                return -1, b"", b""
             time.sleep(0.01)
             info = client.exec_inspect(exec_id)
     except docker.errors.APIError as exc:

@@ -350,3 +350,53 @@ def test_top_removed_keeps_the_paths_outside_other_removed_ones():
 
     removed = ("/repo/junk/d/f1", "/repo/junk/d/f2", "/repo/junk/d", "/repo/junk", "/repo/a.txt", "/tmp/x/y")
     assert top_removed(removed) == ["/repo/a.txt", "/repo/junk", "/tmp/x/y"]
+
+
+def test_a_cancelled_exec_lets_its_worker_thread_go(monkeypatch):
+    """Cancelling an exec (a sample's time limit, Ctrl-C) returned at once but left its worker thread
+    reading the exec's stream until the command ended in the container: review6 exp11, ``sleep 30``
+    cancelled after 1 s with the container left up, the process exited at 35.6 s (anyio's worker
+    threads are joined at exit). inspect's compose path kills its CLI process instead. Here the
+    engine never ends the stream and always says the command runs; the thread must end soon after
+    the cancellation."""
+    import socket
+    import threading
+    from types import SimpleNamespace
+
+    import anyio
+
+    from readbench.sandbox import dockerexec
+
+    ours, engine = socket.socketpair()
+    released = threading.Event()  # the test's end: the fake engine lets a leftover thread finish
+    res = SimpleNamespace(raw=SimpleNamespace(_fp=SimpleNamespace(fp=ours.makefile("rb"))), close=lambda: None)
+    client = SimpleNamespace(
+        _url=lambda path, exec_id: path, _raise_for_status=lambda r: None, _post_json=lambda url, **kw: res,
+        exec_create=lambda *a, **kw: {"Id": "e1"},
+        exec_inspect=lambda exec_id: {"Running": not released.is_set(), "ExitCode": 0})
+    monkeypatch.setattr(dockerexec, "engine_client", lambda: client)
+    done = threading.Event()
+    real = dockerexec._run_exec
+
+    def run_exec(*args: Any) -> Any:
+        try:
+            return real(*args)
+        finally:
+            done.set()
+
+    monkeypatch.setattr(dockerexec, "_run_exec", run_exec)
+    sb = ReadbenchDockerSandbox("default", SimpleNamespace(name="p", config="c.yaml"), "/repo")
+    sb._container = "cid"
+
+    async def cancelled() -> None:
+        with anyio.move_on_after(0.3):
+            await sb.exec(["sleep", "60"])
+
+    try:
+        anyio.run(cancelled)
+        assert done.wait(5), "the worker thread still reads the cancelled exec's stream"
+    finally:
+        released.set()
+        engine.close()
+        done.wait(5)
+        ours.close()
