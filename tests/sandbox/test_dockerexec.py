@@ -400,3 +400,31 @@ def test_a_cancelled_exec_lets_its_worker_thread_go(monkeypatch):
         engine.close()
         done.wait(5)
         ours.close()
+
+
+def test_a_command_that_closed_its_streams_is_waited_for_without_busy_polling(monkeypatch):
+    """A command that closes stdout and stderr and runs on (``exec >&- 2>&-; sleep 30``) ends the
+    stream long before its exit; the exit status was then polled every 10 ms (~100 engine calls a
+    second for as long as it ran). The wait backs off to a poll every 0.5 s: here the command runs 1.2 s
+    after its stream ended, so a few tens of polls at most (about 120 before)."""
+    import io
+    import time as _time
+    from types import SimpleNamespace
+
+    from readbench.sandbox import dockerexec
+
+    reader = io.BufferedReader(io.BytesIO(b""))  # the stream: closed at once
+    res = SimpleNamespace(raw=SimpleNamespace(_fp=SimpleNamespace(fp=reader)), close=lambda: None)
+    polls = []
+    ends = _time.monotonic() + 1.2
+
+    def exec_inspect(exec_id: str) -> dict[str, Any]:
+        polls.append(1)
+        return {"Running": _time.monotonic() < ends, "ExitCode": 0}
+
+    client = SimpleNamespace(_url=lambda path, exec_id: path, _raise_for_status=lambda r: None,
+                             _post_json=lambda url, **kw: res, exec_create=lambda *a, **kw: {"Id": "e1"},
+                             exec_inspect=exec_inspect)
+    monkeypatch.setattr(dockerexec, "engine_client", lambda: client)
+    assert dockerexec._run_exec("cid", ["sh"], None, "/repo", None, None) == (0, b"", b"")
+    assert len(polls) < 20, len(polls)
