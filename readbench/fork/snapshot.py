@@ -1,16 +1,17 @@
 """Workspace snapshots for forked arms: an archive of the workspace's changes since setup.
 
 A fork continues from the trunk's sandbox as it was at the fork point (GitHub issue 25 item 2).
-The trunk marks the workspace right after setup (`mark_workspace`: a time stamp, the list of
-files and the list of directories); at a fork point `take_snapshot` archives every file changed
-since the mark (its mtime, or its ctime for one that kept an old mtime) and every directory made
-since (pax tar.gz, modes and mtimes kept; a directory alone, without its contents, so an empty
-one such as pytest-benchmark's ``.benchmarks`` is kept too) and lists the files and directories deleted since; `restore_snapshot` removes the deleted
-ones from a fork's freshly set-up workspace and extracts the archive, after which the fork's tree
-equals the trunk's at that point entry for entry (paths, kinds, modes, bytes; only the mode of a
-directory that existed at the mark and was chmod'ed since is not carried). That equality is what
-lets a fork's test runs hit the local sandbox's memo of the trunk's (readbench.sandbox.runmemo
-keys them by the tree's entries: a missing empty directory made every fork's check run again). Everything runs through
+The trunk marks the workspace right after setup (`mark_workspace`: a time stamp, the list of files
+and the list of directories); at a fork point `take_snapshot` archives every file changed since
+the mark (its mtime, or its ctime for one that kept an old mtime) and every directory made since
+(pax tar.gz, modes and mtimes kept; a directory alone, without its contents, so an empty one such
+as pytest-benchmark's ``.benchmarks`` is kept too) and lists the files and directories deleted
+since; `restore_snapshot` removes the deleted ones from a fork's freshly set-up workspace and
+extracts the archive, after which the fork's tree equals the trunk's at that point entry for entry
+(paths, kinds, modes, bytes; only the mode of a directory that existed at the mark and was
+chmod'ed since is not carried). That equality is what lets a fork's test runs hit the local
+sandbox's memo of the trunk's (readbench.sandbox.runmemo keys them by the tree's entries: a
+missing empty directory made every fork's check run again). Everything runs through
 inspect's sandbox interface (``exec``, ``read_file``, ``write_file``), so the same code serves
 the local, Docker and k8s sandboxes. The files live outside the workspace (``/tmp``), so the
 agent's ``ls`` never sees them.

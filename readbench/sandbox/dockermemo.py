@@ -14,8 +14,8 @@ Per test command (`runmemo.is_test_command`, no input/env/user, memo enabled):
    directory, file (BLAKE2b of its bytes), symlink and other entry with its permission bits, by
    absolute path (`LISTING_SCRIPT`; ~55 ms of container CPU for tomlkit's 1,157 entries);
 2. the key is (compose file = image, command, cwd, timeout, the listing's digest);
-3. a hit: the paths the stored run removed are removed (one exec, the paths on its stdin) and the files and directories
-   it made are unpacked from the stored tar (one Engine API call; modes and mtimes from the run
+3. a hit: the paths the stored run removed are removed (one exec, the paths on its stdin) and
+   the files and directories it made are unpacked from the stored tar (one Engine API call; modes and mtimes from the run
    that made them), and the stored result is returned;
 4. a miss: the command runs; a storable result (runmemo.storable) is kept with its effect: a
    second listing, the difference, and a tar of what was made or changed (``tar -T -``, one exec).
