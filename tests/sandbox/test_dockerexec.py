@@ -303,9 +303,10 @@ def test_fork_mark_is_not_part_of_the_memo_key(offline_base: str, tiny_repo, tmp
     assert (RUN_MEMO.hits, RUN_MEMO.misses) == (1, 1)
 
 
-#: 9,000 files of ~250-character paths: more than the 2 MB an argv may hold (ARG_MAX)
-MANY_FILES = ["python3", "-c", "import os\nos.makedirs('junk/' + 'd' * 30)\n"
-                               "for i in range(9000): open('junk/' + 'd' * 30 + '/' + 'f' * 200 + '%05d' % i, 'w').close()"]
+#: 600 files of ~3,990-character paths (15 nested 250-character directories): more than the 2 MB an
+#: argv may hold (ARG_MAX), in few entries, so the test's listings stay cheap
+MANY_FILES = ["python3", "-c", "import os\nd = 'junk/' + '/'.join(['d' * 250] * 15)\nos.makedirs(d)\n"
+                               "for i in range(600): open(d + '/' + 'f' * 200 + '%03d' % i, 'w').close()"]
 REMOVE_THEM = ["bash", "-c", "rm -rf junk; echo ok  # pytest"]
 
 
@@ -325,7 +326,8 @@ def remove_many() -> Any:
 @pytest.mark.docker
 @pytest.mark.slow
 def test_memo_hit_removes_more_paths_than_an_argv_holds(offline_base: str, tiny_repo, tmp_path: Path) -> None:
-    """A memo hit replays the removals of the run it stores: 9,000 files here, whose paths passed as
+    """A memo hit replays the removals of the run it stores: 600 files of ~4,000-character paths here
+    (and their 15 directories), whose paths passed as
     ``rm -rf -- <paths>`` exceed ARG_MAX; that exec failed unchecked and the hit left all the
     entries in place while returning the run's result (review6 exp10: 40,000 files, all 40,002
     entries left). Sample b is a hit and its tree must be a's."""
@@ -341,7 +343,7 @@ def test_memo_hit_removes_more_paths_than_an_argv_holds(offline_base: str, tiny_
 
     assert log.status == "success", log.error
     a, b = sorted(log.samples or [], key=lambda s: str(s.id))
-    assert a.metadata["got"] == b.metadata["got"] == ["ok\n", "0\n"]
+    assert a.metadata["got"] == b.metadata["got"] == ["ok\n", "0\n"]  # before: b had 616 entries left
     assert (RUN_MEMO.hits, RUN_MEMO.misses) == (1, 1)
 
 
