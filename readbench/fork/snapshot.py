@@ -1,16 +1,17 @@
 """Workspace snapshots for forked arms: an archive of the workspace's changes since setup.
 
 A fork continues from the trunk's sandbox as it was at the fork point (GitHub issue 25 item 2).
-The trunk marks the workspace right after setup (`mark_workspace`: a time stamp, the list of
-files and the list of directories); at a fork point `take_snapshot` archives every file modified
-since the mark and every directory made since (pax tar.gz, modes and mtimes kept; a directory
-alone, without its contents, so an empty one such as pytest-benchmark's ``.benchmarks`` is kept
-too) and lists the files and directories deleted since; `restore_snapshot` removes the deleted
-ones from a fork's freshly set-up workspace and extracts the archive, after which the fork's tree
-equals the trunk's at that point entry for entry (paths, kinds, modes, bytes; only the mode of a
-directory that existed at the mark and was chmod'ed since is not carried). That equality is what
-lets a fork's test runs hit the local sandbox's memo of the trunk's (readbench.sandbox.runmemo
-keys them by the tree's entries: a missing empty directory made every fork's check run again). Everything runs through
+The trunk marks the workspace right after setup (`mark_workspace`: a time stamp, the list of files
+and the list of directories); at a fork point `take_snapshot` archives every file changed since
+the mark (its mtime, or its ctime for one that kept an old mtime) and every directory made since
+(pax tar.gz, modes and mtimes kept; a directory alone, without its contents, so an empty one such
+as pytest-benchmark's ``.benchmarks`` is kept too) and lists the files and directories deleted
+since; `restore_snapshot` removes the deleted ones from a fork's freshly set-up workspace and
+extracts the archive, after which the fork's tree equals the trunk's at that point entry for entry
+(paths, kinds, modes, bytes; only the mode of a directory that existed at the mark and was
+chmod'ed since is not carried). That equality is what lets a fork's test runs hit the local
+sandbox's memo of the trunk's (readbench.sandbox.runmemo keys them by the tree's entries: a
+missing empty directory made every fork's check run again). Everything runs through
 inspect's sandbox interface (``exec``, ``read_file``, ``write_file``), so the same code serves
 the local, Docker and k8s sandboxes. The files live outside the workspace (``/tmp``), so the
 agent's ``ls`` never sees them.
@@ -78,7 +79,10 @@ async def mark_workspace(sb: Any, cwd: str) -> str:
 
     The stamp is dated 2 s back: file times tick coarsely (a kernel tick), so an edit right
     after the mark could carry the stamp's own time; a file setup wrote in those 2 s is archived
-    needlessly but harmlessly (same content).
+    needlessly but harmlessly (same content). A second stamp, ``cstamp``, has the mark's own
+    time: a file whose inode changed after it (its ctime, which cannot be set back) is a change
+    too, though its mtime is old -- a mode changed alone, a file unpacked with its old mtime (a
+    Docker memo hit, ``cp -p``, ``tar x``). `find -newer` of the first stamp alone missed those.
 
     Returns:
         The mark's directory in the sandbox (``/tmp/readbench-fork-<uuid>``), passed to
@@ -90,7 +94,7 @@ async def mark_workspace(sb: Any, cwd: str) -> str:
     mark = f"/tmp/readbench-fork-{uuid.uuid4().hex}"
     q = shlex.quote(mark)
     await _sh(sb, f"mkdir -p {q} && {_LIST} > {q}/files && {_DIRS} > {q}/dirs && "
-                  f"touch -d @$(( $(date +%s) - 2 )) {q}/stamp", cwd, "marking the workspace")
+                  f"touch -d @$(( $(date +%s) - 2 )) {q}/stamp && touch {q}/cstamp", cwd, "marking the workspace")
     return mark
 
 
@@ -103,7 +107,8 @@ async def take_snapshot(sb: Any, cwd: str, mark: str) -> Snapshot:
     q = shlex.quote(mark)
     # new directories first (tar --no-recursion: each listed path alone), then the changed files
     script = (f"{_DIRS} > {q}/dirsnow && LC_ALL=C comm -13 {q}/dirs {q}/dirsnow | tr '\\n' '\\0' > {q}/changed && "
-              f"find . -path ./sandbox-tools -prune -o ! -type d -newer {q}/stamp -print0 >> {q}/changed && "
+              f"find . -path ./sandbox-tools -prune -o ! -type d \\( -newer {q}/stamp -o -cnewer {q}/cstamp \\) "
+              f"-print0 >> {q}/changed && "
               f"{_LIST} > {q}/now && LC_ALL=C comm -23 {q}/files {q}/now > {q}/deleted && "
               f"LC_ALL=C comm -23 {q}/dirs {q}/dirsnow >> {q}/deleted && "
               f"tar --format=posix --no-recursion -czf {q}/snap.tgz --null -T {q}/changed && cat {q}/deleted")

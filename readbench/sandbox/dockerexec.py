@@ -32,8 +32,12 @@ inspect's compose path:
 - a ``timeout`` wraps it in ``/usr/bin/timeout -k 5s <t>s`` inside the container, as inspect does,
   and exit 124 (or 137/143 after the timeout elapsed) raises `TimeoutError`; the host waits at
   most ``t + 10`` s (inspect's slack) and then raises `TimeoutError` too;
-- stdout and stderr are kept separately, each to its last ``MAX_EXEC_OUTPUT_SIZE`` bytes, and
-  decoded as UTF-8 with replacement characters (inspect's ``run_subprocess``);
+- stdout and stderr are kept separately, each to its last ``MAX_EXEC_OUTPUT_SIZE`` bytes (bounded
+  while reading, as inspect's ``CircularByteBuffer``), and decoded as UTF-8 with replacement
+  characters (inspect's ``run_subprocess``);
+- a failed command is classified as inspect's (``classify_exec_failure``: a runtime refusal to
+  execute is `PermissionError`, a missing timeout wrapper `SandboxUnavailableError`), and a
+  signal exit with no output from a container that has exited is `SandboxUnavailableError`;
 - ``read_file`` fetches the engine's tar archive of the path (what ``docker compose cp -L``
   fetches: a symlink is followed to the target the engine resolves) and takes the one regular
   file out of it with inspect's own checks (directory, size limit, permission, not a regular
@@ -54,7 +58,14 @@ from typing import Any, Literal, Union, overload
 
 import anyio
 import anyio.to_thread
-from inspect_ai.util import ExecResult, SandboxEnvironment, SandboxEnvironmentLimits, sandboxenv
+from inspect_ai.util import (
+    ExecResult,
+    SandboxEnvironment,
+    SandboxEnvironmentLimits,
+    SandboxUnavailableError,
+    sandboxenv,
+)
+from inspect_ai.util._sandbox.docker.diagnostics import service_dead
 from inspect_ai.util._sandbox.docker.docker import _READ_FILE_ARCHIVE_OVERHEAD as _ARCHIVE_OVERHEAD
 from inspect_ai.util._sandbox.docker.docker import (
     DockerSandboxEnvironment,
@@ -63,6 +74,7 @@ from inspect_ai.util._sandbox.docker.docker import (
     _read_archived_file,
     _read_file_size_error,
 )
+from inspect_ai.util._sandbox.docker.failure import InjectedWrapper, classify_exec_failure
 
 from readbench.sandbox import runmemo
 
@@ -129,8 +141,6 @@ class ReadbenchDockerSandbox(DockerSandboxEnvironment):
             found = await anyio.to_thread.run_sync(
                 lambda: engine_client().containers(filters={"label": labels, "status": "running"}, quiet=True))
             if not found:
-                from inspect_ai.util import SandboxUnavailableError
-
                 raise SandboxUnavailableError(
                     f'no running container for service "{self._service}" of compose project {self._project.name}')
             self._container = found[0]["Id"]
@@ -146,7 +156,9 @@ class ReadbenchDockerSandbox(DockerSandboxEnvironment):
 
         Raises:
             TimeoutError: the in-container timeout fired, or the host waited `timeout` + 10 s.
-            inspect_ai.util.SandboxUnavailableError: the container is gone or not running.
+            inspect_ai.util.SandboxUnavailableError: the container is gone or not running, or
+                died during the command (inspect's check: exit > 128, no output, service exited).
+            PermissionError: the runtime could not execute ``cmd[0]`` (inspect's classification).
         """
         if input is None and not env and user is None and runmemo.enabled() and runmemo.is_test_command(cmd):
             from readbench.sandbox import dockermemo
@@ -175,12 +187,17 @@ class ReadbenchDockerSandbox(DockerSandboxEnvironment):
         container = await self._container_id()
         limit = SandboxEnvironmentLimits.MAX_EXEC_OUTPUT_SIZE
         start = time.monotonic()
+        handle = _Exec()
         try:
             with anyio.fail_after(None if timeout is None else timeout + HOST_SLACK_SECONDS):
                 code, out, err = await anyio.to_thread.run_sync(
-                    _run_exec, container, argv, data, str(final_cwd), env, user, abandon_on_cancel=True)
+                    _run_exec, container, argv, data, str(final_cwd), env, user, limit, handle, abandon_on_cancel=True)
         except TimeoutError as exc:
+            handle.abandon()
             raise TimeoutError(f"Command timed out after {timeout} seconds") from exc
+        except BaseException:  # cancelled: the worker thread stops reading (the command runs on, as inspect's)
+            handle.abandon()
+            raise
         result = ExecResult(code == 0, code, _tail(out, limit).decode(errors="replace"),
                             _tail(err, limit).decode(errors="replace"))
         if timeout is not None and code in (124, 137, 143) and (code == 124 or time.monotonic() - start >= timeout):
@@ -188,6 +205,20 @@ class ReadbenchDockerSandbox(DockerSandboxEnvironment):
             if result.stdout or result.stderr:
                 setattr(error, "truncated_output", result.stdout + result.stderr)
             raise error
+        # inspect's classification of a failed exec: the runtime refusing to start the command
+        # (PermissionError), the timeout wrapper gone (SandboxUnavailableError), and a signal exit
+        # with no output from a container that has exited (#264)
+        failure = classify_exec_failure(
+            result, wrapper=InjectedWrapper(binary=argv[0], target=cmd[0]) if argv is not cmd and cmd else None)
+        if (failure is None and not result.success and code > 128 and not result.stdout.strip()
+                and not result.stderr.strip() and await service_dead(self._service, self._project)):
+            failure = SandboxUnavailableError(
+                f"The sandbox is not running and cannot execute: command exited with code {code} and no output, "
+                f'and the container for service "{self._service}" has exited (container diagnostics logged as a warning)')
+        if failure is not None:
+            if isinstance(failure, SandboxUnavailableError):
+                await self._log_unavailable_diagnostics()
+            raise failure
         return result
 
     @overload
@@ -245,10 +276,38 @@ class ReadbenchDockerSandbox(DockerSandboxEnvironment):
         return contents.decode("utf-8") if text else contents
 
 
-def _start_attached(client: Any, exec_id: str, data: bytes | None) -> tuple[bytes, bytes]:
+class _Exec:
+    """What the event loop can do to an exec its worker thread runs: `abandon` it (the caller was
+    cancelled or gave up): the thread's stream is shut, so its read ends, and it stops waiting for
+    the command's exit. Without it a cancelled exec's thread read on until the command ended in the
+    container, and the process could not exit before (anyio's worker threads are joined at exit;
+    measured: ``sleep 30`` cancelled after 1 s, exit at 35.6 s)."""
+
+    def __init__(self) -> None:
+        self.sock: Any = None
+        self.abandoned = False
+
+    def abandon(self) -> None:
+        """Shut the exec's stream (from any thread); idempotent."""
+        import socket
+
+        self.abandoned = True
+        sock = self.sock
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:  # already closed
+                pass
+
+
+def _start_attached(client: Any, exec_id: str, data: bytes | None, limit: int | None = None,
+                    handle: _Exec | None = None) -> tuple[bytes, bytes]:
     """Start exec `exec_id` attached (the upgraded connection ``docker exec`` uses), write `data`
     (if any) to its stdin from a second thread (so a command that writes before it has read
-    everything cannot block us), close stdin, and return its (stdout, stderr) once it closes them.
+    everything cannot block us), close stdin, and return its (stdout, stderr) once it closes them:
+    whole, or with `limit` each one's last `limit` bytes, never holding more than twice that while
+    reading (inspect's ``CircularByteBuffer`` bound: a command printing 1 GB took this process to
+    2 GB peak RSS when the output was cut only at the end).
 
     The multiplexed frames (8-byte header: stream 1 or 2, 3 zero bytes, big-endian length) are
     read through the response's buffered reader, not the bare socket as docker-py's
@@ -266,9 +325,13 @@ def _start_attached(client: Any, exec_id: str, data: bytes | None) -> tuple[byte
                             data={"Tty": False, "Detach": False}, stream=True)
     client._raise_for_status(res)
     reader = res.raw._fp.fp  # the BufferedReader http.client parsed the headers with
+    raw: Any = getattr(reader.raw, "_sock", None)  # the connection's socket (a test's reader has none)
+    if handle is not None:
+        handle.sock = raw
+        if handle.abandoned:  # cancelled while the exec was being started
+            handle.abandon()
     writer = None
     if data is not None:
-        raw = reader.raw._sock
 
         def feed() -> None:
             try:
@@ -287,17 +350,24 @@ def _start_attached(client: Any, exec_id: str, data: bytes | None) -> tuple[byte
                 break
             payload = reader.read(int.from_bytes(header[4:8], "big"))
             if header[0] in streams:
-                streams[header[0]] += payload
+                buf = streams[header[0]]
+                buf += payload
+                if limit is not None and len(buf) > 2 * limit:
+                    del buf[:-limit]
     finally:
         if writer is not None:
             writer.join()
         res.close()
+    if limit is not None:
+        return _tail(bytes(streams[1]), limit), _tail(bytes(streams[2]), limit)
     return bytes(streams[1]), bytes(streams[2])
 
 
 def _run_exec(container: str, argv: list[str], data: bytes | None, workdir: str, env: dict[str, str] | None,
-              user: str | None) -> tuple[int, bytes, bytes]:
-    """One exec through the Engine API (blocking): (exit status, stdout, stderr), whole.
+              user: str | None, limit: int | None = None, handle: _Exec | None = None) -> tuple[int, bytes, bytes]:
+    """One exec through the Engine API (blocking): (exit status, stdout, stderr), whole, or each
+    stream's last `limit` bytes (`_start_attached`); once `handle` is abandoned, (-1, b"", b"")
+    without waiting for the command (its result is no one's).
 
     Raises:
         inspect_ai.util.SandboxUnavailableError: no such container, or it is not running.
@@ -310,14 +380,18 @@ def _run_exec(container: str, argv: list[str], data: bytes | None, workdir: str,
         exec_id = client.exec_create(container, argv, stdout=True, stderr=True, stdin=data is not None, tty=False,
                                      user=user or "", workdir=workdir,
                                      environment=[f"{k}={v}" for k, v in (env or {}).items()] or None)["Id"]
-        out, err = _start_attached(client, exec_id, data)
+        out, err = _start_attached(client, exec_id, data, limit, handle)
         info = client.exec_inspect(exec_id)
-        while info.get("Running"):  # the stream closed a moment before the engine recorded the exit
-            time.sleep(0.01)
+        delay = 0.01
+        # the stream closed a moment before the engine recorded the exit, or the command closed its
+        # stdout and stderr and runs on: polled at 10 ms, backing off to 0.5 s (not 100 calls a second)
+        while info.get("Running"):
+            if handle is not None and handle.abandoned:
+                return -1, b"", b""
+            time.sleep(delay)
+            delay = min(delay * 2, 0.5)
             info = client.exec_inspect(exec_id)
     except docker.errors.APIError as exc:
-        from inspect_ai.util import SandboxUnavailableError
-
         if exc.status_code in (404, 409):  # no such container / container not running
             raise SandboxUnavailableError(f"The sandbox is not running and cannot execute: {exc}") from exc
         raise RuntimeError(f"docker exec of {argv[:1]} failed: {exc}") from exc

@@ -14,8 +14,8 @@ Per test command (`runmemo.is_test_command`, no input/env/user, memo enabled):
    directory, file (BLAKE2b of its bytes), symlink and other entry with its permission bits, by
    absolute path (`LISTING_SCRIPT`; ~55 ms of container CPU for tomlkit's 1,157 entries);
 2. the key is (compose file = image, command, cwd, timeout, the listing's digest);
-3. a hit: the paths the stored run removed are removed (one exec) and the files and directories
-   it made are unpacked from the stored tar (one Engine API call; modes and mtimes from the run
+3. a hit: the paths the stored run removed are removed (one exec, the paths on its stdin) and
+   the files and directories it made are unpacked from the stored tar (one Engine API call; modes and mtimes from the run
    that made them), and the stored result is returned;
 4. a miss: the command runs; a storable result (runmemo.storable) is kept with its effect: a
    second listing, the difference, and a tar of what was made or changed (``tar -T -``, one exec).
@@ -27,6 +27,7 @@ Set ``READBENCH_RUN_MEMO=0`` to run every test command.
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -35,12 +36,21 @@ from inspect_ai.util import ExecResult
 
 from readbench.sandbox import runmemo
 
-__all__ = ["LISTING_SCRIPT", "DockerEffect", "effect_paths", "parse_listing"]
+__all__ = ["LISTING_SCRIPT", "PRIVATE_PREFIX", "REMOVE_SCRIPT", "DockerEffect", "effect_paths", "parse_listing",
+           "top_removed"]
+
+#: paths readbench's fork snapshots keep in a container (readbench.fork.snapshot.mark_workspace:
+#: ``/tmp/readbench-fork-<uuid>``; restore: ``/tmp/readbench-fork-restore-<uuid>.tgz``), not
+#: part of what a test run sees
+PRIVATE_PREFIX = "/tmp/readbench-fork-"
 
 #: python3 script (argv: roots) printing one line per entry under the roots, sorted:
-#: ``<kind> <octal mode> <path>\0<digest or link target>`` (kind d, f, l or o)
+#: ``<kind> <octal mode> <path>\0<digest or link target>`` (kind d, f, l or o); it leaves out
+#: `PRIVATE_PREFIX` (readbench.fork.snapshot's mark and restore files: a trunk's mark is in /tmp,
+#: a fork's tree has none, and keyed with it no fork's test run could ever hit the trunk's)
 LISTING_SCRIPT = r"""
 import hashlib, os, stat, sys
+PRIVATE = @PRIVATE@
 out = []
 for root in sys.argv[1:]:
     stack = [root]
@@ -52,6 +62,8 @@ for root in sys.argv[1:]:
             continue
         with it:
             for e in it:
+                if e.path.startswith(PRIVATE):
+                    continue
                 st = e.stat(follow_symlinks=False)
                 m = stat.S_IMODE(st.st_mode)
                 if stat.S_ISLNK(st.st_mode):
@@ -69,7 +81,7 @@ for root in sys.argv[1:]:
                     out.append("o %o %s\0" % (m, e.path))
 out.sort()
 sys.stdout.buffer.write("\n".join(out).encode("utf-8", "surrogateescape"))
-"""
+""".replace("@PRIVATE@", repr(PRIVATE_PREFIX))
 
 #: (kind, mode, digest or link target) of one entry
 Entry = tuple[str, str, str]
@@ -117,6 +129,39 @@ class DockerEffect:
 #: exec(argv, input bytes or None) -> (returncode, stdout bytes, stderr bytes), raw
 RawExec = Callable[[list[str], bytes | None], Awaitable[tuple[int, bytes, bytes]]]
 
+#: python3 script removing the NUL-separated absolute paths on its stdin (a directory with all it
+#: holds; a path already gone is fine); on stdin, not argv: a run may remove more paths than an argv
+#: holds (ARG_MAX, 2 MB: 40,000 files of 60-character paths)
+REMOVE_SCRIPT = r"""
+import os, shutil, sys
+for p in sys.stdin.buffer.read().decode("utf-8", "surrogateescape").split("\0"):
+    if not p:
+        continue
+    if os.path.isdir(p) and not os.path.islink(p):
+        shutil.rmtree(p)
+    elif os.path.lexists(p):
+        os.unlink(p)
+"""
+
+
+def top_removed(removed: tuple[str, ...] | list[str]) -> list[str]:
+    """The paths of `removed` not inside another removed path (removing those removes the rest), sorted."""
+    gone = set(removed)
+    return sorted(p for p in gone if posixpath.dirname(p) not in gone)
+
+
+async def _remove(raw: RawExec, removed: tuple[str, ...]) -> None:
+    """Remove `removed` in the container (`REMOVE_SCRIPT`, the top-most paths only).
+
+    Raises:
+        RuntimeError: the removal failed (the memo hit cannot leave the run's tree).
+    """
+    names = "\0".join(top_removed(removed)).encode("utf-8", "surrogateescape")
+    code, _, err = await raw(["python3", "-c", REMOVE_SCRIPT], names)
+    if code != 0:
+        raise RuntimeError(f"run memo: removing the {len(removed)} paths a stored test run removed failed in "
+                           f"the container (exit {code}): {err.decode(errors='replace').strip()[-500:]}")
+
 
 async def _listing(raw: RawExec, roots: tuple[str, ...]) -> dict[str, Entry] | None:
     code, out, _ = await raw(["python3", "-c", LISTING_SCRIPT, *roots], None)
@@ -138,6 +183,7 @@ async def memo_exec(memo: runmemo.RunMemo, key_base: tuple[Any, ...], roots: tup
 
     Raises:
         whatever `run` raises (a TimeoutError is not memoised).
+        RuntimeError: a hit's removals failed in the container.
     """
     before = await _listing(raw, roots)
     if before is None:  # no python3 in the image, or a root unreadable: run as usual
@@ -148,7 +194,7 @@ async def memo_exec(memo: runmemo.RunMemo, key_base: tuple[Any, ...], roots: tup
         result, effects = found
         effect: Any = effects[0]  # a DockerEffect (RunMemo's annotation names the local TreeEffect)
         if effect.removed:
-            await raw(["rm", "-rf", "--", *effect.removed], None)
+            await _remove(raw, effect.removed)
         if effect.made:
             await put_archive(effect.tar)
         return ExecResult(result.success, result.returncode, result.stdout, result.stderr)

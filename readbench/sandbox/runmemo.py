@@ -40,6 +40,7 @@ import hashlib
 import os
 import re
 import stat
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,9 +60,15 @@ _TEST_RUNNER = re.compile(r"(^|[\s;&|/(])(pytest|py\.test)(\s|$)")
 Entry = tuple[Any, ...]
 
 #: (path, inode, size, mtime_ns, ctime_ns) -> BLAKE2b digest of a regular file's bytes; ctime
-#: changes on every write and cannot be set from user space, so a hit is the same bytes
+#: changes on every write and cannot be set from user space, so a hit is the same bytes -- once the
+#: clock has moved past the write's tick (`RACY_SECONDS`)
 _FILE_DIGESTS: dict[tuple[str, int, int, int, int], bytes] = {}
 _FILE_DIGESTS_BOUND = 500_000
+#: a digest taken less than this after the file's ctime is not cached: file times tick coarsely (per
+#: jiffy, 1-10 ms, on kernels before 6.13), so a same-size rewrite in the same tick keeps the key
+#: (git's "racily clean" entries); such a file is hashed again at the next snapshot
+RACY_SECONDS = 2.0
+_now = time.time
 
 
 def enabled() -> bool:
@@ -84,6 +91,8 @@ def _file_digest(path: str, st: os.stat_result) -> bytes:
             for chunk in iter(lambda: fh.read(1 << 20), b""):
                 h.update(chunk)
         digest = h.digest()
+        if _now() - st.st_ctime < RACY_SECONDS:  # racily clean: a same-size rewrite may keep these times
+            return digest
         if len(_FILE_DIGESTS) >= _FILE_DIGESTS_BOUND:
             _FILE_DIGESTS.clear()
         _FILE_DIGESTS[key] = digest

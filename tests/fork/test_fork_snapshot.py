@@ -102,3 +102,39 @@ def test_directories_made_or_removed_after_the_mark_are_restored():
             fork.directory.cleanup()
 
     asyncio.run(run())
+
+
+def test_changes_that_keep_an_old_mtime_are_restored():
+    """A file's mode changed alone (``chmod +x``) and a file made with an old mtime (a Docker memo
+    hit unpacks the made files with the mtimes of the run that made them, in another container
+    earlier; likewise ``cp -p``, ``tar x``) are changes since the mark, though ``find -newer`` of
+    the mark's stamp misses them (review6 exp6: a trunk's memo hit left ``c/__pycache__/m.pyc``;
+    its snapshot had only the empty directories). The fork's tree must equal the trunk's."""
+    import time
+
+    def entries(root: Path) -> dict[str, tuple[int, str]]:
+        return {str(p.relative_to(root)): (p.stat().st_mode & 0o7777, p.read_text())
+                for p in sorted(root.rglob("*")) if p.is_file()}
+
+    async def run():
+        trunk, fork = LocalSandboxEnvironment(), LocalSandboxEnvironment()
+        try:
+            cwd = await _fill(trunk)
+            mark = await mark_workspace(trunk, cwd)
+            time.sleep(0.05)  # past the mark's clock tick, as any later command is
+            await trunk.exec(["sh", "-c", "chmod 755 keep.txt && mkdir -p c/__pycache__ && printf x > c/__pycache__/m.pyc"],
+                             cwd=cwd)
+            os.utime(Path(cwd) / "c" / "__pycache__" / "m.pyc", (1_000_000_500, 1_000_000_500))
+            snap = await take_snapshot(trunk, cwd, mark)
+            await drop_mark(trunk, mark)
+            fork_cwd = await _fill(fork)
+            await restore_snapshot(fork, fork_cwd, Snapshot.from_dict(snap.to_dict()))
+            assert entries(Path(cwd))["keep.txt"] == (0o755, "same\n")
+            assert entries(Path(cwd))["c/__pycache__/m.pyc"][1] == "x"
+            assert entries(Path(fork_cwd)) == entries(Path(cwd))
+            assert os.stat(Path(fork_cwd) / "c/__pycache__/m.pyc").st_mtime == 1_000_000_500
+        finally:
+            trunk.directory.cleanup()
+            fork.directory.cleanup()
+
+    asyncio.run(run())

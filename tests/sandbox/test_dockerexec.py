@@ -34,6 +34,7 @@ EXECS: list[tuple[str, list[str], dict[str, Any], Any]] = [
     ("text input echoed", ["cat"], {"input": "h\u00e9\n"}, (0, "h\u00e9\n", "")),
     ("bytes input, 3 MB echoed", ["sh", "-c", "cat | wc -c"], {"input": b"x" * 3_000_000}, (0, "3000000\n", "")),
     ("input echoed before it is all read", ["cat"], {"input": "y" * 200_000}, (0, "y" * 200_000, "")),
+    ("not executable (runtime refuses: inspect's classify_exec_failure)", ["/etc/passwd"], {}, "PermissionError"),
 ]
 READS: list[tuple[str, str, bool, Any]] = [
     ("file bytes", "pkg/calc.py", False, ["bytes", "def add(a, b):\n    return a + b\n"]),
@@ -172,3 +173,260 @@ def test_attached_output_buffered_behind_the_upgrade_headers_is_kept():
     assert posted == [("/exec/abc/start", {"headers": {"Connection": "Upgrade", "Upgrade": "tcp"},
                                            "data": {"Tty": False, "Detach": False}, "stream": True})]
     assert closed == [True]
+
+
+def test_attached_output_is_bounded_while_it_is_read():
+    """inspect keeps only the last MAX_EXEC_OUTPUT_SIZE bytes of each stream *while* reading
+    (``CircularByteBuffer``); the Engine API path kept everything and cut afterwards, so a
+    command printing 1 GB took the eval process to 2 GB peak RSS (measured, review6). 200 frames of
+    64 KiB (12.8 MB) with a 64 KiB limit must not hold more than 16 limits at once, and give
+    exactly the last 64 KiB of each stream."""
+    import io
+    import tracemalloc
+    from types import SimpleNamespace
+
+    from readbench.sandbox.dockerexec import _start_attached
+
+    size, count = 64 * 1024, 200
+
+    class Frames(io.RawIOBase):  # the frames made as they are read (the input itself holds ~nothing)
+        def __init__(self) -> None:
+            self.queue = [bytes([1 + i % 2, 0, 0, 0]) + size.to_bytes(4, "big") + bytes([i % 251]) * size
+                          for i in range(2)]
+            self.made = 2
+            self.pos = 0
+
+        def readable(self) -> bool:
+            return True
+
+        def readinto(self, buf: Any) -> int:
+            if not self.queue:
+                if self.made == 2 * count:
+                    return 0
+                i = self.made
+                self.queue.append(bytes([1 + i % 2, 0, 0, 0]) + size.to_bytes(4, "big") + bytes([i % 251]) * size)
+                self.made += 1
+            head = self.queue[0]
+            n = min(len(buf), len(head) - self.pos)
+            buf[:n] = head[self.pos:self.pos + n]
+            self.pos += n
+            if self.pos == len(head):
+                self.queue.pop(0)
+                self.pos = 0
+            return n
+
+    reader = io.BufferedReader(Frames())
+    res = SimpleNamespace(raw=SimpleNamespace(_fp=SimpleNamespace(fp=reader)), close=lambda: None)
+    client = SimpleNamespace(_url=lambda path, exec_id: path, _raise_for_status=lambda r: None,
+                             _post_json=lambda url, **kw: res)
+    tracemalloc.start()
+    try:
+        out, err = _start_attached(client, "abc", None, size)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert (out, err) == (bytes([(2 * count - 2) % 251]) * size, bytes([(2 * count - 1) % 251]) * size)
+    assert peak < 16 * size, peak  # ~9 limits measured (two streams of up to 2 limits, the copies); before: 55 MB
+
+
+def test_signal_exit_without_output_from_a_dead_container_is_unavailable(monkeypatch):
+    """inspect's check (#264): exit > 128, no output and the service's container exited means the
+    sandbox died under the command; the Engine API path returned ExecResult(137) instead (seen
+    with ``docker kill`` during ``sleep 10``: compose path SandboxUnavailableError, API path 137).
+    The same exit from a live container stays an ordinary result."""
+    import asyncio
+    from types import SimpleNamespace
+
+    from inspect_ai.util import SandboxUnavailableError
+
+    from readbench.sandbox import dockerexec
+
+    dead = [True]
+
+    async def service_dead(service: str, project: Any) -> bool:
+        return dead[0]
+
+    async def diagnostics(self: Any) -> None:
+        return None
+
+    monkeypatch.setattr(dockerexec, "_run_exec", lambda *a, **kw: (137, b"", b""))
+    monkeypatch.setattr(dockerexec, "service_dead", service_dead)
+    monkeypatch.setattr(ReadbenchDockerSandbox, "_log_unavailable_diagnostics", diagnostics)
+    sb = ReadbenchDockerSandbox("default", SimpleNamespace(name="p", config="c.yaml"), "/repo")
+    sb._container = "cid"
+    with pytest.raises(SandboxUnavailableError, match='exited with code 137 and no output, and the container for service "default" has exited'):
+        asyncio.run(sb.exec(["sleep", "10"]))
+    dead[0] = False
+    res = asyncio.run(sb.exec(["sleep", "10"]))
+    assert (res.success, res.returncode, res.stdout, res.stderr) == (False, 137, "", "")
+
+
+#: a test command (it names pytest) that changes nothing
+QUIET_TEST = ["bash", "-c", "echo ok  # pytest"]
+
+
+@solver
+def marked_then_unmarked() -> Any:
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        from readbench.fork.snapshot import drop_mark, mark_workspace
+
+        sb = sandbox()
+        mark = await mark_workspace(sb, "/repo")  # what a trunk does; a fork's container has no mark
+        first = await sb.exec(QUIET_TEST)
+        await drop_mark(sb, mark)
+        second = await sb.exec(QUIET_TEST)
+        state.metadata["got"] = [first.stdout, second.stdout]
+        return state
+
+    return solve
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_fork_mark_is_not_part_of_the_memo_key(offline_base: str, tiny_repo, tmp_path: Path) -> None:
+    """A trunk's fork mark (/tmp/readbench-fork-<uuid>) is in the container's /tmp, which the memo
+    lists; a fork's container has no mark, so keyed with it a fork's test run never hit the
+    trunk's (review6: exp5, trunk run then fork run of the same command on the same tree, 3 misses
+    0 hits). The same tree with and without the mark must be one key."""
+    from readbench.sandbox.local import RUN_MEMO
+
+    tree, deps = tiny_repo
+    tag = build_source_image("dockerexec-tiny", tree, deps, offline_base)
+    compose = compose_for(tag, tmp_path / "compose")
+    RUN_MEMO.clear()
+    task = Task(dataset=[Sample(id="a", input="x")], solver=marked_then_unmarked(), sandbox=(SANDBOX_NAME, str(compose)))
+    [log] = eval(task, model="mockllm/model", log_dir=str(tmp_path / "logs"), display="none")
+
+    assert log.status == "success", log.error
+    [sample] = log.samples or []
+    assert sample.metadata["got"] == ["ok\n", "ok\n"]
+    assert (RUN_MEMO.hits, RUN_MEMO.misses) == (1, 1)
+
+
+#: 600 files of ~3,990-character paths (15 nested 250-character directories): more than the 2 MB an
+#: argv may hold (ARG_MAX), in few entries, so the test's listings stay cheap
+MANY_FILES = ["python3", "-c", "import os\nd = 'junk/' + '/'.join(['d' * 250] * 15)\nos.makedirs(d)\n"
+                               "for i in range(600): open(d + '/' + 'f' * 200 + '%03d' % i, 'w').close()"]
+REMOVE_THEM = ["bash", "-c", "rm -rf junk; echo ok  # pytest"]
+
+
+@solver
+def remove_many() -> Any:
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        sb = sandbox()
+        await sb.exec(MANY_FILES)
+        res = await sb.exec(REMOVE_THEM)
+        left = await sb.exec(["sh", "-c", "find /repo/junk 2>/dev/null | wc -l"])
+        state.metadata["got"] = [res.stdout, left.stdout]
+        return state
+
+    return solve
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_memo_hit_removes_more_paths_than_an_argv_holds(offline_base: str, tiny_repo, tmp_path: Path) -> None:
+    """A memo hit replays the removals of the run it stores: 600 files of ~4,000-character paths here
+    (and their 15 directories), whose paths passed as
+    ``rm -rf -- <paths>`` exceed ARG_MAX; that exec failed unchecked and the hit left all the
+    entries in place while returning the run's result (review6 exp10: 40,000 files, all 40,002
+    entries left). Sample b is a hit and its tree must be a's."""
+    from readbench.sandbox.local import RUN_MEMO
+
+    tree, deps = tiny_repo
+    tag = build_source_image("dockerexec-tiny", tree, deps, offline_base)
+    compose = compose_for(tag, tmp_path / "compose")
+    RUN_MEMO.clear()
+    task = Task(dataset=[Sample(id="a", input="x"), Sample(id="b", input="x")], solver=remove_many(),
+                sandbox=(SANDBOX_NAME, str(compose)))
+    [log] = eval(task, model="mockllm/model", log_dir=str(tmp_path / "logs"), display="none", max_samples=1)
+
+    assert log.status == "success", log.error
+    a, b = sorted(log.samples or [], key=lambda s: str(s.id))
+    assert a.metadata["got"] == b.metadata["got"] == ["ok\n", "0\n"]  # before: b had 616 entries left
+    assert (RUN_MEMO.hits, RUN_MEMO.misses) == (1, 1)
+
+
+def test_top_removed_keeps_the_paths_outside_other_removed_ones():
+    from readbench.sandbox.dockermemo import top_removed
+
+    removed = ("/repo/junk/d/f1", "/repo/junk/d/f2", "/repo/junk/d", "/repo/junk", "/repo/a.txt", "/tmp/x/y")
+    assert top_removed(removed) == ["/repo/a.txt", "/repo/junk", "/tmp/x/y"]
+
+
+def test_a_cancelled_exec_lets_its_worker_thread_go(monkeypatch):
+    """Cancelling an exec (a sample's time limit, Ctrl-C) returned at once but left its worker thread
+    reading the exec's stream until the command ended in the container: review6 exp11, ``sleep 30``
+    cancelled after 1 s with the container left up, the process exited at 35.6 s (anyio's worker
+    threads are joined at exit). inspect's compose path kills its CLI process instead. Here the
+    engine never ends the stream and always says the command runs; the thread must end soon after
+    the cancellation."""
+    import socket
+    import threading
+    from types import SimpleNamespace
+
+    import anyio
+
+    from readbench.sandbox import dockerexec
+
+    ours, engine = socket.socketpair()
+    released = threading.Event()  # the test's end: the fake engine lets a leftover thread finish
+    res = SimpleNamespace(raw=SimpleNamespace(_fp=SimpleNamespace(fp=ours.makefile("rb"))), close=lambda: None)
+    client = SimpleNamespace(
+        _url=lambda path, exec_id: path, _raise_for_status=lambda r: None, _post_json=lambda url, **kw: res,
+        exec_create=lambda *a, **kw: {"Id": "e1"},
+        exec_inspect=lambda exec_id: {"Running": not released.is_set(), "ExitCode": 0})
+    monkeypatch.setattr(dockerexec, "engine_client", lambda: client)
+    done = threading.Event()
+    real = dockerexec._run_exec
+
+    def run_exec(*args: Any) -> Any:
+        try:
+            return real(*args)
+        finally:
+            done.set()
+
+    monkeypatch.setattr(dockerexec, "_run_exec", run_exec)
+    sb = ReadbenchDockerSandbox("default", SimpleNamespace(name="p", config="c.yaml"), "/repo")
+    sb._container = "cid"
+
+    async def cancelled() -> None:
+        with anyio.move_on_after(0.3):
+            await sb.exec(["sleep", "60"])
+
+    try:
+        anyio.run(cancelled)
+        assert done.wait(5), "the worker thread still reads the cancelled exec's stream"
+    finally:
+        released.set()
+        engine.close()
+        done.wait(5)
+        ours.close()
+
+
+def test_a_command_that_closed_its_streams_is_waited_for_without_busy_polling(monkeypatch):
+    """A command that closes stdout and stderr and runs on (``exec >&- 2>&-; sleep 30``) ends the
+    stream long before its exit; the exit status was then polled every 10 ms (~100 engine calls a
+    second for as long as it ran). The wait backs off to a poll every 0.5 s: here the command runs 1.2 s
+    after its stream ended, so a few tens of polls at most (about 120 before)."""
+    import io
+    import time as _time
+    from types import SimpleNamespace
+
+    from readbench.sandbox import dockerexec
+
+    reader = io.BufferedReader(io.BytesIO(b""))  # the stream: closed at once
+    res = SimpleNamespace(raw=SimpleNamespace(_fp=SimpleNamespace(fp=reader)), close=lambda: None)
+    polls = []
+    ends = _time.monotonic() + 1.2
+
+    def exec_inspect(exec_id: str) -> dict[str, Any]:
+        polls.append(1)
+        return {"Running": _time.monotonic() < ends, "ExitCode": 0}
+
+    client = SimpleNamespace(_url=lambda path, exec_id: path, _raise_for_status=lambda r: None,
+                             _post_json=lambda url, **kw: res, exec_create=lambda *a, **kw: {"Id": "e1"},
+                             exec_inspect=exec_inspect)
+    monkeypatch.setattr(dockerexec, "engine_client", lambda: client)
+    assert dockerexec._run_exec("cid", ["sh"], None, "/repo", None, None) == (0, b"", b"")
+    assert len(polls) < 20, len(polls)

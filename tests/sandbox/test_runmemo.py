@@ -204,3 +204,25 @@ def test_the_samples_temporary_directory_is_an_input_and_an_effect_of_a_test_run
     assert other == (["passed in pytest-1\n", "passed in pytest-2\n"], ["pytest-1", "pytest-2", "pytest-x"])
     assert _runs(tmp_path) == 4
 
+
+
+def test_a_file_hashed_in_the_tick_of_its_write_is_hashed_again(tmp_path, monkeypatch):
+    """Before kernel 6.13 file times tick per jiffy (1-10 ms): a file rewritten at the same size in
+    the tick of a write whose bytes were just hashed keeps (inode, size, mtime, ctime), so a cached
+    digest of the first bytes would key the memo by a tree that is not there (git's "racily clean"
+    case). Simulated here by handing the second call the first write's stat: a digest taken within
+    `RACY_SECONDS` of the file's ctime must not be reused; one taken later is."""
+    path = tmp_path / "f.py"
+    path.write_bytes(b"x = 1\n")
+    st = os.stat(path)
+    first = runmemo._file_digest(str(path), st)
+    path.write_bytes(b"x = 2\n")  # same size; on a coarse clock the same times
+    assert runmemo._file_digest(str(path), st) != first
+
+    settled = tmp_path / "old.py"
+    settled.write_bytes(b"y = 1\n")
+    st = os.stat(settled)
+    monkeypatch.setattr(runmemo, "_now", lambda: st.st_ctime + runmemo.RACY_SECONDS + 1)
+    cached = runmemo._file_digest(str(settled), st)  # hashed well after its last change: cached
+    settled.write_bytes(b"y = 2\n")
+    assert runmemo._file_digest(str(settled), st) == cached  # the cache serves settled files (same stat)
