@@ -42,7 +42,7 @@ from readbench.dcp._protection import _path_info, _plan_like, is_verification_co
 from readbench.dcp._seq import text_only
 from readbench.dcp._view import blocks, calls_of
 from readbench.dcp.strategies.deduplicate import PLACEHOLDER as DEDUP_PLACEHOLDER
-from readbench.dcp.strategies.deduplicate import signature
+from readbench.dcp.strategies.deduplicate import signature_once
 from readbench.dcp.strategies.output_replace import placeholder as obr_placeholder
 from readbench.dcp.strategies.purge_errors import PREFIX as PURGE_PREFIX
 from readbench.dcp.strategies.purge_errors import first_line
@@ -177,7 +177,7 @@ class PiSeq(StepSeq):
         self.outcomes.append(None)
         self.r_ord[cid] = k
         if p.deduplicate and args is not None:
-            sig = signature(name, args)
+            sig = signature_once(name, args)
             prev = self.last_sig.get(sig)
             if prev is not None:
                 self.r_dup_later[prev] = True

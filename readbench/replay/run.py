@@ -137,10 +137,39 @@ def _fewer_collections() -> Iterator[None]:
         gc.set_threshold(*old)
 
 
+@contextlib.contextmanager
+def _no_collections_in_session() -> Iterator[None]:
+    """No cyclic garbage collection while one session is replayed; one youngest-generation pass after.
+
+    Even with `_fewer_collections`, the passes that do run inside a session walk every record
+    allocated and still alive since the last one (the session's rendered blocks, request tuples
+    and memo tables: millions of references): ~15-20 % of a 450-call session's CPU for 2-3 passes
+    that find nothing. The replay's records hold no cycles (reference counting frees them), so
+    the collector waits until the session is done, when its working set is gone and the pass
+    only sees the result rows (~5-10 ms). Nothing changes when the collector is already disabled.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+        gc.collect(0)
+
+
 def _replay_session(item: Any, options: ReplayOptions, timings: dict[str, float] | None = None) -> SessionResult:
     """Every replay `options` asks for, of one imported session; `timings` (stage -> CPU
     seconds: `bill`, `dcp_project`, `dcp_simulate`, `audit`, `read_counterfactual`,
-    `gate_sweep`) collects where the time went, for `readbench.replay.bench`."""
+    `gate_sweep`) collects where the time went, for `readbench.replay.bench`. The cyclic
+    garbage collector waits for the end of the session (`_no_collections_in_session`)."""
+    with _no_collections_in_session():
+        return _replay_one(item, options, timings)
+
+
+def _replay_one(item: Any, options: ReplayOptions, timings: dict[str, float] | None) -> SessionResult:
+    """`_replay_session` without the collector's schedule."""
     from readbench.cache.adapter import RequestBuilder
     from readbench.replay.bill import replay_session, session_date
     from readbench.replay.report import session_json

@@ -79,8 +79,8 @@ class PrefixAutomatic:
             read = 0
         # Cache the whole prompt: boundaries at or above the minimum; those up to the hit are
         # refreshed, the rest written (free).
-        store.put_prefixes(
-            hashes[lo:], cum[lo:], first=max(best + 1 - lo, 0), now_seconds=now,
+        store.put_prompt(
+            hashes, cum, lo=lo, first=best + 1, now_seconds=now,
             expires_at_seconds=now + self.ttl_seconds, readable_from_seconds=req.ts_first_token_seconds,
         )
         return Usage(read, 0, prep.total_tokens - read)

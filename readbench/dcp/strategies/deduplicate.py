@@ -19,7 +19,7 @@ from readbench.dcp._pidcp_run import PiDcpRun, estimate_tokens
 from readbench.dcp._strategy import DcpStrategy
 from readbench.dcp._view import tool_name
 
-__all__ = ["STRATEGY", "PLACEHOLDER", "apply", "normalize_and_sort", "signature"]
+__all__ = ["STRATEGY", "PLACEHOLDER", "apply", "normalize_and_sort", "signature", "signature_once"]
 
 PLACEHOLDER = "[DCP: Exact duplicate of a later tool call. Pruned to save tokens.]"
 NAME = "deduplicate"
@@ -38,6 +38,28 @@ def signature(tool: str, args: Any) -> str:
     """Hex sha256 dedup key of a call (`getToolSignature`)."""
     payload = js_stringify({"name": tool, "args": normalize_and_sort(args)})
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+#: (tool name, id(arguments)) -> (arguments, signature) for `signature_once`; the kept objects keep
+#: their ids unique; cleared when full.
+_SIGNATURES: dict[tuple[str, int], tuple[Any, str]] = {}
+_SIGNATURES_MAX = 4_096  # one long session's tool calls; bounds the argument objects kept alive
+
+
+def signature_once(tool: str, args: Any) -> str:
+    """`signature(tool, args)`, worked out once per arguments object: the configurations projecting
+    one session (`readbench.replay.dcp_cache`, `readbench.dcp._fast_pidcp.PiSeq`) see the same
+    recorded argument objects. Only for arguments that are not mutated afterwards (messages given to
+    `project` are not: the `readbench.dcp._cache.ProjectionCache` contract)."""
+    key = (tool, id(args))
+    hit = _SIGNATURES.get(key)
+    if hit is not None and hit[0] is args:
+        return hit[1]
+    if len(_SIGNATURES) >= _SIGNATURES_MAX:
+        _SIGNATURES.clear()
+    sig = signature(tool, args)
+    _SIGNATURES[key] = (args, sig)
+    return sig
 
 
 def apply(run: PiDcpRun) -> None:
