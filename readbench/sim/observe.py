@@ -12,6 +12,7 @@ and a mid-line ``…N chars truncated…`` marker; readbench.harness.codex_outpu
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shlex
@@ -183,7 +184,13 @@ def _numbered(content: list[str]) -> tuple[dict[int, str], bool] | None:
 
 
 def parse_read(text: str, is_error: bool, arguments: dict[str, Any], default_limit: int | None = None) -> ReadObs:
-    """Parse one read result as the model sees it.
+    """Parse one read result as the model sees it (memoised: see `_parse_read_memo`).
+
+    The simulated agent re-perceives every read of its target file in the input of every call
+    (readbench.sim.perception.file_view), so a sample of n calls parsed the same results O(n^2)
+    times (~7 % of a simulated sample's process CPU, issue 26); a result is a pure function of
+    these arguments, so each distinct one is parsed once. The returned `ReadObs` (its ``lines``
+    dict too) may be shared between calls: callers must not mutate it.
 
     Args:
         text: the visible text of the result.
@@ -194,6 +201,24 @@ def parse_read(text: str, is_error: bool, arguments: dict[str, Any], default_lim
             ``limit`` (claude-code: "reads up to 2000 lines"); a numbered result that fills the
             limit without a notice is taken to continue at the next line (lines).
     """
+    try:  # the argument values' types are part of the key: 1, 1.0 and True hash alike
+        key = tuple(sorted((k, type(v).__name__, v) for k, v in arguments.items()))
+        hash(key)
+    except TypeError:  # an unhashable argument value (a model's malformed call): parse it uncached
+        return _parse_read(text, is_error, arguments, default_limit)
+    return _parse_read_memo(text, is_error, key, default_limit)
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse_read_memo(text: str, is_error: bool, key: tuple[tuple[str, str, Any], ...],
+                     default_limit: int | None) -> ReadObs:
+    """`_parse_read` of one distinct (result text, error flag, arguments, default limit); at most
+    1,024 results kept (least recently used dropped), shared by the samples of a process."""
+    return _parse_read(text, is_error, {k: v for k, _t, v in key}, default_limit)
+
+
+def _parse_read(text: str, is_error: bool, arguments: dict[str, Any], default_limit: int | None) -> ReadObs:
+    """`parse_read` itself, uncached."""
     first = text.split("\n", 1)[0]
     block = blocked(first)  # any read family's refusal (B's states the line count)
     if block:

@@ -95,3 +95,50 @@ def test_forked_rows_give_the_cpu_per_simulated_sample_against_its_goal_and_floo
     assert (f"| {what}: forked, per sample (56 samples) | CPU s per sample / x floor (reading + parsing + "
             "hashing each sample's transcript once: 0.0125 CPU s) | 2.00 / 160x | <= 2 CPU s |") in rows
     assert f"| {what}: forked vs independent | calls saved / CPU saved / per-arm tables equal | 75% / 60% / yes | tables equal |" in rows
+
+
+def test_forked_rows_project_the_cpu_per_sample_onto_the_nightly():
+    from readbench.run.forked_bench import nightly_projection
+
+    # 150 CPU s in all, 133.2 inside run_plan for 56 samples; the nightly has 600: 16.8 CPU s once per run
+    p = nightly_projection(150.0, 133.2, 56, 600)
+    assert p["fixed_cpu_seconds"] == pytest.approx(16.8)
+    assert p["run_cpu_seconds_per_sample"] == pytest.approx(133.2 / 56)  # 2.3786
+    assert p["cpu_seconds_per_nightly_sample"] == pytest.approx(133.2 / 56 + 16.8 / 600)  # 2.4066
+    with pytest.raises(ValueError, match="run_cpu_seconds must be within"):
+        nightly_projection(10.0, 11.0, 56, 600)
+    with pytest.raises(ValueError, match="samples and nightly must be > 0, got 0 and 600"):
+        nightly_projection(10.0, 5.0, 0, 600)
+    fk = {"matrix": "evals/nightly.yaml", "task_args": ["per_family=1"], "samples": 56, "nightly_samples": 600,
+          "floor_cpu_seconds_per_sample": 0.0125, "goal_cpu_seconds_per_sample": 2.0,
+          "independent": {"model_calls": 4000, "cpu_seconds": 150.0, "wall_seconds": 900.0,
+                          "cpu_seconds_per_sample": 150 / 56, "cpu_per_sample_x_floor": 214.0, **p},
+          "forked": {"model_calls": 1000, "cpu_seconds": 112.0, "wall_seconds": 300.0,
+                     "cpu_seconds_per_sample": 2.0, "cpu_per_sample_x_floor": 160.0,
+                     **nightly_projection(112.0, 95.2, 56, 600)},
+          "saved": {"model_calls": 0.75, "cpu_seconds": 0.25}, "tables": {"equal": True, "columns_differing": []}}
+    rows = format_table({"forked": fk}).splitlines()
+    what = "evals/nightly.yaml per_family=1, sim, local"
+    assert (f"| {what}: independent, per nightly sample (600 samples; start-up and report 16.8 CPU s once per run) "
+            "| samples' CPU s per sample / projected per nightly sample | 2.38 / 2.41 | <= 2 CPU s |") in rows
+    assert (f"| {what}: forked, per nightly sample (600 samples; start-up and report 16.8 CPU s once per run) "
+            "| samples' CPU s per sample / projected per nightly sample | 1.70 / 1.73 | <= 2 CPU s |") in rows
+
+
+def test_cpu_recorded_adds_the_cpu_of_each_call_even_when_it_raises():
+    from readbench.run.forked_bench import cpu_recorded
+
+    def spin(n: int) -> int:
+        total = 0
+        for k in range(n):
+            total += k * k
+        if n == 0:
+            raise RuntimeError("no work")
+        return total
+
+    spent: list[float] = []
+    wrapped = cpu_recorded(spin, spent)
+    assert wrapped(300_000) == sum(k * k for k in range(300_000))
+    with pytest.raises(RuntimeError, match="no work"):
+        wrapped(0)
+    assert len(spent) == 2 and spent[0] > 0.005 and spent[1] >= 0

@@ -131,3 +131,22 @@ def test_bash_sed_and_grep_of_the_sims_own_commands():
     assert parse_bash("grep -n -F -e 'row 04500' -- big.txt", "4500:row 04500 value\n") == (
         "big.txt", {4500: "row 04500 value"}, [4500], "row 04500")
     assert parse_bash("python3 -m pytest -q", "1 passed\n") is None
+
+
+def test_a_read_result_is_parsed_once_and_its_arguments_key_it_by_value_and_type():
+    from readbench.sim.observe import _parse_read, _parse_read_memo
+
+    result, args = _read("stock", BIG, offset=4001, limit=100)
+    first = parse_read(result.text, result.is_error, args)
+    hits = _parse_read_memo.cache_info().hits
+    again = parse_read(result.text, result.is_error, dict(reversed(list(args.items()))))  # another dict, same call
+    assert again is first and _parse_read_memo.cache_info().hits == hits + 1
+    assert first == _parse_read(result.text, result.is_error, args, None)
+    # another limit is another result; a float offset is keyed apart from the int one (same parse here)
+    other = parse_read(result.text, result.is_error, {**args, "limit": 50})
+    assert other is not first and (other.total_lines, other.next_offset) == (5001, 4101)
+    as_float = parse_read(result.text, result.is_error, {**args, "offset": 4001.0})
+    assert as_float is not first and as_float == first
+    # an unhashable argument value is parsed uncached, as before
+    odd = parse_read(result.text, result.is_error, {**args, "extra": [1]})
+    assert odd == first and odd is not first

@@ -111,3 +111,25 @@ def test_generate_through_the_api_uses_the_sample_store():
 def test_missing_oracle_is_a_clear_error():
     with pytest.raises(ValueError, match="no 'readbench:oracle' in the sample store"):
         generate_in_store(Store(), "sim-pager", {}, [ChatMessageUser(content="hi")], [])
+
+
+def test_request_tokens_counts_each_message_object_once_and_a_replaced_message_anew():
+    from inspect_ai.model import ChatMessageAssistant, ChatMessageTool
+    from inspect_ai.tool import ToolCall
+
+    from readbench.sim.tokens import MESSAGE_OVERHEAD_TOKENS, REQUEST_OVERHEAD_TOKENS, _MessageTokens, count_tokens
+
+    call = ToolCall(id="c1", function="read", arguments={"path": "a.py"})
+    history = [ChatMessageUser(content="fix the bug"), ChatMessageAssistant(content="reading", tool_calls=[call]),
+               ChatMessageTool(content="1\tx = 1\n2\ty = 2", tool_call_id="c1", function="read")]
+    rendered = ["user\nfix the bug",
+                'assistant\nreading\n{"arguments": {"path": "a.py"}, "id": "c1", "name": "read"}',
+                "tool\n1\tx = 1\n2\ty = 2\nc1"]
+    expected = REQUEST_OVERHEAD_TOKENS + sum(count_tokens(r) + MESSAGE_OVERHEAD_TOKENS for r in rendered)
+    assert request_tokens(history, []) == expected
+    assert request_tokens(history, []) == expected  # the same objects again: from the cache
+    pruned = history[:2] + [ChatMessageTool(content="[pruned]", tool_call_id="c1", function="read")]
+    assert request_tokens(pruned, []) == expected - count_tokens(rendered[2]) + count_tokens("tool\n[pruned]\nc1")
+    counts = _MessageTokens(size=2)
+    assert [counts(m) for m in history] == [count_tokens(r) for r in rendered]
+    assert len(counts._by_id) == 2 and id(history[0]) not in counts._by_id  # the oldest dropped
