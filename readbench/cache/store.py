@@ -188,16 +188,7 @@ class CacheStore:
             e = entries.get(key)
             if e is not None and expires_at_seconds > e.expires_at_seconds:
                 e.expires_at_seconds = expires_at_seconds
-        for key, tokens in zip(hashes[first:], cum_tokens[first:]):
-            e = entries.get(key)
-            if e is None or e.expires_at_seconds <= now_seconds:
-                entries[key] = Entry(tokens, expires_at_seconds, readable_from_seconds)
-            else:
-                if expires_at_seconds > e.expires_at_seconds:
-                    e.expires_at_seconds = expires_at_seconds
-                if readable_from_seconds < e.readable_from_seconds:
-                    e.readable_from_seconds = readable_from_seconds
-
+        self._put_from(hashes, cum_tokens, first, now_seconds, expires_at_seconds, readable_from_seconds)
 
     def put_prompt(
         self,
@@ -225,6 +216,12 @@ class CacheStore:
             if keep < pend_hi:
                 self._apply(max(keep, pend_lo), pend_hi)
         self._pend_keys, self._pend_lo, self._pend_hi, self._pend_expires = hashes, lo, first, expires_at_seconds
+        self._put_from(hashes, cum_tokens, first, now_seconds, expires_at_seconds, readable_from_seconds)
+
+    def _put_from(self, hashes: tuple[bytes, ...], cum_tokens: tuple[int, ...], first: int, now_seconds: float,
+                  expires_at_seconds: float, readable_from_seconds: float) -> None:
+        """`put` every key in hashes[first:] with its cumulative tokens (`put`'s rules, in one loop;
+        `put_prefixes` and `put_prompt` share it)."""
         entries = self._entries
         for key, tokens in zip(hashes[first:], cum_tokens[first:]):
             e = entries.get(key)
