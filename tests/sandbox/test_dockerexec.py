@@ -57,6 +57,22 @@ async def _outcome(call: Any) -> Any:
     return [res.returncode, res.stdout, res.stderr] if hasattr(res, "returncode") else res
 
 
+def _run_in_container(solver_: Any, ids: list[str], offline_base: str, tiny_repo: Any, tmp_path: Path) -> list[Any]:
+    """Run `solver_` on one sample per id (one after the other, each in its own container of the tiny
+    repo's image) in the readbench-docker sandbox with an empty test-run memo; the samples, by id,
+    after checking that the eval succeeded."""
+    from readbench.sandbox.local import RUN_MEMO
+
+    tree, deps = tiny_repo
+    tag = build_source_image("dockerexec-tiny", tree, deps, offline_base)
+    compose = compose_for(tag, tmp_path / "compose")
+    RUN_MEMO.clear()
+    task = Task(dataset=[Sample(id=i, input="x") for i in ids], solver=solver_, sandbox=(SANDBOX_NAME, str(compose)))
+    [log] = eval(task, model="mockllm/model", log_dir=str(tmp_path / "logs"), display="none", max_samples=1)
+    assert log.status == "success", log.error
+    return sorted(log.samples or [], key=lambda s: str(s.id))
+
+
 @solver
 def both_paths() -> Any:
     async def solve(state: TaskState, generate: Generate) -> TaskState:
@@ -87,14 +103,7 @@ def both_paths() -> Any:
 @pytest.mark.docker
 @pytest.mark.slow
 def test_engine_api_path_equals_compose_path(offline_base: str, tiny_repo, tmp_path: Path) -> None:
-    tree, deps = tiny_repo
-    tag = build_source_image("dockerexec-tiny", tree, deps, offline_base)
-    compose = compose_for(tag, tmp_path / "compose")
-    task = Task(dataset=[Sample(id="s1", input="x")], solver=both_paths(), sandbox=(SANDBOX_NAME, str(compose)))
-    [log] = eval(task, model="mockllm/model", log_dir=str(tmp_path / "logs"), display="none")
-
-    assert log.status == "success", log.error
-    [sample] = log.samples or []
+    [sample] = _run_in_container(both_paths(), ["s1"], offline_base, tiny_repo, tmp_path)
     assert sample.error is None, sample.error
     got = sample.metadata["got"]
     assert got["type"] == "ReadbenchDockerSandbox"
@@ -133,16 +142,7 @@ def counting_twice() -> Any:
 def test_test_runs_memoised_across_containers(offline_base: str, tiny_repo, tmp_path: Path) -> None:
     from readbench.sandbox.local import RUN_MEMO
 
-    tree, deps = tiny_repo
-    tag = build_source_image("dockerexec-tiny", tree, deps, offline_base)
-    compose = compose_for(tag, tmp_path / "compose")
-    RUN_MEMO.clear()
-    task = Task(dataset=[Sample(id="a", input="x"), Sample(id="b", input="x")], solver=counting_twice(),
-                sandbox=(SANDBOX_NAME, str(compose)))
-    [log] = eval(task, model="mockllm/model", log_dir=str(tmp_path / "logs"), display="none", max_samples=1)
-
-    assert log.status == "success", log.error
-    a, b = sorted(log.samples or [], key=lambda s: str(s.id))
+    a, b = _run_in_container(counting_twice(), ["a", "b"], offline_base, tiny_repo, tmp_path)
     tree_after = "\n".join(sorted([".", "./c", "./c/__pycache__", "./c/__pycache__/m.pyc", "./pkg", "./pkg/__init__.py",
                                    "./pkg/calc.py", "./test_calc.py", "/tmp", "/tmp/count"])) + "\nrun\n"
     # sample a ran both; sample b got both from the memo: the same outputs and trees (the first
@@ -290,15 +290,7 @@ def test_fork_mark_is_not_part_of_the_memo_key(offline_base: str, tiny_repo, tmp
     0 hits). The same tree with and without the mark must be one key."""
     from readbench.sandbox.local import RUN_MEMO
 
-    tree, deps = tiny_repo
-    tag = build_source_image("dockerexec-tiny", tree, deps, offline_base)
-    compose = compose_for(tag, tmp_path / "compose")
-    RUN_MEMO.clear()
-    task = Task(dataset=[Sample(id="a", input="x")], solver=marked_then_unmarked(), sandbox=(SANDBOX_NAME, str(compose)))
-    [log] = eval(task, model="mockllm/model", log_dir=str(tmp_path / "logs"), display="none")
-
-    assert log.status == "success", log.error
-    [sample] = log.samples or []
+    [sample] = _run_in_container(marked_then_unmarked(), ["a"], offline_base, tiny_repo, tmp_path)
     assert sample.metadata["got"] == ["ok\n", "ok\n"]
     assert (RUN_MEMO.hits, RUN_MEMO.misses) == (1, 1)
 
@@ -333,16 +325,7 @@ def test_memo_hit_removes_more_paths_than_an_argv_holds(offline_base: str, tiny_
     entries left). Sample b is a hit and its tree must be a's."""
     from readbench.sandbox.local import RUN_MEMO
 
-    tree, deps = tiny_repo
-    tag = build_source_image("dockerexec-tiny", tree, deps, offline_base)
-    compose = compose_for(tag, tmp_path / "compose")
-    RUN_MEMO.clear()
-    task = Task(dataset=[Sample(id="a", input="x"), Sample(id="b", input="x")], solver=remove_many(),
-                sandbox=(SANDBOX_NAME, str(compose)))
-    [log] = eval(task, model="mockllm/model", log_dir=str(tmp_path / "logs"), display="none", max_samples=1)
-
-    assert log.status == "success", log.error
-    a, b = sorted(log.samples or [], key=lambda s: str(s.id))
+    a, b = _run_in_container(remove_many(), ["a", "b"], offline_base, tiny_repo, tmp_path)
     assert a.metadata["got"] == b.metadata["got"] == ["ok\n", "0\n"]  # before: b had 616 entries left
     assert (RUN_MEMO.hits, RUN_MEMO.misses) == (1, 1)
 
