@@ -40,6 +40,7 @@ from inspect_ai.util import LimitExceededError, store
 from readbench.agent._forking import infos_json, make_trunk, replay_of, time_cut
 from readbench.base import store as rbstore
 from readbench.base.budget import charge, spec_label
+from readbench.base.idmemo import IdentityMemo
 from readbench.base.store import CallLog
 from readbench.cache import CallRecord, sample_cache_metrics
 from readbench.dcp import DcpState, ProjectionCache, get_config, pi_context_usage, project, reported_tokens
@@ -87,17 +88,10 @@ class FingerprintCache:
     messages are the same objects call after call, so each is hashed once per sample."""
 
     def __init__(self) -> None:
-        self._by_id: dict[int, tuple[ChatMessage, str]] = {}
+        self._memo: IdentityMemo[str] = IdentityMemo(fingerprint)
 
     def __call__(self, messages: list[ChatMessage]) -> list[str]:
-        out = []
-        for message in messages:
-            hit = self._by_id.get(id(message))
-            if hit is None or hit[0] is not message:
-                hit = (message, fingerprint(message))
-                self._by_id[id(message)] = hit
-            out.append(hit[1])
-        return out
+        return list(map(self._memo, messages))
 
 
 def first_difference(previous: list[str], current: list[str]) -> int | None:

@@ -10,12 +10,12 @@ tokenizer, so a long session costs one tokenisation per new message.
 from __future__ import annotations
 
 import json
-from collections import OrderedDict
 from typing import Any
 
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool
 from inspect_ai.tool import ToolInfo
 
+from readbench.base.idmemo import IdentityMemo
 from readbench.cache.tokenizer import count_tokens
 
 __all__ = ["MESSAGE_OVERHEAD_TOKENS", "REQUEST_OVERHEAD_TOKENS", "count_tokens", "output_tokens",
@@ -44,34 +44,17 @@ def _render_tool(tool: ToolInfo) -> str:
     return json.dumps(tool.model_dump(exclude_none=True), ensure_ascii=False, sort_keys=True)
 
 
-class _MessageTokens:
-    """Token counts of rendered messages by object identity, at most ``size`` kept (oldest dropped).
-
-    A sample's history messages (and the unprojected ones of each request) are the same objects
-    call after call (readbench.agent.loop), so rendering each message again on every call (JSON of its
-    tool calls, hashing its text for the tokenizer's memo) made a sample's token counts O(calls^2)
-    work (~3 % of a simulated sample's process CPU, issue 26). The message is held with its count,
-    so an id is never reused while it is cached; messages are never mutated in place (a new message
-    object replaces a changed one, as readbench.dcp does).
-    """
-
-    def __init__(self, size: int = 8192) -> None:
-        self.size = size
-        self._by_id: OrderedDict[int, tuple[ChatMessage, int]] = OrderedDict()
-
-    def __call__(self, message: ChatMessage) -> int:
-        hit = self._by_id.get(id(message))
-        if hit is not None and hit[0] is message:
-            self._by_id.move_to_end(id(message))
-            return hit[1]
-        count = count_tokens(_render_message(message))
-        self._by_id[id(message)] = (message, count)
-        if len(self._by_id) > self.size:
-            self._by_id.popitem(last=False)
-        return count
+def _message_token_count(message: ChatMessage) -> int:
+    return count_tokens(_render_message(message))
 
 
-_message_tokens = _MessageTokens()
+#: token counts of rendered messages by object identity, 8,192 kept. A sample's history messages (and
+#: the unprojected ones of each request) are the same objects call after call (readbench.agent.loop),
+#: so rendering each message again on every call (JSON of its tool calls, hashing its text for the
+#: tokenizer's memo) made a sample's token counts O(calls^2) work (~3 % of a simulated sample's
+#: process CPU, issue 26); messages are never mutated in place (a new message object replaces a
+#: changed one, as readbench.dcp does).
+_message_tokens: IdentityMemo[int] = IdentityMemo(_message_token_count, size=8192)
 
 
 def request_tokens(messages: list[ChatMessage], tools: list[ToolInfo]) -> int:

@@ -117,7 +117,13 @@ def test_request_tokens_counts_each_message_object_once_and_a_replaced_message_a
     from inspect_ai.model import ChatMessageAssistant, ChatMessageTool
     from inspect_ai.tool import ToolCall
 
-    from readbench.sim.tokens import MESSAGE_OVERHEAD_TOKENS, REQUEST_OVERHEAD_TOKENS, _MessageTokens, count_tokens
+    from readbench.base.idmemo import IdentityMemo
+    from readbench.sim.tokens import (
+        MESSAGE_OVERHEAD_TOKENS,
+        REQUEST_OVERHEAD_TOKENS,
+        _message_token_count,
+        count_tokens,
+    )
 
     call = ToolCall(id="c1", function="read", arguments={"path": "a.py"})
     history = [ChatMessageUser(content="fix the bug"), ChatMessageAssistant(content="reading", tool_calls=[call]),
@@ -130,6 +136,6 @@ def test_request_tokens_counts_each_message_object_once_and_a_replaced_message_a
     assert request_tokens(history, []) == expected  # the same objects again: from the cache
     pruned = history[:2] + [ChatMessageTool(content="[pruned]", tool_call_id="c1", function="read")]
     assert request_tokens(pruned, []) == expected - count_tokens(rendered[2]) + count_tokens("tool\n[pruned]\nc1")
-    counts = _MessageTokens(size=2)
+    counts = IdentityMemo(_message_token_count, size=2)
     assert [counts(m) for m in history] == [count_tokens(r) for r in rendered]
-    assert len(counts._by_id) == 2 and id(history[0]) not in counts._by_id  # the oldest dropped
+    assert len(counts) == 2 and history[0] not in counts and history[2] in counts  # the oldest dropped

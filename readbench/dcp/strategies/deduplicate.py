@@ -14,6 +14,7 @@ from typing import Any
 
 from inspect_ai.model import ChatMessageTool
 
+from readbench.base.idmemo import IdentityMemo
 from readbench.base.js import js_stringify
 from readbench.dcp._pidcp_run import PiDcpRun, estimate_tokens
 from readbench.dcp._strategy import DcpStrategy
@@ -40,10 +41,9 @@ def signature(tool: str, args: Any) -> str:
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
-#: (tool name, id(arguments)) -> (arguments, signature) for `signature_once`; the kept objects keep
-#: their ids unique; cleared when full.
-_SIGNATURES: dict[tuple[str, int], tuple[Any, str]] = {}
-_SIGNATURES_MAX = 4_096  # one long session's tool calls; bounds the argument objects kept alive
+#: (arguments object, tool name) -> signature for `signature_once`; 4,096 kept (one long session's
+#: tool calls; bounds the argument objects kept alive)
+_SIGNATURES: IdentityMemo[str] = IdentityMemo(lambda args, tool: signature(tool, args), size=4_096)
 
 
 def signature_once(tool: str, args: Any) -> str:
@@ -51,15 +51,7 @@ def signature_once(tool: str, args: Any) -> str:
     one session (`readbench.replay.dcp_cache`, `readbench.dcp._fast_pidcp.PiSeq`) see the same
     recorded argument objects. Only for arguments that are not mutated afterwards (messages given to
     `project` are not: the `readbench.dcp._cache.ProjectionCache` contract)."""
-    key = (tool, id(args))
-    hit = _SIGNATURES.get(key)
-    if hit is not None and hit[0] is args:
-        return hit[1]
-    if len(_SIGNATURES) >= _SIGNATURES_MAX:
-        _SIGNATURES.clear()
-    sig = signature(tool, args)
-    _SIGNATURES[key] = (args, sig)
-    return sig
+    return _SIGNATURES(args, tool)
 
 
 def apply(run: PiDcpRun) -> None:
