@@ -43,6 +43,10 @@ made different in every run of the same test (measured: click's bugfix/0 output,
 identical). This pins the values the way ``PYTHONHASHSEED`` pins set order: the text keeps its
 form. Where ``setarch -R`` is missing or not permitted, commands run as before (logged once).
 
+Every command of a claimed sample runs pinned to one CPU (``taskset -c``, readbench.sandbox.cpupin),
+as a container with a one-CPU cpuset would: the corpus's threaded tests cost a third of the CPU time
+on one CPU that they cost spread over two, with the same outcome.
+
 Test commands run in a claimed directory are memoised by the content of the tree and of the
 sample's temporary directory (readbench.sandbox.runmemo, GitHub issue 26 item 2): the arms of a
 sample share the directory, so an arm running the same test command on byte-identical trees gets
@@ -69,7 +73,7 @@ from inspect_ai.util import ExecResult, SandboxEnvironment, sandboxenv
 from inspect_ai.util._sandbox._cli import SANDBOX_CLI
 from inspect_ai.util._sandbox.local import LocalSandboxEnvironment
 
-from readbench.sandbox import runmemo
+from readbench.sandbox import cpupin, runmemo
 
 __all__ = ["SANDBOX_NAME", "ReadbenchLocalSandbox", "claim_workspace", "no_aslr_prefix", "sample_tmpdir",
            "workspace_name", "workspace_root"]
@@ -83,6 +87,8 @@ POLL_SECONDS = 0.5
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 #: this process's memo of test runs in claimed directories (readbench.sandbox.runmemo)
 RUN_MEMO = runmemo.RunMemo()
+#: the CPUs claimed samples run on, one each (readbench.sandbox.cpupin)
+CPUS = cpupin.CpuPool()
 
 
 @functools.lru_cache(maxsize=1)
@@ -134,16 +140,20 @@ def sample_tmpdir(workspace: str | Path) -> Path:
 
 class _Claimed:
     """The claimed directory in the place of inspect's TemporaryDirectory (``name``, ``cleanup()``),
-    with the sample's private temporary directory ``tmp``."""
+    with the sample's private temporary directory ``tmp`` and the CPU its commands run on ``cpu``
+    (None: unpinned; readbench.sandbox.cpupin)."""
 
     def __init__(self, path: Path, lock_fd: int) -> None:
         self.name = str(path)
         self.tmp = sample_tmpdir(path)
         self._lock_fd: int | None = lock_fd
+        self.cpu = CPUS.acquire()
 
     def cleanup(self) -> None:
         shutil.rmtree(self.name, ignore_errors=True)
         shutil.rmtree(self.tmp, ignore_errors=True)
+        CPUS.release(self.cpu)
+        self.cpu = None
         if self._lock_fd is not None:
             os.close(self._lock_fd)  # releases the flock
             self._lock_fd = None
@@ -202,18 +212,22 @@ class ReadbenchLocalSandbox(LocalSandboxEnvironment):
     async def exec(self, cmd: list[str], input: str | bytes | None = None, cwd: str | None = None,  # noqa: A002
                    env: dict[str, str] | None = None, user: str | None = None, timeout: int | None = None,
                    timeout_retry: bool = True, concurrency: bool = True) -> ExecResult[str]:
-        """inspect's exec of `cmd` prefixed with `no_aslr_prefix` (not inspect's own sandbox tools
+        """inspect's exec of `cmd` prefixed with `no_aslr_prefix` and, in a claimed directory, pinned
+        to the sample's CPU (readbench.sandbox.cpupin) (neither for inspect's own sandbox tools
         CLI); a test command in a claimed
         directory (no input, env or user given) is looked up in `RUN_MEMO` by the content of the
         workspace tree and of the sample's temporary directory first, and its result and effect on
-        both stored after it ran (readbench.sandbox.runmemo says which results are kept)."""
+        both stored after it ran (readbench.sandbox.runmemo says which results are kept). The memo's
+        key holds the command without the CPU: the output does not depend on it."""
         claimed = self.directory if isinstance(self.directory, _Claimed) else None
         memo = (claimed is not None and input is None and not env and user is None
                 and runmemo.enabled() and runmemo.is_test_command(cmd))
+        pinned = cmd
         if cmd and cmd[0] != SANDBOX_CLI:  # inspect recognises its sandbox tools by argv[0]
             cmd = [*no_aslr_prefix(), *cmd]
+            pinned = [*cpupin.pin_prefix(claimed.cpu if claimed is not None else None), *cmd]
         if claimed is None or not memo:
-            return await super().exec(cmd, input, cwd, env, user, timeout, timeout_retry, concurrency)
+            return await super().exec(pinned, input, cwd, env, user, timeout, timeout_retry, concurrency)
         roots = (Path(claimed.name), claimed.tmp)
         before = [await anyio.to_thread.run_sync(runmemo.snapshot, root) for root in roots]
         key = (tuple(cmd), cwd, timeout, *map(str, roots), *map(runmemo.tree_digest, before))
@@ -223,7 +237,7 @@ class ReadbenchLocalSandbox(LocalSandboxEnvironment):
             for root, effect in zip(roots, effects, strict=True):
                 await anyio.to_thread.run_sync(runmemo.apply_effect, root, effect)
             return ExecResult(result.success, result.returncode, result.stdout, result.stderr)
-        result = await super().exec(cmd, input, cwd, env, user, timeout, timeout_retry, concurrency)
+        result = await super().exec(pinned, input, cwd, env, user, timeout, timeout_retry, concurrency)
         if runmemo.storable(result.returncode):
             made = []
             for root, snap in zip(roots, before, strict=True):
