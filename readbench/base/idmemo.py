@@ -7,7 +7,8 @@ out once per object instead of on every call (issue 26). The object is kept with
 id cannot be reused by another object while the value is cached.
 
 Users: readbench.agent.loop.FingerprintCache (per sample, unbounded), readbench.sim.tokens
-(message token counts, 8,192 kept), readbench.dcp.strategies.deduplicate.signature_once (4,096 kept).
+(message token counts, 8,192 kept), readbench.dcp.strategies.deduplicate.signature_once (4,096 kept),
+readbench.read._pi.split_lines and select (a file text's lines and selections, 8 kept).
 """
 
 from __future__ import annotations

@@ -25,10 +25,10 @@ from typing import ClassVar
 
 from readbench.base.js import utf16_head
 from readbench.read._params import check_int, params_to_dict
-from readbench.read._pi import check_line_arg
+from readbench.read._pi import check_line_arg, split_lines
 from readbench.read._session import ReadSession, file_key_for
 from readbench.read._types import ReadResult, ReadVariant, call_facts, decoded, make_details
-from readbench.read.notices import NUMBER_STYLES, number_prefix, token_block_notice
+from readbench.read.notices import NUMBER_STYLES, number_rows, token_block_notice
 
 __all__ = ["EDIT_NOT_READ_ERROR", "ClaudeCodeParams", "ClaudeCodeRead"]
 
@@ -144,26 +144,26 @@ class ClaudeCodeRead(ReadVariant):
         key = file_key or file_key_for(path)
         text = decoded(data)
         facts = call_facts(self.name, text, data, path, offset, limit, call_id)
-        lines = text.split("\n")
-        if lines[-1] == "":
-            lines.pop()  # no phantom line after the final newline
-        total = len(lines)
+        lines = split_lines(text)  # shared with other presets' reads of this text: not changed here
+        total = len(lines) - (lines[-1] == "")  # no phantom line after the final newline
         if total == 0:
             session.note_read(key)
             return ReadResult(EMPTY_FILE_WARNING, False, make_details(facts))
         start0 = offset - 1 if offset and offset > 0 else 0
         count = self.p.default_limit if limit is None else max(limit, 0)
-        selected = lines[start0 : start0 + count]
+        selected = lines[start0 : min(start0 + count, total)]
         if not selected:
             msg = (
                 "<system-reminder>Warning: the file exists but is shorter than the provided "
                 f"offset ({start0 + 1}). The file has {total} lines.</system-reminder>"
             )
             return ReadResult(msg, False, make_details(facts))
-        cut = [utf16_head(line, self.p.max_line_chars) for line in selected]
-        any_cut = any(a != b for a, b in zip(selected, cut, strict=True))
-        style = self.p.line_numbers
-        out = "\n".join(f"{number_prefix(start0 + 1 + i, style)}{line}" for i, line in enumerate(cut))
+        if 2 * max(map(len, selected)) <= self.p.max_line_chars:  # no line can be over (JS length <= 2 x len)
+            cut, any_cut = selected, False
+        else:
+            cut = [utf16_head(line, self.p.max_line_chars) for line in selected]
+            any_cut = any(a != b for a, b in zip(selected, cut, strict=True))
+        out = number_rows(cut, start0 + 1, self.p.line_numbers)
         n_tokens = self.count_tokens(out)
         if n_tokens > self.p.max_tokens:
             return ReadResult(

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from readbench.base.js import format_size, utf8_len
-from readbench.base.truncate import truncate_head
 from readbench.read._outline import OutlineEntry, outline
 from readbench.read._params import check_bool, check_choice, check_int, params_to_dict
 from readbench.read._pi import (
@@ -30,7 +29,7 @@ from readbench.read._pi import (
 )
 from readbench.read._session import ReadSession, file_key_for
 from readbench.read._types import CallFacts, ReadResult, ReadVariant, call_facts, decoded, make_details
-from readbench.read.notices import cut_notice, more_notice
+from readbench.read.notices import cut_notice, more_notice, number_rows
 
 __all__ = ["MappedParams", "MappedRead", "number_lines", "render_map"]
 
@@ -72,7 +71,7 @@ class MappedParams:
 
 def number_lines(lines: list[str], first: int) -> str:
     """`{n:>6}\\t{line}` for each line, numbered from `first`, joined by newlines."""
-    return "\n".join(f"{first + i:>6}\t{line}" for i, line in enumerate(lines))
+    return number_rows(lines, first, "padded-tab")
 
 
 def render_map(path: str, entries: list[OutlineEntry], max_entries: int) -> str:
@@ -188,7 +187,7 @@ class MappedRead(ReadVariant):
         sel = select(text, offset, limit)
         if isinstance(sel, str):
             return ReadResult(sel, True, make_details(facts, error="beyond_eof"))
-        trunc = truncate_head(sel.selected, self.p.max_lines, self.p.max_bytes)
+        trunc = sel.truncated(self.p.max_lines, self.p.max_bytes)
         s, t = sel.start_display, sel.total_js_lines
         if trunc.first_line_exceeds_limit:
             msg = stock_first_line_message(

@@ -319,8 +319,44 @@ MEMO_MAX_CHARS = 1_000_000
 def _parsed(text: str, language: str) -> tuple[tuple[OutlineEntry, ...], tuple[tuple[int, int], ...]]:
     """(outline, Python function bodies) of `text` from one parse (bodies empty for other languages)."""
     tree = _parse(text, language)
-    bodies = _bodies_of(tree) if language == "python" else ()
-    return tuple(_outline_of(tree, text, language)), tuple(bodies)
+    if language == "python":
+        entries, bodies = _python_walk(tree.root_node)
+        return tuple(entries), tuple(bodies)
+    return tuple(_outline_of(tree, text, language)), ()
+
+
+def _python_walk(root: Any) -> tuple[list[OutlineEntry], list[tuple[int, int]]]:
+    """(`_code_outline(root, "python")`, `_bodies_of` of its tree) from one walk: both visit the
+    same nodes (every named node outside `_SKIP_PYTHON`) in the same order (preorder), so the
+    tree, whose nodes cost a Python object each, is walked once for the two."""
+    entries: list[OutlineEntry] = []
+    bodies: list[tuple[int, int]] = []
+
+    def visit(node: Any, depth: int) -> None:
+        if node.type == "function_definition":
+            body = node.child_by_field_name("body")
+            if body is not None:
+                bodies.append((body.start_point[0], body.end_point[0]))
+        for child in node.named_children:
+            if child.type in _SKIP_PYTHON:
+                continue
+            kind = _kind_of(child, "python")
+            if kind is None:
+                visit(child, depth)
+                continue
+            entries.append(
+                OutlineEntry(
+                    kind=kind,
+                    name=_name_of(child, "python"),
+                    start_line=child.start_point[0] + 1,
+                    end_line=_effective_end_row(child) + 1,
+                    depth=depth,
+                )
+            )
+            visit(child, depth + 1)
+
+    visit(root, 0)
+    return entries, bodies
 
 
 def python_function_bodies(text: str) -> list[tuple[int, int]]:

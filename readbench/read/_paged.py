@@ -175,7 +175,7 @@ class PagedRead(ReadVariant):
         if isinstance(sel, str):
             return ReadResult(sel, True, make_details(facts, error="beyond_eof"))
         cap, measure, unit = self._size_cap()
-        trunc = truncate_head(sel.selected, self.p.max_lines, cap, measure=measure, size_unit=unit)
+        trunc = sel.truncated(self.p.max_lines, cap, measure, unit)
         if trunc.truncated and self.p.over_cap == "block":
             return self._blocked(sel, trunc, path, facts)
         out, span = render_paged(

@@ -10,10 +10,11 @@ of cut) share this code.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from readbench.base.js import format_size, js_slice_end
-from readbench.base.truncate import Truncation
+from readbench.base.idmemo import IdentityMemo
+from readbench.base.js import format_size, js_slice_end, utf8_len
+from readbench.base.truncate import Truncation, truncate_head
 from readbench.read.notices import beyond_eof_notice, cap_notice, long_line_notice, more_notice
 
 __all__ = [
@@ -22,8 +23,18 @@ __all__ = [
     "check_line_arg",
     "render_paged",
     "select",
+    "split_lines",
     "stock_first_line_message",
 ]
+
+#: Texts of at most this many characters have their line split and selections remembered by
+#: identity (`split_lines`, `select`: the latest `MEMO_SLOTS`). The read counterfactual of a
+#: replay (`readbench.replay.read_counterfactual`) serves each recorded read under every preset in
+#: turn, on the same decoded text object (`readbench.read._types.decoded`): the presets then
+#: split the file, select the portion and cut it once per cap instead of once each. 1 M characters
+#: is `_types.FILE_MEMO_MAX_BYTES`, above which `decoded` gives a new text object per call anyway.
+MEMO_MAX_CHARS = 1_000_000
+MEMO_SLOTS = 8
 
 
 @dataclass(frozen=True)
@@ -42,6 +53,19 @@ class Selection:
     end0: int
     selected: str
     user_limited_lines: int | None
+    _cuts: dict[tuple, Truncation] = field(default_factory=dict, compare=False, repr=False)
+
+    def truncated(self, max_lines: int | None, max_size: int | None, measure: Callable[[str], int] = utf8_len,
+                  size_unit: str = "bytes") -> Truncation:
+        """`truncate_head(self.selected, max_lines, max_size, measure=..., size_unit=...)`,
+        once per set of caps for this selection (presets of one family differ in their caps
+        only: stock, B, B-soft and the dedup pair share one cut)."""
+        key = (max_lines, max_size, measure, size_unit)
+        hit = self._cuts.get(key)
+        if hit is None:
+            hit = self._cuts[key] = truncate_head(self.selected, max_lines, max_size, measure=measure,
+                                                  size_unit=size_unit)
+        return hit
 
     @property
     def total_js_lines(self) -> int:
@@ -90,15 +114,35 @@ def beyond_eof_message(offset: int | None, total_js_lines: int) -> str:
     return beyond_eof_notice(offset, total_js_lines)
 
 
+def _split(text: str) -> list[str]:
+    return text.split("\n")
+
+
+_LINES: IdentityMemo[list[str]] = IdentityMemo(_split, MEMO_SLOTS)
+
+
+def split_lines(text: str) -> list[str]:
+    """`text.split("\\n")`, the same list for the same text object while it is remembered
+    (`MEMO_MAX_CHARS`): callers must not change it."""
+    return _LINES(text) if len(text) <= MEMO_MAX_CHARS else text.split("\n")
+
+
 def select(text: str, offset: int | None, limit: int | None) -> Selection | str:
     """Apply `offset` then `limit` as pi does; return the selection, or the beyond-EOF error
     text when `start0 >= T`.
 
     `offset` is 1-based; 0, negative and `None` all mean line 1. With a `limit` the portion
     is `all_lines[start0 : min(start0 + limit, T)]` (JS `slice`: a negative end counts from
-    the end); without one it runs to EOF. pi-tools.md §1.2 steps 3-5.
+    the end); without one it runs to EOF. pi-tools.md §1.2 steps 3-5. The same Selection object
+    for the same text object and arguments while it is remembered (`MEMO_MAX_CHARS`).
     """
-    all_lines = text.split("\n")
+    if len(text) <= MEMO_MAX_CHARS:
+        return _SELECTIONS(text, offset, limit)
+    return _select(text, offset, limit)
+
+
+def _select(text: str, offset: int | None, limit: int | None) -> Selection | str:
+    all_lines = split_lines(text)
     total = len(all_lines)
     start0 = max(0, offset - 1) if offset else 0
     if start0 >= total:
@@ -112,6 +156,9 @@ def select(text: str, offset: int | None, limit: int | None) -> Selection | str:
         user_limited = None
     selected = "\n".join(all_lines[start0:end0]) if end0 > start0 else ""
     return Selection(all_lines, start0, max(end0, start0), selected, user_limited)
+
+
+_SELECTIONS: IdentityMemo[Selection | str] = IdentityMemo(_select, MEMO_SLOTS)
 
 
 def render_paged(

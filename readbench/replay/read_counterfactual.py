@@ -118,13 +118,6 @@ _COUNT_KEYS = ("reads", "reads_same", "reads_changed", "reads_notice_only", "rea
 _NOTICE = re.compile(r"\n\n(?:\[[^\n]*\]|\.\.\. \([^\n]*\))$")
 
 
-def _notice_only(recorded: str, replayed: str) -> bool:
-    """Both texts end in a notice line (pi's `[...]`, or legacy pi's `... (...)`) and agree
-    without it: the preset says the same in other words (e.g. another pi version's notice)."""
-    a, b = _NOTICE.search(recorded), _NOTICE.search(replayed)
-    return a is not None and b is not None and recorded[: a.start()] == replayed[: b.start()]
-
-
 class _Worlds:
     """Rebuilt file texts per version: unknown lines empty (`min`) or of the known mean length."""
 
@@ -214,10 +207,71 @@ def _message(orig: ChatMessageTool, text: str, is_error: bool) -> ChatMessageToo
                            error=ToolCallError("unknown", text) if is_error else None)
 
 
+class _Arm:
+    """One preset's replay state over the session: its variants, read memory, counts,
+    replacements and `read_arm_reads` rows."""
+
+    def __init__(self, name: str, variants: _Variants) -> None:
+        self.name = name
+        self.variants = variants
+        self.memory = ReadSession()
+        self.counts = dict.fromkeys(_COUNT_KEYS, 0)
+        self.replaced: dict[str, ChatMessageTool] = {}
+        self.rows: list[dict[str, Any]] = []
+        self.no_map: set[tuple[int, int | None, int | None]] = set()
+        self.lost: set[str] = set()  # calls whose map could not be rebuilt
+
+
+@dataclass
+class _Read:
+    """One read-tool call and what every preset's replay of it shares: the recorded result, its
+    frame and token count, and the replacement messages made so far by text and error flag (two
+    presets returning the same text share one message object, rendered and counted once)."""
+
+    call: ReadCall
+    version: FileVersion
+    lines: list[str] | None
+    orig: ChatMessageTool | None
+    visible: frozenset[str]
+    frame: NumberedFrame | None
+    recorded_tokens: int
+    messages: dict[tuple[str, bool], ChatMessageTool] = field(default_factory=dict)
+    _notice: Any = None
+
+    @property
+    def key(self) -> tuple[int, int | None, int | None]:
+        """The read of this file state (`_Arm.no_map`)."""
+        return (id(self.version), self.call.offset, self.call.limit)
+
+    def message(self, text: str, is_error: bool) -> ChatMessageTool:
+        """The replacement of the recorded result by `text` (made once per text and flag)."""
+        assert self.orig is not None
+        msg = self.messages.get((text, is_error))
+        if msg is None:
+            msg = self.messages[(text, is_error)] = _message(self.orig, text, is_error)
+        return msg
+
+    def notice_only(self, replayed: str) -> bool:
+        """Both the recorded text and `replayed` end in a notice line (pi's `[...]`, or legacy
+        pi's `... (...)`) and agree without it: the preset says the same in other words (e.g.
+        another pi version's notice). The recorded text is searched once for every preset."""
+        assert self.orig is not None
+        if self._notice is None:
+            self._notice = (_NOTICE.search(self.orig.text),)
+        a, b = self._notice[0], _NOTICE.search(replayed)
+        return a is not None and b is not None and self.orig.text[: a.start()] == replayed[: b.start()]
+
+
 def read_arms(session: Session, tracked: list[tuple[ReadCall, FileVersion, list[str] | None, bool]],
               results: dict[str, ChatMessageTool], token_count: Any, presets: list[str] | None = None,
               token_family: str | None = None) -> ReadArms:
     """Every preset's result for every read-tool call of `session` (module docstring).
+
+    The reads are the outer loop and the presets the inner one (each preset keeps its own read
+    memory, so the order changes no result): the presets serve a read one after the other, on
+    the same rebuilt file object, so they share its decoding, line split, selection and cuts
+    (`readbench.read._types.decoded`, `readbench.read._pi.select`) and their equal results one
+    message (`_Read`).
 
     Args:
         session: the imported session.
@@ -244,70 +298,76 @@ def read_arms(session: Session, tracked: list[tuple[ReadCall, FileVersion, list[
     out = ReadArms(own=own)
     frames = {r.tool_call_id: _frame(r, results.get(r.tool_call_id)) for r, _, _, _ in tracked if not r.via_shell}
     overrides = recorded_overrides(results, token_family, [f for f in frames.values() if f is not None])
-    for name in names:
-        variants = _Variants(registry[name], registry[name].family == own_family, overrides)
-        memory = ReadSession()
-        counts = dict.fromkeys(_COUNT_KEYS, 0)
-        replaced: dict[str, ChatMessageTool] = {}
-        no_map: set[tuple[int, int | None, int | None]] = set()
-        lost: set[str] = set()  # calls whose map could not be rebuilt
-        for r, v, lines, new_version in tracked:
-            if new_version and v.index > 0:
-                memory.note_file_changed(v.key)
-            if r.via_shell:
-                continue
-            counts["reads"] += 1
-            orig = results.get(r.tool_call_id)
-            if r.call_index not in visible:
-                visible[r.call_index] = _visible(session, r.call_index)
-            kept, maps = len(memory.records), dict(memory._maps)
-            key = (id(v), r.offset, r.limit)
-            if key in no_map:  # the same read of the same file state needed the same unrecorded map
-                outcome, reason, res = "not_replayable", "map_needs_whole_file", None
-            else:
-                frame = frames[r.tool_call_id]
-                outcome, reason, res = _serve(variants.for_frame(frame), memory, worlds, r, v, lines,
-                                              visible[r.call_index], lost)
-                if res is not None and frame is not None and not res.is_error:
-                    res = type(res)(frame.wrap(res.text), res.is_error, res.details)
-            if res is None:  # the recorded result stays: so does the memory of what was read
-                memory.records[kept:] = []
-                if reason == "map_needs_whole_file":
-                    no_map.add(key)
-                    lost.add(r.tool_call_id)  # the map counts as shown: later cuts point at a map nobody saw
-                else:
-                    memory._maps = maps
-            row = {"file": session.source, "session_id": session.session_id, "preset": name, "own": name == own,
-                   "call": r.call_index,
-                   "tool_call_id": r.tool_call_id, "path": r.path, "outcome": outcome, "reason": reason,
-                   "blocked": False, "stubbed": False, "capped": False, "mapped": False,
-                   "recorded_tokens": token_count(orig) if orig is not None else 0, "counterfactual_tokens": None}
-            if res is not None:
-                d = res.details
-                row.update(blocked=d.blocked, stubbed=d.stubbed, capped=d.capped, mapped=d.mapped)
-                for k in ("blocked", "stubbed", "capped", "mapped"):
-                    counts[k] += bool(getattr(d, k))
-            if orig is None:
-                row["outcome"] = outcome = "unsent"
-            elif res is not None:
-                same = res.text == orig.text and res.is_error == (orig.error is not None)
-                if same:
-                    outcome = "same"
-                    row["counterfactual_tokens"] = row["recorded_tokens"]
-                else:
-                    outcome = "changed"
-                    counts["reads_notice_only"] += _notice_only(orig.text, res.text)
-                    msg = _message(orig, res.text, res.is_error)
-                    replaced[r.tool_call_id] = msg
-                    row["counterfactual_tokens"] = token_count(msg)
-                    counts["result_tokens_delta"] += row["counterfactual_tokens"] - row["recorded_tokens"]
-                row["outcome"] = outcome
-            counts[{"same": "reads_same", "changed": "reads_changed", "unsent": "reads_unsent"}.get(
-                outcome, "reads_not_replayable")] += 1
-            out.reads.append(row)
-        out.replaced[name] = replaced
-        out.counts[name] = counts
+    arms = [_Arm(name, _Variants(registry[name], registry[name].family == own_family, overrides)) for name in names]
+    for r, v, lines, new_version in tracked:
+        if new_version and v.index > 0:
+            for arm in arms:
+                arm.memory.note_file_changed(v.key)
+        if r.via_shell:
+            continue
+        orig = results.get(r.tool_call_id)
+        if r.call_index not in visible:
+            visible[r.call_index] = _visible(session, r.call_index)
+        read = _Read(r, v, lines, orig, visible[r.call_index], frames[r.tool_call_id],
+                     token_count(orig) if orig is not None else 0)
+        for arm in arms:
+            _replay_read(arm, session, worlds, read, token_count, own)
+    for arm in arms:
+        out.reads.extend(arm.rows)
+        out.replaced[arm.name] = arm.replaced
+        out.counts[arm.name] = arm.counts
     return out
+
+
+def _replay_read(arm: _Arm, session: Session, worlds: _Worlds, read: _Read, token_count: Any,
+                 own: str | None) -> None:
+    """One read under one preset: its row, counts and replacement into `arm` (`read_arms`)."""
+    r, orig, frame, key = read.call, read.orig, read.frame, read.key
+    memory, counts = arm.memory, arm.counts
+    counts["reads"] += 1
+    kept, maps = len(memory.records), dict(memory._maps)
+    if key in arm.no_map:  # the same read of the same file state needed the same unrecorded map
+        outcome, reason, res = "not_replayable", "map_needs_whole_file", None
+    else:
+        outcome, reason, res = _serve(arm.variants.for_frame(frame), memory, worlds, r, read.version, read.lines,
+                                      read.visible, arm.lost)
+        if res is not None and frame is not None and not res.is_error:
+            res = type(res)(frame.wrap(res.text), res.is_error, res.details)
+    if res is None:  # the recorded result stays: so does the memory of what was read
+        memory.records[kept:] = []
+        if reason == "map_needs_whole_file":
+            arm.no_map.add(key)
+            arm.lost.add(r.tool_call_id)  # the map counts as shown: later cuts point at a map nobody saw
+        else:
+            memory._maps = maps
+    row = {"file": session.source, "session_id": session.session_id, "preset": arm.name, "own": arm.name == own,
+           "call": r.call_index,
+           "tool_call_id": r.tool_call_id, "path": r.path, "outcome": outcome, "reason": reason,
+           "blocked": False, "stubbed": False, "capped": False, "mapped": False,
+           "recorded_tokens": read.recorded_tokens, "counterfactual_tokens": None}
+    if res is not None:
+        d = res.details
+        row.update(blocked=d.blocked, stubbed=d.stubbed, capped=d.capped, mapped=d.mapped)
+        for k in ("blocked", "stubbed", "capped", "mapped"):
+            counts[k] += bool(getattr(d, k))
+    if orig is None:
+        row["outcome"] = outcome = "unsent"
+    elif res is not None:
+        same = res.text == orig.text and res.is_error == (orig.error is not None)
+        if same:
+            outcome = "same"
+            row["counterfactual_tokens"] = row["recorded_tokens"]
+        else:
+            outcome = "changed"
+            counts["reads_notice_only"] += read.notice_only(res.text)
+            msg = read.message(res.text, res.is_error)
+            arm.replaced[r.tool_call_id] = msg
+            row["counterfactual_tokens"] = token_count(msg)
+            counts["result_tokens_delta"] += row["counterfactual_tokens"] - row["recorded_tokens"]
+        row["outcome"] = outcome
+    counts[{"same": "reads_same", "changed": "reads_changed", "unsent": "reads_unsent"}.get(
+        outcome, "reads_not_replayable")] += 1
+    arm.rows.append(row)
 
 
 def _serve(variant: Any, memory: ReadSession, worlds: _Worlds, r: ReadCall, v: FileVersion,

@@ -1,4 +1,5 @@
-"""A file version read by every preset is decoded and hashed once (read._types' file memo)."""
+"""A file version read by every preset is decoded and hashed once (read._types' file memo), and split,
+selected and cut once per set of caps (read._pi)."""
 
 from __future__ import annotations
 
@@ -46,3 +47,35 @@ def test_the_memo_holds_a_bounded_number_of_bytes(monkeypatch):
         decoded(d)
     assert [v[0] for v in _types._FILE_MEMO.values()] == kept[2:]  # 8 of at most 10 bytes
     assert _types._file_memo_bytes == [8]
+
+
+def test_presets_share_a_texts_split_selection_and_cuts():
+    from readbench.base.js import utf16_len
+    from readbench.base.truncate import truncate_head
+    from readbench.read import get_variant
+    from readbench.read._pi import select, split_lines
+
+    data = "".join(f"line {k} " + "x" * 40 + "\n" for k in range(3000)).encode()
+    text = decoded(data)
+    assert split_lines(text) is split_lines(text) == text.split("\n")
+    sel = select(text, 10, 2500)
+    assert select(text, 10, 2500) is sel and select(text, 11, 2500) is not sel
+    assert select(text.replace("x", "y"), 10, 2500) is not sel  # another text: its own selection
+    stock = sel.truncated(2000, 51200)
+    assert sel.truncated(2000, 51200) is stock
+    assert stock == truncate_head(sel.selected, 2000, 51200)
+    assert sel.truncated(1000, 10000, utf16_len, "chars") == truncate_head(sel.selected, 1000, 10000,
+                                                                          measure=utf16_len, size_unit="chars")
+    # the shared objects give every preset the result it gives on its own
+    from readbench.read._session import ReadSession
+
+    def served(name):
+        return get_variant(name).read(data, "a.py", 10, 2500, call_id="c", session=ReadSession(),
+                                      visible_call_ids=None).text
+
+    shared = {name: served(name) for name in ("stock", "A", "B", "nocap", "C", "claude-code")}
+    for name, out in shared.items():
+        fresh = bytes(bytearray(data))  # a new bytes object: nothing remembered for it
+        alone = get_variant(name).read(fresh, "a.py", 10, 2500, call_id="c", session=ReadSession(),
+                                       visible_call_ids=None).text
+        assert out == alone, name

@@ -350,3 +350,19 @@ def test_one_parse_serves_the_outline_and_the_function_bodies_of_a_text(monkeypa
     _outline.outline(big, "m.py")
     _outline.python_function_bodies(big)
     assert parses == ["python", "python", "python"]
+
+
+def test_the_one_python_walk_finds_what_the_outline_and_body_walks_find():
+    from readbench.read import _outline
+
+    text = (
+        "import os\n\n@dec\nclass K(Base):\n    x = 1\n\n    def f(self):\n        def inner():\n"
+        "            return 2\n        return inner\n\n    async def g(self):\n        pass\n\n"
+        "if os.name:\n    def h():\n        lambda: 0\n        class L:\n            def m(self): ...\n"
+        "    def broken(:\n        pass\n"
+    )
+    tree = _outline._parse(text, "python")
+    entries, bodies = _outline._python_walk(tree.root_node)
+    assert entries == _outline._code_outline(tree.root_node, "python")
+    assert bodies == _outline._bodies_of(tree)
+    assert len(entries) >= 6 and len(bodies) >= 5

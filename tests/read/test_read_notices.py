@@ -84,6 +84,10 @@ def test_numbered_frame_splits_claude_codes_reminders_from_the_listing():
     assert n.numbered_frame("99999\ta\n100000\tb").style == "tab"
     assert n.numbered_frame(" 99999\ta\n100000\tb").style == "padded-tab"
     assert [n.number_prefix(7, s) for s in n.NUMBER_STYLES] == ["     7\t", "     7→", "7\t", "7→"]
+    for s in n.NUMBER_STYLES:  # a listing's rows: each line behind its prefix
+        assert n.number_rows(["a", "{b}", ""], 99, s) == "\n".join(
+            n.number_prefix(k, s) + t for k, t in zip((99, 100, 101), ["a", "{b}", ""], strict=True))
+    assert n.number_rows([], 1, "tab") == ""
 
 
 def test_numbered_frame_refuses_mixed_styles_and_unnumbered_text():

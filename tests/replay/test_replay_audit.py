@@ -164,6 +164,8 @@ def test_dedup_stub_only_while_the_earlier_copy_is_in_view(tmp_path, pi_session)
     assert {k: m.text for k, m in naive.items()} == {"c1": stub_text(1, 100, "c0"), "c2": stub_text(1, 100, "c0"),
                                                       "c3": stub_text(1, 100, "c0")}
     assert ra.counts["B+dedup"]["stubbed"] == 2 and ra.counts["B+dedup-naive"]["stubbed"] == 3
+    # the same replacement of one read under two presets is one message object (rendered once)
+    assert ctx["c1"] is naive["c1"] and ctx["c3"] is not naive["c3"]
     assert a.row["redelivered_reads"] == 3  # c1, c2, c3 re-deliver; c5 reads a new version
 
 
