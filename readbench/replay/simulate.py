@@ -19,7 +19,9 @@ A call is a miss when its read falls short of what the previous call left cached
 model's hit granularity) by more than `MISS_TOLERANCE` (5 %, at least `MISS_MIN_TOKENS`).
 
 `run` steps a whole session's calibrated requests (`readbench.replay.requests.RequestSet`) through
-one cache model, and replays a simulation already run on the same requests instead of repeating it.
+one cache model, and replays a simulation already run on the same requests instead of repeating it;
+`SimulationPass` is one such simulation stepped by its caller, which `readbench.replay.calibrate.
+infer_breaks` leaves early (and diagnoses sparingly) when the pass cannot be the calibrated replay.
 """
 
 from __future__ import annotations
