@@ -38,7 +38,7 @@ from readbench.cache.registry import tier_ttl_seconds
 from readbench.replay.billing import billed, cached_after, infer_granularity, infer_tier
 from readbench.replay.records import CALL_KINDS, Break, Calibration, Insertion, TokenFit
 from readbench.replay.requests import RequestSet
-from readbench.replay.simulate import MISS_MIN_TOKENS, is_miss, run
+from readbench.replay.simulate import MISS_MIN_TOKENS, SimulationPass, is_miss, run_key
 from readbench.sessions import Session
 
 __all__ = ["MAX_BREAK_PASSES", "MIN_PAIRS", "break_counts", "break_rates", "calibrate", "content_calibration", "levels",
@@ -189,38 +189,93 @@ def infer_breaks(
     simulator's token scale by the previous call's prompt ratio; a read inside the head also cuts
     the head there). Repeats (at most `MAX_BREAK_PASSES` passes) until a pass finds nothing new:
     a run of consecutive billed misses needs one pass per miss.
+
+    Only the simulator's diagnosis at a billed miss decides a break, and which calls are billed
+    misses the bill alone says (`_billed_misses`). So a pass that has found a break, and is
+    therefore not the calibrated replay, diagnoses only the billed misses from then on and stops
+    after the last one in `window` (on the synthetic 450-call sessions the first half's first
+    pass stops near call 190 instead of 450); only a pass that finds nothing is simulated to the
+    end and kept for the replay (`simulate.run`). The outcome is kept per request set
+    (`RequestSet.inferred`) for the next calibration of the same requests (the DCP arms calibrate
+    under the first cache model as the bill check did).
     """
     ttl = tier_ttl_seconds(calib.tier or "5m")
+    key = (run_key(cache_model, when, ttl, calib), window.start, window.stop, window.step) if session is rs.session else None
+    hit = rs.inferred.get(key) if key is not None else None
+    if hit is not None:
+        return calib if hit == (calib.head_cuts, calib.breaks) else replace(calib, head_cuts=hit[0], breaks=hit[1])
+    misses = _billed_misses(session, rs, calib, window)
     for _ in range(MAX_BREAK_PASSES):
-        found: list[Break] = []
-        cuts = set(calib.head_cuts)
-        prev: dict[str, tuple[int, int]] = {}  # model -> (billed cached prefix, simulated prompt)
         known = {b.call_index for b in calib.breaks}
-        for i, usage, diag in run(session, rs, calib, cache_model, when, ttl):
-            bill = billed(session.calls[i])
-            if bill is None:
-                continue
-            model = rs.models[i]
-            before = prev.get(model)
-            prev[model] = (cached_after(bill, model, calib.granularity.get(model)), usage.input_tokens)
-            if i not in window or i in known or before is None:
-                continue
-            if not is_miss(bill.cache_read_tokens, before[0]) or diag.reason is not None:
-                continue  # the bill read what was cached, or the recorded content explains the miss
-            read = bill.cache_read_tokens
-            if read <= MISS_MIN_TOKENS:
-                pos = 0
-            elif read < calib.head(model):
-                pos = read
-                cuts.add(pos)
-            else:
-                pos = int(round(read * before[1] / max(before[0], 1)))
-            found.append(Break(i, pos, read))
+        found, cuts = _break_pass(session, rs, calib, cache_model, when, ttl, {i: c for i, c in misses.items() if i not in known})
         if not found:
-            return calib
+            break
         calib = replace(calib, head_cuts=tuple(sorted(cuts)),
                         breaks=tuple(sorted(calib.breaks + tuple(found), key=lambda b: b.call_index)))
+    if key is not None:
+        rs.inferred[key] = (calib.head_cuts, calib.breaks)
     return calib
+
+
+def _billed_misses(session: Session, rs: RequestSet, calib: Calibration, window: range) -> dict[int, int]:
+    """The priced calls in `window` whose bill shows a miss (`infer_breaks`): the read falls
+    short of what the previous priced call of the same model left cached. Call -> that cached
+    prefix (billed tokens), in call order."""
+    out: dict[int, int] = {}
+    prev: dict[str, int] = {}  # model -> billed cached prefix
+    for i, call in enumerate(session.calls):
+        bill = billed(call)
+        if bill is None:
+            continue
+        model = rs.models[i]
+        before = prev.get(model)
+        prev[model] = cached_after(bill, model, calib.granularity.get(model))
+        if i in window and before is not None and is_miss(bill.cache_read_tokens, before):
+            out[i] = before
+    return out
+
+
+def _break_pass(session: Session, rs: RequestSet, calib: Calibration, cache_model: str, when: dt.date, ttl: float,
+                misses: dict[int, int]) -> tuple[list[Break], set[int]]:
+    """One pass of `infer_breaks` over the billed `misses` not yet known as breaks (call -> the
+    billed prefix its model's previous priced call left cached): (the breaks found, the head cuts
+    with theirs)."""
+    found: list[Break] = []
+    cuts = set(calib.head_cuts)
+    last = max(misses, default=-1)
+    done = rs.runs.get(run_key(cache_model, when, ttl, calib))
+    sim = SimulationPass(session, rs, calib, cache_model, when, ttl) if done is None else None
+    prev: dict[str, int] = {}  # model -> simulated prompt of its previous priced call
+    for i in range(len(session.calls)):
+        if found and i > last:
+            break  # no break can come after the last billed miss: the pass is not the replay, left here
+        if done is not None:
+            _, usage, diag = done[i]
+        else:
+            assert sim is not None
+            _, usage, diag = sim.step(diagnose=not found or i in misses)
+        bill = billed(session.calls[i])
+        if bill is None:
+            continue
+        model = rs.models[i]
+        before = prev.get(model)
+        prev[model] = usage.input_tokens
+        if i not in misses or diag is None or diag.reason is not None:
+            continue  # not a billed miss, or the recorded content explains it
+        assert before is not None  # a billed miss has a previous priced call of its model
+        read = bill.cache_read_tokens
+        cached = misses[i]
+        if read <= MISS_MIN_TOKENS:
+            pos = 0
+        elif read < calib.head(model):
+            pos = read
+            cuts.add(pos)
+        else:
+            pos = int(round(read * before / max(cached, 1)))
+        found.append(Break(i, pos, read))
+    if sim is not None and not found:
+        sim.keep()
+    return found, cuts
 
 
 def calibrate(session: Session, rs: RequestSet, cache_model: str, when: dt.date, window: range) -> Calibration:

@@ -257,6 +257,35 @@ def break_interval(rows: list[dict[str, Any]], calib: Calibration, base_cost: fl
 
     `readbench.replay.pooled` replaces this interval by one pooled over the user's other sessions
     when there are enough of them."""
+    with _one_blas_thread():
+        return _break_interval(rows, calib, base_cost, level, residuals)
+
+
+def _one_blas_thread() -> Any:
+    """A context in which BLAS runs on the calling thread only (threadpoolctl).
+
+    `break_interval`'s products (4,000 draws x a half session's calls) are large enough for
+    OpenBLAS to hand part of each to other threads, which then spin waiting for more work: on the
+    2-core machine of issue 26 that spin cost ~30 ms CPU per call, about twice the interval's own
+    arithmetic and ~12 % of the bill check's CPU, and it competed with the other replay process.
+    OpenBLAS splits the 4,000 output rows between its threads, 2,000 each on two cores, and each
+    row is then summed as one thread sums it: the same interval to the bit there (checked for
+    every product width up to 699); on a machine whose thread count splits 4,000 unevenly the
+    last bit could differ, which one thread everywhere also rules out."""
+    global _CONTROLLER
+    if _CONTROLLER is None:
+        from threadpoolctl import ThreadpoolController
+
+        _CONTROLLER = ThreadpoolController()  # finds the loaded BLAS once (numpy is loaded by now)
+    return _CONTROLLER.limit(limits=1, user_api="blas")
+
+
+_CONTROLLER: Any = None
+
+
+def _break_interval(rows: list[dict[str, Any]], calib: Calibration, base_cost: float, level: float,
+                    residuals: list[float] | None) -> tuple[float, float]:
+    """`break_interval` on the calling thread (`_one_blas_thread`)."""
     import numpy as np
 
     calls = [(r["call_kind"], r["break_cost_usd"]) for r in rows if r.get("break_cost_usd")]

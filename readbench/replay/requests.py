@@ -50,7 +50,7 @@ from readbench.cache.adapter import CallRecord, RequestBuilder
 from readbench.cache.blocks import Block, Request, chain_hashes
 from readbench.replay.call_kinds import CallKinds
 from readbench.replay.prefix import blocks_before, first_salt_change, identical_prefix, salt_index, salt_of, salted
-from readbench.replay.records import Calibration, Insertion, TokenFit
+from readbench.replay.records import Break, Calibration, Insertion, TokenFit
 from readbench.replay.thinking import EarlierReasoning, thinking_sizes
 from readbench.sessions import Session
 
@@ -133,6 +133,9 @@ class RequestSet:
         #: content calibrations fitted on this set (`readbench.replay.calibrate.calibrate` memo):
         #: (window start, stop, step, date) -> Calibration without breaks
         self.fitted: dict[tuple, Calibration] = {}
+        #: exogenous breaks inferred on this set (`readbench.replay.calibrate.infer_breaks` memo):
+        #: (run_key, window start, stop, step) -> (head cuts, breaks) of the calibration it returned
+        self.inferred: dict[tuple, tuple[tuple[int, ...], tuple[Break, ...]]] = {}
 
     def call_kind(self, i: int) -> str:
         """What started call i, from recorded facts (readbench.replay.call_kinds: `tool`, `opening`,

@@ -19,7 +19,9 @@ A call is a miss when its read falls short of what the previous call left cached
 model's hit granularity) by more than `MISS_TOLERANCE` (5 %, at least `MISS_MIN_TOKENS`).
 
 `run` steps a whole session's calibrated requests (`readbench.replay.requests.RequestSet`) through
-one cache model, and replays a simulation already run on the same requests instead of repeating it.
+one cache model, and replays a simulation already run on the same requests instead of repeating it;
+`SimulationPass` is one such simulation stepped by its caller, which `readbench.replay.calibrate.
+infer_breaks` leaves early (and diagnoses sparingly) when the pass cannot be the calibrated replay.
 """
 
 from __future__ import annotations
@@ -38,8 +40,8 @@ if TYPE_CHECKING:
     from readbench.replay.requests import RequestSet
     from readbench.sessions import Session
 
-__all__ = ["MISS_MIN_TOKENS", "MISS_TOLERANCE", "Diagnosis", "SessionSimulator", "calibrated_requests", "price_date", "run",
-           "run_key"]
+__all__ = ["MISS_MIN_TOKENS", "MISS_TOLERANCE", "Diagnosis", "SessionSimulator", "SimulationPass", "calibrated_requests",
+           "price_date", "run", "run_key"]
 
 MISS_TOLERANCE = 0.05
 MISS_MIN_TOKENS = 256
@@ -243,21 +245,84 @@ def calibrated_requests(rs: RequestSet, calib: Calibration) -> Iterator[Request]
     tokens as recorded, 0 when unrecorded). Requests are a function of the fields of `calib` that
     `run_key` names, so a pass already built under an equal calibration (another cache model's
     pass on the same calibration: anthropic-5m and anthropic-1h, both halves' first break pass)
-    is replayed from `rs.passes` (the last `KEPT_PASSES`) instead of built again."""
+    is replayed from `rs.passes` (the last `KEPT_PASSES`) instead of built again. A pass its
+    consumer left early (an `infer_breaks` pass past its last candidate) is kept as far as it was
+    built, and the next consumer builds on from there."""
     key = _simulation_key(calib)
-    done = rs.passes.pop(key, None)
-    if done is not None:
-        rs.passes[key] = done  # now the latest used
-        yield from done
-        return
-    built = []
-    for i, call in enumerate(rs.session.calls):
+    built = rs.passes.pop(key, None)
+    if built is None:
+        built = []
+        if len(rs.passes) >= KEPT_PASSES:
+            rs.passes.pop(next(iter(rs.passes)))
+    rs.passes[key] = built  # now the latest used
+    calls = rs.session.calls
+    for i, call in enumerate(calls):
+        if i < len(built):
+            yield built[i]
+            continue
         req = rs.request(i, calib, call.usage.output_tokens if call.usage is not None else 0)
         built.append(req)
         yield req
-    if len(rs.passes) >= KEPT_PASSES:
-        rs.passes.pop(next(iter(rs.passes)))
-    rs.passes[key] = built
+
+
+class SimulationPass:
+    """One simulation of `rs`'s requests under `calib`, a cache model, a date and a TTL, stepped
+    call by call by its caller: `run` steps it to the end; `readbench.replay.calibrate.
+    infer_breaks` stops a pass that cannot be the calibrated replay once it is past the last call
+    it looks at, and diagnoses only those calls (caching.md §8.2; the diagnosis does not change the
+    simulation, `SessionSimulator.step`).
+
+    Args:
+        session, rs, calib, cache_model, when, ttl_seconds: as for `run`.
+
+    Raises:
+        ValueError: an unknown cache model, or a model without a price.
+    """
+
+    def __init__(self, session: Session, rs: RequestSet, calib: Calibration, cache_model: str, when: dt.date,
+                 ttl_seconds: float) -> None:
+        self._rs = rs
+        self._calib = calib
+        self._ttl = ttl_seconds
+        self.key = run_key(cache_model, when, ttl_seconds, calib)
+        self._sim = SessionSimulator(cache_model, when, calib.granularity)
+        self._compactions = {e.call_index for e in session.events if e.kind == "compaction"}
+        self._requests = enumerate(calibrated_requests(rs, calib))
+        #: (call, usage, diagnosis) of every call stepped so far, while each was diagnosed; None after
+        #: a call stepped without a diagnosis (the pass can then not be kept: `keep`)
+        self.results: list[tuple[int, RequestUsage, Diagnosis | None]] | None = []
+
+    def step(self, diagnose: bool = True) -> tuple[int, RequestUsage, Diagnosis | None]:
+        """Step the next call: (its index, its usage, its diagnosis or None when not `diagnose`).
+
+        Raises:
+            StopIteration: every call was stepped.
+            ValueError: as `SessionSimulator.step`.
+        """
+        i, req = next(self._requests)
+        calib = self._calib
+        if i == 0 and calib.cold_start_tokens > 0:
+            self._sim.seed(self._rs.models[0], req, calib.cold_start_tokens, req.ts_start_seconds - 1.0, self._ttl)
+        usage, diag = self._sim.step(self._rs.models[i], req, compaction=i in self._compactions, diagnose=diagnose)
+        if self.results is not None:
+            if diagnose:
+                self.results.append((i, usage, diag))
+            else:
+                self.results = None
+        return i, usage, diag
+
+    def keep(self) -> bool:
+        """Keep the results in `rs.runs` (for `run` to replay) when every call was stepped with
+        its diagnosis; returns whether they were kept."""
+        results = self.results
+        if results is None or len(results) != len(self._rs.session.calls):
+            return False
+        runs = self._rs.runs
+        if len(runs) >= 16:  # bounded: the passes of both windows under two cache models sharing the set
+            # (`readbench.replay.requests.RequestSets`), then the replays reuse the last of each
+            runs.pop(next(iter(runs)))
+        runs[self.key] = results
+        return True
 
 
 def run(session: Session, rs: RequestSet, calib: Calibration, cache_model: str, when: dt.date, ttl_seconds: float):
@@ -270,21 +335,11 @@ def run(session: Session, rs: RequestSet, calib: Calibration, cache_model: str, 
     Raises:
         ValueError: an unknown cache model, or a model without a price.
     """
-    key = run_key(cache_model, when, ttl_seconds, calib)
-    done = rs.runs.get(key)
+    done = rs.runs.get(run_key(cache_model, when, ttl_seconds, calib))
     if done is not None:
         yield from done
         return
-    sim = SessionSimulator(cache_model, when, calib.granularity)
-    compactions = {e.call_index for e in session.events if e.kind == "compaction"}
-    results = []
-    for i, req in enumerate(calibrated_requests(rs, calib)):
-        if i == 0 and calib.cold_start_tokens > 0:
-            sim.seed(rs.models[0], req, calib.cold_start_tokens, req.ts_start_seconds - 1.0, ttl_seconds)
-        usage, diag = sim.step(rs.models[i], req, compaction=i in compactions)
-        results.append((i, usage, diag))
-        yield i, usage, diag
-    if len(rs.runs) >= 16:  # bounded: the passes of both windows under two cache models sharing the set
-        # (`readbench.replay.requests.RequestSets`), then the replays reuse the last of each
-        rs.runs.pop(next(iter(rs.runs)))
-    rs.runs[key] = results
+    sim = SimulationPass(session, rs, calib, cache_model, when, ttl_seconds)
+    for _ in range(len(session.calls)):
+        yield sim.step()
+    sim.keep()

@@ -82,6 +82,32 @@ def test_the_own_interval_holds_the_first_halfs_per_call_residuals():
     assert all(math.isnan(x) for x in break_interval(rows, calib, 2.0))  # neither breaks nor residuals
 
 
+def test_the_own_interval_is_the_same_on_one_blas_thread_as_on_several(monkeypatch):
+    # a half session's size: 225 unseen calls, 3 kinds that can break, 225 first-half residuals; the
+    # products run on one BLAS thread (no second one left spinning), giving what several gave
+    from threadpoolctl import threadpool_info
+
+    from readbench.replay import pooled
+
+    rng = np.random.default_rng(5)
+    kinds = ["tool", "prompt", "resume"]
+    rows = [{"call_kind": kinds[i % 3], "break_cost_usd": float(rng.random()) * (i % 4 > 0),
+             "sim_cost_usd": float(rng.random())} for i in range(225)]
+    calib = Calibration(break_counts={"tool": (3, 150), "user_turn": (1, 20)})
+    residuals = list(rng.normal(0, 0.1, 225))
+    seen = []
+    real = pooled._break_interval
+
+    def spy(*args):
+        seen.append([x["num_threads"] for x in threadpool_info() if x["user_api"] == "blas"])
+        return real(*args)
+
+    monkeypatch.setattr(pooled, "_break_interval", spy)
+    one = break_interval(rows, calib, 50.0, residuals=residuals)
+    assert seen and all(n == 1 for n in seen[0])
+    assert one == real(rows, calib, 50.0, 0.90, residuals)  # as many threads as BLAS likes: equal to the bit
+
+
 def test_the_median_error_is_relative_to_the_bill():
     # predictions 10.0 each (no breaks); bills 8, 10, 12.5: errors |10/8 - 1| = 25 %, 0, 20 % -> median 20 %
     stats = pool_out_of_sample([_session(b, 10.0, {}, {}) for b in (8.0, 10.0, 12.5)])

@@ -6,6 +6,9 @@
   the calls are asked in;
 - `simulate.run` replays a simulation already run on the same requests (the last pass of
   `infer_breaks` is the calibrated replay) instead of running it again;
+- `infer_breaks` stops a pass that found a break after the last billed miss, diagnoses only the
+  billed misses once it found one, and keeps its outcome per request set: the breaks, head cuts
+  and calibrated replay are those of passes simulated in full every time;
 - `ArmSimulator` simulates an arm that renders to the blocks of another arm once;
 - `RequestBuilder.blocks` is `build(...).blocks` without the hashing.
 """
@@ -122,6 +125,108 @@ def test_a_simulation_already_run_is_replayed_not_run_again(session, monkeypatch
     assert list(run(s, rs, calib, "anthropic-1h", session_date(s), 300.0)) != first
     other = dataclasses.replace(calib, breaks=calib.breaks[:1])
     assert [u for _, u, _ in run(s, rs, other, "anthropic-5m", session_date(s), 300.0)] != [u for _, u, _ in first]
+
+
+def _reference_breaks(s, rs, calib, cache_model, when, window):
+    """`infer_breaks` as the straightforward loop: every pass simulated in full on its own."""
+    from readbench.cache.registry import tier_ttl_seconds
+    from readbench.replay.billing import billed, cached_after
+    from readbench.replay.simulate import MISS_MIN_TOKENS, is_miss
+
+    ttl = tier_ttl_seconds(calib.tier or "5m")
+    for _ in range(25):
+        found, cuts, prev = [], set(calib.head_cuts), {}
+        known = {b.call_index for b in calib.breaks}
+        for i, usage, diag in run(s, RequestSet(s, rs.family, rs.models), calib, cache_model, when, ttl):
+            bill = billed(s.calls[i])
+            if bill is None:
+                continue
+            model = rs.models[i]
+            before = prev.get(model)
+            prev[model] = (cached_after(bill, model, calib.granularity.get(model)), usage.input_tokens)
+            if i not in window or i in known or before is None:
+                continue
+            if not is_miss(bill.cache_read_tokens, before[0]) or diag.reason is not None:
+                continue
+            read = bill.cache_read_tokens
+            if read <= MISS_MIN_TOKENS:
+                pos = 0
+            elif read < calib.head(model):
+                pos = read
+                cuts.add(pos)
+            else:
+                pos = int(round(read * before[1] / max(before[0], 1)))
+            found.append(Break(i, pos, read))
+        if not found:
+            return calib
+        calib = dataclasses.replace(calib, head_cuts=tuple(sorted(cuts)),
+                                    breaks=tuple(sorted(calib.breaks + tuple(found), key=lambda b: b.call_index)))
+    return calib
+
+
+@pytest.fixture(scope="module")
+def broken_sessions(tmp_path_factory):
+    """Sessions whose bills show exogenous breaks: synthetic ones with runs of consecutive breaks
+    under anthropic-1h, and a planted one whose restart re-sent only part of the head (a head cut)."""
+    import json
+
+    from replay_sessions import HEAD, RESTART, PiSessionFile, planted_session
+
+    tmp = tmp_path_factory.mktemp("breaks")
+    out = [load_file(write_pi_session(tmp / "pi.jsonl", seed=7, calls=120))[0],
+           load_file(write_claude_session(tmp / "cc.jsonl", seed=101, calls=200))[0]]
+    path, usages = planted_session(tmp, PiSessionFile)
+    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    calls = [x for x in lines if x.get("message", {}).get("role") == "assistant"]
+    u = calls[RESTART]["message"]["usage"]  # the restart's bill reads the first 1,200 tokens of the head
+    u.update(cacheRead=1200, cacheWrite=u["cacheWrite"] + u["cacheRead"] - 1200)
+    assert usages[RESTART].cache_read_tokens < HEAD
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    return out + [load_file(path)[0]]
+
+
+def test_break_inference_finds_what_passes_simulated_in_full_find(broken_sessions):
+    from readbench.replay.calibrate import calibrate, content_calibration, infer_breaks
+
+    cuts = passes = 0
+    for s in broken_sessions:
+        models = [canonical_model(c.model) for c in s.calls]
+        family = "anthropic-legacy" if s.calls[0].model.startswith("claude-sonnet-4-5") else "anthropic"
+        rs = RequestSet(s, family, models)
+        when = session_date(s)
+        for window in (range(len(s.calls)), range(len(s.calls) // 2)):
+            base = content_calibration(s, rs, when, window)
+            for cm in ("anthropic-5m", "anthropic-1h"):
+                want = _reference_breaks(s, rs, base, cm, when, window)
+                got = infer_breaks(s, rs, base, cm, when, window)
+                assert (got.head_cuts, got.breaks) == (want.head_cuts, want.breaks)
+                cuts += got.head_cuts != base.head_cuts
+                passes += len({b.call_index for b in got.breaks}) > 1
+                ttl = 3600.0 if got.tier == "1h" else 300.0
+                fresh = RequestSet(s, family, models)
+                # the replay is the kept last pass, equal to a simulation of the result from nothing
+                assert list(run(s, rs, got, cm, when, ttl)) == list(run(s, fresh, want, cm, when, ttl))
+                # and the next calibration of the same requests finds the outcome kept
+                again = infer_breaks(s, rs, dataclasses.replace(base, notes=("another object",)), cm, when, window)
+                assert (again.head_cuts, again.breaks, again.notes) == (got.head_cuts, got.breaks, ("another object",))
+                assert calibrate(s, rs, cm, when, window).breaks == got.breaks
+    assert cuts and passes  # a head cut and several breaks were inferred
+
+
+def test_a_pass_of_requests_left_early_is_built_on_by_the_next(session):
+    from readbench.replay.simulate import calibrated_requests
+
+    s = session
+    models = [canonical_model(c.model) for c in s.calls]
+    calib = _calibrations(s)[3]
+    rs = RequestSet(s, "anthropic", models)
+    left = list(itertools.islice(calibrated_requests(rs, calib), 17))
+    rs.request(40, _calibrations(s)[1], 0)  # another calibration built in between
+    full = list(calibrated_requests(rs, calib))
+    assert all(x is y for x, y in zip(left, full))
+    fresh = RequestSet(s, "anthropic", models)
+    assert full == [fresh.request(i, calib, c.usage.output_tokens if c.usage is not None else 0)
+                    for i, c in enumerate(s.calls)]
 
 
 def test_an_arm_rendering_to_the_same_blocks_is_simulated_once(session):
