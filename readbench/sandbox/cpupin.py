@@ -12,13 +12,8 @@ nightly subset's CPU samples under py-spy (the independent design of ``readbench
 forked``, 2026-12-07).
 
 `CpuPool` hands each claimed sample the allowed CPU (``os.sched_getaffinity``) that the fewest
-samples hold (the lowest-numbered of those), counted over every readbench process on the machine
-that shares the pool's lock directory (the local sandbox's is ``<workspace root>/.cpus``,
-readbench.sandbox.local.workspace_root): a sample holds an exclusive ``flock`` on one slot file
-``<cpu>.<k>.lock`` until its sandbox is cleaned up (the OS releases it if the process dies), and a
-new sample takes the free slot with the lowest ``k``, then the lowest CPU. Two processes (two
-runs, two test workers) then spread their samples over the CPUs instead of both starting on the
-first; `pin_prefix` is the ``taskset -c <cpu>`` prefix its commands run under (util-linux,
+samples of this process hold (the lowest-numbered of those), so concurrent samples spread over the
+machine's CPUs; `pin_prefix` is the ``taskset -c <cpu>`` prefix its commands run under (util-linux,
 like ``setarch``: readbench.sandbox.local.no_aslr_prefix). Where ``taskset`` is missing or refused,
 or ``READBENCH_PIN_CPU=0``, commands run unpinned (logged once). What a command prints does not
 depend on the CPU it ran on (test times aside, which differ between any two runs), so the run memo
@@ -27,13 +22,11 @@ depend on the CPU it ran on (test times aside, which differ between any two runs
 
 from __future__ import annotations
 
-import fcntl
 import functools
 import logging
 import os
 import subprocess
-from collections.abc import Callable
-from pathlib import Path
+from collections import Counter
 
 __all__ = ["ENV_SWITCH", "CpuPool", "pin_prefix", "pinning_works"]
 
@@ -66,61 +59,28 @@ def pin_prefix(cpu: int | None) -> tuple[str, ...]:
 
 
 class CpuPool:
-    """The CPUs claimed samples run on, one each, least held first across processes (module
-    docstring).
+    """The CPUs this process may run on, and how many claimed samples hold each (module docstring)."""
 
-    Args:
-        lock_dir: the directory of the slot lock files (created on first use), or a function giving
-            it at each `acquire` (the local sandbox: ``<workspace root>/.cpus``).
-    """
-
-    #: slots per CPU looked at before a sample shares the lowest CPU unlocked
-    MAX_SLOTS = 256
-
-    def __init__(self, lock_dir: Path | Callable[[], Path]) -> None:
-        self._lock_dir = lock_dir
-        self._fds: dict[int, list[int]] = {}
-
-    def _dir(self) -> Path:
-        d = self._lock_dir if isinstance(self._lock_dir, Path) else self._lock_dir()
-        d.mkdir(parents=True, exist_ok=True)
-        return d
+    def __init__(self) -> None:
+        self._held: Counter[int] = Counter()
 
     def acquire(self) -> int | None:
         """The allowed CPU held by the fewest samples (ties: the lowest number), now held once more;
-        None when pinning is off or does not work here (`pinning_works`).
-
-        Raises:
-            OSError: the lock directory or a slot file cannot be created.
-        """
+        None when pinning is off or does not work here (`pinning_works`)."""
         if not pinning_works():
             return None
-        cpus = sorted(os.sched_getaffinity(0))
-        d = self._dir()
-        for k in range(self.MAX_SLOTS):
-            for cpu in cpus:
-                fd = os.open(d / f"{cpu}.{k}.lock", os.O_RDWR | os.O_CREAT, 0o644)
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except BlockingIOError:
-                    os.close(fd)
-                    continue
-                self._fds.setdefault(cpu, []).append(fd)
-                return cpu
-        logger.warning("all %d CPU slots in %s are held: this sample runs on CPU %d unlocked", self.MAX_SLOTS, d, cpus[0])
-        self._fds.setdefault(cpus[0], []).append(-1)
-        return cpus[0]
+        cpu = min(sorted(os.sched_getaffinity(0)), key=lambda c: self._held[c])
+        self._held[cpu] += 1
+        return cpu
 
     def release(self, cpu: int | None) -> None:
-        """Give back a CPU `acquire` returned (None: nothing): its slot's lock is released."""
-        if cpu is None or not self._fds.get(cpu):
+        """Give back a CPU `acquire` returned (None: nothing)."""
+        if cpu is None:
             return
-        fd = self._fds[cpu].pop()
-        if not self._fds[cpu]:
-            del self._fds[cpu]
-        if fd >= 0:
-            os.close(fd)  # releases the flock
+        self._held[cpu] -= 1
+        if self._held[cpu] <= 0:
+            del self._held[cpu]
 
     def held(self) -> dict[int, int]:
-        """CPU -> samples of this process holding it now."""
-        return {cpu: len(fds) for cpu, fds in self._fds.items()}
+        """CPU -> samples holding it now."""
+        return dict(self._held)

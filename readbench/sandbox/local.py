@@ -87,9 +87,8 @@ POLL_SECONDS = 0.5
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 #: this process's memo of test runs in claimed directories (readbench.sandbox.runmemo)
 RUN_MEMO = runmemo.RunMemo()
-#: the CPUs claimed samples run on, one each, least held across the machine's readbench processes
-#: (readbench.sandbox.cpupin; slot locks in ``<workspace root>/.cpus``)
-CPUS = cpupin.CpuPool(lambda: workspace_root() / ".cpus")
+#: the CPUs claimed samples run on, one each (readbench.sandbox.cpupin)
+CPUS = cpupin.CpuPool()
 
 
 @functools.lru_cache(maxsize=1)

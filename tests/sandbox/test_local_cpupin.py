@@ -1,8 +1,6 @@
 """Each claimed local sample runs its commands on one CPU (readbench.sandbox.cpupin, issue 26 item 2):
-the pool hands out the least-held allowed CPU (across processes sharing its lock directory), the
-sandbox prefixes ``taskset -c <cpu>``, the run memo's key does not hold the CPU, and
-``READBENCH_PIN_CPU=0`` turns it off. Every test uses its own lock directory: the suite's other
-worker holds slots in the default one."""
+the pool hands out the least-held allowed CPU, the sandbox prefixes ``taskset -c <cpu>``, the run
+memo's key does not hold the CPU, and ``READBENCH_PIN_CPU=0`` turns it off."""
 
 from __future__ import annotations
 
@@ -18,11 +16,9 @@ ALLOWED = sorted(os.sched_getaffinity(0))
 
 
 @pytest.fixture
-def pinning(monkeypatch, tmp_path):
-    """Pinning on, whatever the environment says (the check is cached per process), and the local
-    sandbox's pool on a lock directory of its own."""
+def pinning(monkeypatch):
+    """Pinning on, whatever the environment says (the check is cached per process)."""
     monkeypatch.delenv(cpupin.ENV_SWITCH, raising=False)
-    monkeypatch.setattr(local, "CPUS", cpupin.CpuPool(tmp_path / "cpus"))
     cpupin.pinning_works.cache_clear()
     yield
     cpupin.pinning_works.cache_clear()
@@ -33,10 +29,10 @@ def test_pin_prefix():
     assert cpupin.pin_prefix(None) == ()
 
 
-def test_pool_spreads_samples_over_the_allowed_cpus_and_takes_them_back(pinning, tmp_path):
+def test_pool_spreads_samples_over_the_allowed_cpus_and_takes_them_back(pinning):
     if not cpupin.pinning_works():
         pytest.skip("taskset is missing or refused here")
-    pool = cpupin.CpuPool(tmp_path / "own")
+    pool = cpupin.CpuPool()
     got = [pool.acquire() for _ in range(2 * len(ALLOWED))]
     assert got == ALLOWED + ALLOWED  # least held first, ties to the lowest number
     assert pool.held() == {c: 2 for c in ALLOWED}
@@ -48,25 +44,11 @@ def test_pool_spreads_samples_over_the_allowed_cpus_and_takes_them_back(pinning,
     assert pool.held() == {}
 
 
-def test_two_pools_on_one_lock_directory_spread_like_one(pinning, tmp_path):
-    """Two processes (two runs, two test workers) each with its own pool: the second's first sample
-    takes the CPU the first's does not hold, and a slot given back is taken again first."""
-    if not cpupin.pinning_works() or len(ALLOWED) < 2:
-        pytest.skip("needs taskset and two CPUs")
-    a, b = cpupin.CpuPool(tmp_path / "shared"), cpupin.CpuPool(tmp_path / "shared")
-    first = a.acquire()
-    assert first == ALLOWED[0]
-    assert b.acquire() == ALLOWED[1]
-    a.release(first)
-    assert b.acquire() == ALLOWED[0]
-    assert a.held() == {} and b.held() == {ALLOWED[0]: 1, ALLOWED[1]: 1}
-
-
-def test_switch_off_gives_no_cpu(monkeypatch, tmp_path):
+def test_switch_off_gives_no_cpu(monkeypatch):
     monkeypatch.setenv(cpupin.ENV_SWITCH, "0")
     cpupin.pinning_works.cache_clear()
     try:
-        pool = cpupin.CpuPool(tmp_path)
+        pool = cpupin.CpuPool()
         assert pool.acquire() is None and pool.held() == {}
     finally:
         cpupin.pinning_works.cache_clear()
@@ -104,7 +86,6 @@ def test_claimed_samples_run_on_one_cpu_each(tmp_path, pinning):
 
 
 def test_unpinned_when_switched_off(tmp_path, monkeypatch):
-    monkeypatch.setattr(local, "CPUS", cpupin.CpuPool(tmp_path / "cpus"))
     monkeypatch.setenv(cpupin.ENV_SWITCH, "0")
     cpupin.pinning_works.cache_clear()
     try:
