@@ -219,11 +219,21 @@ def _kind_of(node: Any, language: str) -> str | None:
     return kind
 
 
-def _code_outline(root: Any, language: str) -> list[OutlineEntry]:
+def _code_outline(root: Any, language: str, bodies: list[tuple[int, int]] | None = None) -> list[OutlineEntry]:
+    """Outline entries of a parsed tree, in preorder over every named node outside the skip set.
+
+    ``bodies``, when given, also receives the 0-based (start_row, end_row) of every
+    ``function_definition``'s body met on the way (Python): the same nodes in the same order as
+    SWE-agent's body query (`python_function_bodies`), so one walk serves both (a tree's nodes cost
+    a Python object each)."""
     entries: list[OutlineEntry] = []
     skip = _SKIP_PYTHON if language == "python" else _SKIP_COMMON
 
     def visit(node: Any, depth: int) -> None:
+        if bodies is not None and node.type == "function_definition":
+            body = node.child_by_field_name("body")
+            if body is not None:
+                bodies.append((body.start_point[0], body.end_point[0]))
         for child in node.named_children:
             if child.type in skip:
                 continue
@@ -320,43 +330,10 @@ def _parsed(text: str, language: str) -> tuple[tuple[OutlineEntry, ...], tuple[t
     """(outline, Python function bodies) of `text` from one parse (bodies empty for other languages)."""
     tree = _parse(text, language)
     if language == "python":
-        entries, bodies = _python_walk(tree.root_node)
+        bodies: list[tuple[int, int]] = []
+        entries = _code_outline(tree.root_node, "python", bodies)
         return tuple(entries), tuple(bodies)
     return tuple(_outline_of(tree, text, language)), ()
-
-
-def _python_walk(root: Any) -> tuple[list[OutlineEntry], list[tuple[int, int]]]:
-    """(`_code_outline(root, "python")`, `_bodies_of` of its tree) from one walk: both visit the
-    same nodes (every named node outside `_SKIP_PYTHON`) in the same order (preorder), so the
-    tree, whose nodes cost a Python object each, is walked once for the two."""
-    entries: list[OutlineEntry] = []
-    bodies: list[tuple[int, int]] = []
-
-    def visit(node: Any, depth: int) -> None:
-        if node.type == "function_definition":
-            body = node.child_by_field_name("body")
-            if body is not None:
-                bodies.append((body.start_point[0], body.end_point[0]))
-        for child in node.named_children:
-            if child.type in _SKIP_PYTHON:
-                continue
-            kind = _kind_of(child, "python")
-            if kind is None:
-                visit(child, depth)
-                continue
-            entries.append(
-                OutlineEntry(
-                    kind=kind,
-                    name=_name_of(child, "python"),
-                    start_line=child.start_point[0] + 1,
-                    end_line=_effective_end_row(child) + 1,
-                    depth=depth,
-                )
-            )
-            visit(child, depth + 1)
-
-    visit(root, 0)
-    return entries, bodies
 
 
 def python_function_bodies(text: str) -> list[tuple[int, int]]:
@@ -365,17 +342,8 @@ def python_function_bodies(text: str) -> list[tuple[int, int]]:
     them with the query `(function_definition body: (_) @body)` (anchors.md §1)."""
     if len(text) <= MEMO_MAX_CHARS:
         return list(_parsed(text, "python")[1])
-    return _bodies_of(_parse(text, "python"))
-
-
-def _bodies_of(tree: Any) -> list[tuple[int, int]]:
     bodies: list[tuple[int, int]] = []
-    stack = [tree.root_node]
-    while stack:
-        node = stack.pop()
-        if node.type == "function_definition":
-            body = node.child_by_field_name("body")
-            if body is not None:
-                bodies.append((body.start_point[0], body.end_point[0]))
-        stack.extend(c for c in reversed(node.named_children) if c.type not in _SKIP_PYTHON)
+    _code_outline(_parse(text, "python").root_node, "python", bodies)
     return bodies
+
+

@@ -352,8 +352,9 @@ def test_one_parse_serves_the_outline_and_the_function_bodies_of_a_text(monkeypa
     assert parses == ["python", "python", "python"]
 
 
-def test_the_one_python_walk_finds_what_the_outline_and_body_walks_find():
+def test_one_walk_gives_the_python_outline_and_every_function_body():
     from readbench.read import _outline
+    from readbench.read._outline import OutlineEntry as E
 
     text = (
         "import os\n\n@dec\nclass K(Base):\n    x = 1\n\n    def f(self):\n        def inner():\n"
@@ -362,7 +363,13 @@ def test_the_one_python_walk_finds_what_the_outline_and_body_walks_find():
         "    def broken(:\n        pass\n"
     )
     tree = _outline._parse(text, "python")
-    entries, bodies = _outline._python_walk(tree.root_node)
-    assert entries == _outline._code_outline(tree.root_node, "python")
-    assert bodies == _outline._bodies_of(tree)
-    assert len(entries) >= 6 and len(bodies) >= 5
+    bodies: list[tuple[int, int]] = []
+    entries = _outline._code_outline(tree.root_node, "python", bodies)
+    # 1-based inclusive lines; nested defs and the class inside `if` included, the broken def kept
+    assert entries == [E("class", "K", 4, 13, 0), E("def", "f", 7, 10, 1), E("def", "inner", 8, 9, 2),
+                       E("async def", "g", 12, 13, 1), E("def", "h", 16, 19, 0), E("class", "L", 18, 19, 1),
+                       E("def", "m", 19, 19, 2), E("def", "broken", 20, 21, 0)]
+    # 0-based (start_row, end_row) of each body, in document order (SWE-agent's body query)
+    assert bodies == [(7, 9), (8, 8), (12, 12), (16, 18), (18, 18), (20, 20)]
+    assert _outline._code_outline(tree.root_node, "python") == entries
+    assert _outline.python_function_bodies(text) == bodies
