@@ -10,9 +10,9 @@ from readbench.run.matrix import load_matrix
 from readbench.run.settings import REAL_DEFAULTS, is_local, resolve_settings
 
 
-def test_simulated_only_keeps_inspects_defaults():
+def test_simulated_only_keeps_inspects_defaults_but_the_realtime_log():
     s = resolve_settings(["readbench/sim-mixed"], {}, {}, {})
-    assert s.eval_set_kwargs() == {"max_tasks": 2, "retry_attempts": 2} and s.defaults == ()
+    assert s.eval_set_kwargs() == {"max_tasks": 2, "retry_attempts": 2, "log_realtime": False} and s.defaults == ()
 
 
 def test_a_remote_real_model_gets_bounds(monkeypatch):
