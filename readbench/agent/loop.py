@@ -194,7 +194,10 @@ def pi_agent(
         workspace: dict[str, Any] = store().get(rbstore.WORKSPACE, {})
         cwd = workspace.get("cwd")
         calls: list[CallLog] = []
-        published: list[dict[str, Any]] = []  # asdict of each of `calls`, made once (the store gets a copy of the list)
+        # asdict of each of `calls`, made once; the store gets the list when the agent ends (`finally`),
+        # not after every call: inspect snapshots and diffs the whole store around every span (tool
+        # call, model call), so a list growing in the store cost O(calls^2) per sample
+        published: list[dict[str, Any]] = []
         records: list[CallRecord] = []
         unpruned: list[CallRecord] = []
         previous_fps: list[str] = []
@@ -223,7 +226,6 @@ def pi_agent(
                 pruned={}, footer_tokens_saved=0, band="", stop_reason=str(output.stop_reason),
                 priced=not rejected, **native))
             published.append(asdict(calls[-1]))
-            store().set(rbstore.CALLS, list(published))
             if not rejected:
                 out_tokens = native["output_tokens"] or 0
                 records.append(CallRecord(view, infos, out_tokens, *ts))
@@ -277,8 +279,7 @@ def pi_agent(
                         visible_intact=len(intact), stop_reason=str(output.stop_reason), priced=not rejected,
                         **native,
                     ))
-                    published.append(asdict(calls[-1]))  # once per call: the list of all was O(calls^2) per sample
-                    store().set(rbstore.CALLS, list(published))
+                    published.append(asdict(calls[-1]))
                     ts_start, ts_first = recorded[1] if recorded else _times(output, wall_start, wall_end, t0)
                     if trunk is not None:
                         trunk.after_call(output, (ts_start, ts_first), request_fp)
@@ -349,6 +350,7 @@ def pi_agent(
             store().set(rbstore.STOP_REASON, "error")
             raise
         finally:
+            store().set(rbstore.CALLS, published)
             store().set(rbstore.WALL_SECONDS, time.monotonic() - t0)
             store().set(rbstore.NATIVE_METRICS, _native(calls, model.name))
             if records:
