@@ -100,10 +100,11 @@ def project(
         seq = cache.sequence("pi-dcp", params, messages, lambda: PiSeq(params)) if _fast(running, _PI_FAST) else None
         if seq is not None and seq.ok and (seq.sw.ok or "supersedeWrites" not in ran):
             out = seq.run(ran)
+            skipped = out.skipped
             return _projection(
                 cfg, out.messages, out.changed,
                 pruned={k: out.pruned[k] for k in ran},
-                skipped={k: dict(out.skipped[k]) for k in ran},
+                skipped={k: skipped[k] for k in ran},
                 saved=out.tokens_saved, footer=footer_text(out.tokens_saved, band, params.debug),
                 band=band, eff=effective_band(band), ratio=ratio, state=state,
             )
