@@ -26,12 +26,25 @@ from typing import Any
 from inspect_ai.model import ChatMessage
 
 from readbench.dcp._cache import ProjectionCache
+from readbench.dcp._fast_obs import ObsSeq
 from readbench.dcp._fast_picols import PiColumns
 from readbench.dcp._fast_pidcp import PiSeq
-from readbench.dcp._params import PiDcpParams
+from readbench.dcp._fast_sister import SisterSeq
+from readbench.dcp._params import ObsMaskParams, PiDcpParams, SisterParams
 from readbench.dcp._pidcp import running_strategies
 from readbench.dcp._pressure import compute_band
-from readbench.dcp._project import _PI_FAST, _fast, _resolve, project, project_reference
+from readbench.dcp._project import (
+    _OBS_FAST,
+    _PI_FAST,
+    _SISTER_FAST,
+    _fast,
+    _resolve,
+    _sister_running,
+    project,
+    project_reference,
+)
+from readbench.dcp._seq import SeqBase
+from readbench.dcp._strategy import family_strategies
 from readbench.dcp._types import ContextUsage, DcpState
 from readbench.dcp.configs import DcpConfig
 
@@ -60,22 +73,50 @@ class ProjectedCalls:
 
 
 class _History:
-    """The shared pi-dcp columns of one history (per `PiColumns.key`) and each configuration's `PiSeq`."""
+    """One history's sequences: the pi-dcp columns (one per `PiColumns.key`), each pi-dcp
+    configuration's `PiSeq` on them, and each sister or obs-mask configuration's sequence."""
 
-    def __init__(self, pi: dict[str, PiDcpParams], messages: list[ChatMessage]) -> None:
-        self.cols: dict[tuple[Any, ...], PiColumns] = {}
-        self.seqs: dict[str, PiSeq] = {}
-        for name, params in pi.items():
-            key = PiColumns.key(params)
-            cols = self.cols.get(key)
-            if cols is None:
-                cols = self.cols[key] = PiColumns(params)
-                cols.sync(messages)
-            self.seqs[name] = PiSeq(params, cols)
+    def __init__(self, fast: dict[str, DcpConfig], messages: list[ChatMessage]) -> None:
+        self.owners: list[SeqBase] = []  # the sequences that consume messages themselves
+        cols: dict[tuple[Any, ...], PiColumns] = {}
+        self.seqs: dict[str, Any] = {}
+        for name, cfg in fast.items():
+            params = cfg.params
+            if isinstance(params, PiDcpParams):
+                key = PiColumns.key(params)
+                if key not in cols:
+                    cols[key] = PiColumns(params)
+                    self.owners.append(cols[key])
+                self.seqs[name] = PiSeq(params, cols[key])
+            else:
+                own: SeqBase = SisterSeq(params) if isinstance(params, SisterParams) else ObsSeq(params)  # type: ignore[arg-type]
+                self.seqs[name] = own
+                self.owners.append(own)
+        for owner in self.owners:
+            owner.sync(messages)
 
     def sync(self, messages: list[ChatMessage]) -> bool:
-        """Consume the new tail (False: `messages` does not extend this history; nothing consumed)."""
-        return all(cols.sync(messages) for cols in self.cols.values())
+        """Consume the new tail (False: `messages` does not extend this history; nothing consumed).
+        Every owner consumed the same messages, so one checks them for all."""
+        first, *rest = self.owners
+        if not first.sync(messages):
+            return False
+        for seq in rest:
+            seq.consume(messages)
+        return True
+
+
+def _fast_config(cfg: DcpConfig) -> bool:
+    """`project` takes a per-history sequence for `cfg` (pi-dcp: when the strategies its band
+    runs have one, decided per call), as opposed to `project_reference` or no pruning."""
+    params = cfg.params
+    if isinstance(params, PiDcpParams):
+        return True
+    if isinstance(params, SisterParams):
+        return _fast(_sister_running(params), _SISTER_FAST)
+    if isinstance(params, ObsMaskParams):
+        return _fast(family_strategies("obs-mask"), _OBS_FAST)
+    return False
 
 
 def project_calls(
@@ -104,7 +145,7 @@ def project_calls(
     for spec in configs:
         cfg = _resolve(spec, cwd)
         cfgs[cfg.name] = cfg
-    pi = {name: cfg.params for name, cfg in cfgs.items() if isinstance(cfg.params, PiDcpParams)}
+    fast = {name: cfg for name, cfg in cfgs.items() if _fast_config(cfg)}
     out = {name: ProjectedCalls() for name in cfgs}
     states = {name: DcpState() for name in cfgs}
     caches = {name: ProjectionCache(max_histories=_HISTORIES) for name in cfgs}
@@ -112,32 +153,47 @@ def project_calls(
     histories: OrderedDict[tuple[int, int | None], _History] = OrderedDict()
     for messages, usage in zip(requests, usages):
         history: _History | None = None
-        if pi and messages:
+        if fast and messages:
             key = (id(messages[0]), id(messages[1]) if len(messages) > 1 else None)
             history = histories.get(key)
             if history is None or not history.sync(messages):
-                history = histories[key] = _History(pi, messages)
+                history = histories[key] = _History(fast, messages)
             histories.move_to_end(key)
             while len(histories) > _HISTORIES:
                 histories.popitem(last=False)
         for name, cfg in cfgs.items():
             params = cfg.params
-            if history is not None and isinstance(params, PiDcpParams):
-                band, _ = compute_band(params, usage)
-                hit = ran_of.get((name, band))
-                if hit is None:
-                    running = running_strategies(params, band)
-                    hit = ran_of[(name, band)] = (tuple(s.name for s in running), _fast(running, _PI_FAST))
-                ran, fast = hit
+            res = out[name]
+            if params is None:  # off: `project`'s copy of the list, nothing pruned
+                res.append(list(messages), 0, 0)
+                continue
+            if history is None or name not in fast:
+                proj = project(messages, cfg, state=states[name], usage=usage, cache=caches[name])
+            else:
                 seq = history.seqs[name]
-                seq.catch_up()
-                if fast and seq.ok and (seq.sw.ok or "supersedeWrites" not in ran):
-                    res = seq.run(ran)
-                    out[name].append(res.messages, sum(res.pruned[k] for k in ran), res.tokens_saved)
+                if isinstance(params, PiDcpParams):
+                    band, _ = compute_band(params, usage)
+                    hit = ran_of.get((name, band))
+                    if hit is None:
+                        running = running_strategies(params, band)
+                        hit = ran_of[(name, band)] = (tuple(s.name for s in running), _fast(running, _PI_FAST))
+                    ran, pi_fast = hit
+                    seq.catch_up()
+                    if pi_fast and seq.ok and (seq.sw.ok or "supersedeWrites" not in ran):
+                        pi = seq.run(ran)
+                        res.append(pi.messages, sum(pi.pruned[k] for k in ran), pi.tokens_saved)
+                        continue
+                elif isinstance(params, SisterParams):
+                    if seq.ok:
+                        so = seq.run(states[name])
+                        states[name] = so.state
+                        res.append(so.messages, sum(so.pruned.values()), so.footer_tokens_saved)
+                        continue
+                else:
+                    masked_out, _, masked, saved = seq.run()
+                    res.append(masked_out, masked, saved)
                     continue
                 proj = project_reference(messages, cfg, state=states[name], usage=usage)
-            else:
-                proj = project(messages, cfg, state=states[name], usage=usage, cache=caches[name])
             states[name] = proj.state
-            out[name].append(proj.messages, proj.stats.pruned_items, proj.stats.footer_tokens_saved)
+            res.append(proj.messages, proj.stats.pruned_items, proj.stats.footer_tokens_saved)
     return out

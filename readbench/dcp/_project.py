@@ -266,7 +266,16 @@ def project_reference(
 
 
 def _same(a: ChatMessage, b: ChatMessage) -> bool:
-    return a is b or a.model_dump(exclude={"id"}) == b.model_dump(exclude={"id"})
+    """Equal but for ids. A message's `model_dump` keeps a `str` content as it is and a list
+    content as a list, so when either content is a string the dumps can only be equal if both
+    are the same string: unequal ones are told apart without dumping (a replacement's content
+    is a string)."""
+    if a is b:
+        return True
+    ca, cb = a.content, b.content
+    if (isinstance(ca, str) or isinstance(cb, str)) and not (isinstance(ca, str) and isinstance(cb, str) and ca == cb):
+        return False
+    return a.model_dump(exclude={"id"}) == b.model_dump(exclude={"id"})
 
 
 def prefix_break_index(previous: list[ChatMessage], current: list[ChatMessage]) -> int | None:

@@ -72,3 +72,29 @@ def test_ill_formed_history_falls_back():
     history = random_history(11, length=80, ill_formed=0.1)
     requests = [history[:k] for k in range(1, len(history) + 1)]
     _check(requests, [ContextUsage(2_000 * k, 100_000) for k in range(len(requests))])
+
+
+def test_line_count_is_splitlines():
+    import random
+
+    from readbench.dcp.strategies.obs_mask import line_count
+
+    rng = random.Random(5)
+    alphabet = ["a", "b", " ", "\n", "\r", "\r\n", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029", "é"]
+    for _ in range(3_000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        assert line_count(text) == len(text.splitlines()), repr(text)
+
+
+def test_same_ignores_ids_only():
+    from inspect_ai.model import ChatMessageTool, ContentText
+
+    from readbench.dcp._project import _same
+
+    a = ChatMessageTool(content="out", tool_call_id="c1", function="read")
+    assert _same(a, a.model_copy(update={"id": "other"}))
+    assert not _same(a, a.model_copy(update={"content": "other"}))
+    assert not _same(a, a.model_copy(update={"content": [ContentText(text="out")]}))
+    assert not _same(a, a.model_copy(update={"function": "bash"}))
+    listed = a.model_copy(update={"content": [ContentText(text="out")]})
+    assert _same(listed, listed.model_copy(update={"id": "x", "content": [ContentText(text="out")]}))
