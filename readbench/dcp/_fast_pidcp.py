@@ -33,7 +33,7 @@ from typing import Any
 from inspect_ai.model import ChatMessage
 
 from readbench.dcp._fast_picols import PiColumns, path_info
-from readbench.dcp._fast_supersede import SupersedeColumns
+from readbench.dcp._fast_supersede import SupersedeColumns, SupersedeOutcome
 from readbench.dcp._params import PiDcpParams
 from readbench.dcp._seq import SeqBase
 from readbench.dcp.strategies.deduplicate import PLACEHOLDER as DEDUP_PLACEHOLDER
@@ -160,24 +160,10 @@ class PiSeq(SeqBase):
         """
         old_restart, old_nsteps = self.seg
         self.out.extend(self.msgs[len(self.out):])
-        cols = self.cols
-        cols.segment()
-        self.seg = (cols.seg_restart, len(self.steps))
+        ctx = self.context(ran)
+        users, nsteps, engaged, _, pins, _ = ctx
+        self.seg = (self.cols.seg_restart, nsteps)
         p = self.params
-        users = self.users
-        nsteps = len(self.steps)
-        current_steps = nsteps - bisect_right(self.step_starts, users[-1] if users else -1)
-        step_active = p.step_protection and p.steps > 0
-        turn_active = p.turn_protection and p.turns > 0
-        engaged = step_active and (not turn_active or current_steps > p.turns)
-        pins: set[str] = set()
-        if p.frontier_pins:
-            pins.update(cols.read_of_modified.values())
-            pins.update(cols.plan_reads.values())
-            if cols.failing is not None:
-                pins.add(cols.failing)
-            if cols.passing is not None:
-                pins.add(cols.passing)
         key = (len(users), engaged, ran)
         results = self.results
         if key != self.key:
@@ -197,7 +183,6 @@ class PiSeq(SeqBase):
             todo = sorted(todo)
         self.dirty.clear()
         self.pins = pins
-        ctx = (users, nsteps, engaged, turn_active, pins, ran)
         sw = self.sw.run(lambda pos: self._recent(pos, ctx)) if "supersedeWrites" in ran else None
         sw_args = sw.args if sw is not None else {}
         if not isinstance(todo, range):
@@ -234,6 +219,48 @@ class PiSeq(SeqBase):
             pruned["supersedeWrites"] = sw.counts["pruned"]
             saved += sw.saved
         return PiFastOutcome(pruned, dict(counts), sw.counts if sw is not None else None, saved, list(out), tuple(changed))
+
+    def context(self, ran: tuple[str, ...]) -> tuple[Any, ...]:
+        """The call's evaluation context: (user positions, steps, step protection engaged, turn
+        protection active, pinned call ids, strategies run), after segmenting the consumed history."""
+        cols = self.cols
+        cols.segment()
+        p = self.params
+        users = self.users
+        nsteps = len(self.steps)
+        current_steps = nsteps - bisect_right(self.step_starts, users[-1] if users else -1)
+        step_active = p.step_protection and p.steps > 0
+        turn_active = p.turn_protection and p.turns > 0
+        engaged = step_active and (not turn_active or current_steps > p.turns)
+        pins: set[str] = set()
+        if p.frontier_pins:
+            pins.update(cols.read_of_modified.values())
+            pins.update(cols.plan_reads.values())
+            if cols.failing is not None:
+                pins.add(cols.failing)
+            if cols.passing is not None:
+                pins.add(cols.passing)
+        return (users, nsteps, engaged, turn_active, pins, ran)
+
+    def supersede(self, ran: tuple[str, ...]) -> SupersedeOutcome:
+        """supersedeWrites' decisions in this call, as `run` would take them, without applying
+        anything (`readbench.dcp._many` asks it whether a twin configuration's output stands)."""
+        ctx = self.context(ran)
+        return self.sw.run(lambda pos: self._recent(pos, ctx))
+
+    def reset(self) -> None:
+        """Forget the evaluation state (the next `run` evaluates every result afresh, as a new
+        sequence's first call does); the columns, supersedeWrites' included, are kept."""
+        n = len(self.outcomes)
+        self.outcomes = [None] * n
+        self.r_summary = [None] * n
+        self.counts = dict.fromkeys(self.counts, 0)
+        self.saved = 0
+        self.out, self.changed = [], []
+        self.key = None
+        self.dirty.clear()
+        self.pins = set()
+        self.sw_args, self.sw_out = {}, {}
 
     def _supersede_output(self, sw_args: dict[str, dict[str, Any]]) -> None:
         """Put this call's assistant copies (arguments superseded) into `out`/`changed`, and

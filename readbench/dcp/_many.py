@@ -19,6 +19,7 @@ never changes a result (`readbench.dcp._cache`). tests/dcp/test_dcp_many.py chec
 
 from __future__ import annotations
 
+import dataclasses
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
@@ -78,6 +79,7 @@ class _History:
 
     def __init__(self, fast: dict[str, DcpConfig], messages: list[ChatMessage]) -> None:
         self.owners: list[SeqBase] = []  # the sequences that consume messages themselves
+        self.stale: set[str] = set()  # pi-dcp configurations that took their twin's output since their last run
         cols: dict[tuple[Any, ...], PiColumns] = {}
         self.seqs: dict[str, Any] = {}
         for name, cfg in fast.items():
@@ -119,6 +121,66 @@ def _fast_config(cfg: DcpConfig) -> bool:
     return False
 
 
+def _twins(pi: dict[str, PiDcpParams]) -> dict[str, str]:
+    """pi-dcp configuration -> an earlier one without supersedeWrites that evaluates every result
+    alike: their parameters are equal once supersedeWrites is off and no band is forced (so the
+    two differ at most in supersedeWrites and in the band, hence in the strategies a call runs)."""
+    out: dict[str, str] = {}
+    names = list(pi)
+    for i, a in enumerate(names):
+        own = dataclasses.replace(pi[a], supersede_writes=False, force_band=None)
+        for b in names[:i]:
+            if not pi[b].supersede_writes and dataclasses.replace(pi[b], force_band=None) == own:
+                out[a] = b
+                break
+    return out
+
+
+def _pi_call(name: str, params: PiDcpParams, usage: ContextUsage | None, history: _History, seq: PiSeq,
+             res: ProjectedCalls, done: dict[str, tuple[tuple[str, ...], list[ChatMessage], int, int]],
+             twins: dict[str, str], ran_of: dict[tuple[str, str], tuple[tuple[str, ...], bool]]) -> bool:
+    """One pi-dcp configuration's fast projection of this call into `res`; False when `project`
+    would take `project_reference` instead.
+
+    A configuration takes its twin's output of the same call (`_twins`, `done`) without
+    evaluating, when this call proves them equal: both run the same strategies but for
+    supersedeWrites, and supersedeWrites replaces no arguments now and did not in this
+    configuration's last own call. Then every result is evaluated alike (the evaluation reads only
+    which of deduplicate, purgeErrors and outputBodyReplace run, the shared columns, the equal
+    parameters and the replaced arguments, none), so the outputs are equal; the counters add
+    supersedeWrites' own. Its evaluation state is then stale: its next own call starts afresh
+    (`PiSeq.reset`).
+    """
+    band, _ = compute_band(params, usage)
+    hit = ran_of.get((name, band))
+    if hit is None:
+        running = running_strategies(params, band)
+        hit = ran_of[(name, band)] = (tuple(s.name for s in running), _fast(running, _PI_FAST))
+    ran, pi_fast = hit
+    seq.catch_up()
+    if not (pi_fast and seq.ok and (seq.sw.ok or "supersedeWrites" not in ran)):
+        return False
+    twin = done.get(twins.get(name, ""))
+    if twin is not None and not seq.sw_args and not seq.sw_out and twin[0] == tuple(k for k in ran if k != "supersedeWrites"):
+        sw = seq.supersede(ran) if "supersedeWrites" in ran else None
+        if sw is None or not sw.args:
+            pruned, saved = twin[2], twin[3]
+            if sw is not None:
+                pruned, saved = pruned + sw.counts["pruned"], saved + sw.saved
+            history.stale.add(name)
+            res.append(twin[1], pruned, saved)
+            done[name] = (ran, twin[1], pruned, saved)
+            return True
+    if name in history.stale:
+        seq.reset()
+        history.stale.discard(name)
+    out = seq.run(ran)
+    pruned = sum(out.pruned[k] for k in ran)
+    res.append(out.messages, pruned, out.tokens_saved)
+    done[name] = (ran, out.messages, pruned, out.tokens_saved)
+    return True
+
+
 def project_calls(
     requests: list[list[ChatMessage]],
     configs: list[DcpConfig | str | dict[str, Any]],
@@ -150,8 +212,10 @@ def project_calls(
     states = {name: DcpState() for name in cfgs}
     caches = {name: ProjectionCache(max_histories=_HISTORIES) for name in cfgs}
     ran_of: dict[tuple[str, str], tuple[tuple[str, ...], bool]] = {}
+    twins = _twins({name: cfg.params for name, cfg in fast.items() if isinstance(cfg.params, PiDcpParams)})
     histories: OrderedDict[tuple[int, int | None], _History] = OrderedDict()
     for messages, usage in zip(requests, usages):
+        done: dict[str, tuple[tuple[str, ...], list[ChatMessage], int, int]] = {}
         history: _History | None = None
         if fast and messages:
             key = (id(messages[0]), id(messages[1]) if len(messages) > 1 else None)
@@ -172,16 +236,7 @@ def project_calls(
             else:
                 seq = history.seqs[name]
                 if isinstance(params, PiDcpParams):
-                    band, _ = compute_band(params, usage)
-                    hit = ran_of.get((name, band))
-                    if hit is None:
-                        running = running_strategies(params, band)
-                        hit = ran_of[(name, band)] = (tuple(s.name for s in running), _fast(running, _PI_FAST))
-                    ran, pi_fast = hit
-                    seq.catch_up()
-                    if pi_fast and seq.ok and (seq.sw.ok or "supersedeWrites" not in ran):
-                        pi = seq.run(ran)
-                        res.append(pi.messages, sum(pi.pruned[k] for k in ran), pi.tokens_saved)
+                    if _pi_call(name, params, usage, history, seq, res, done, twins, ran_of):
                         continue
                 elif isinstance(params, SisterParams):
                     if seq.ok:

@@ -18,6 +18,11 @@ CUSTOM = [
     {"base": "pi-dcp-aggressive", "name": "sw-tight", "turns": 1, "steps": 1, "min_chars": 100, "cwd": "/repo"},
     {"base": "pi-dcp", "name": "sw-banded", "supersede_writes": True, "turns": 2, "steps": 1, "auto_prune": 0.3},
     {"base": "dcp-gated", "name": "open", "gate_mode": "off", "recent_turns": 1, "min_turns_old": 1},
+    # twins of "narrow" (readbench.dcp._many._twins): supersedeWrites on always, and from the high band
+    {"base": "pi-dcp", "name": "narrow", "turns": 1, "steps": 1, "min_chars": 100},
+    {"base": "pi-dcp-aggressive", "name": "narrow-sw", "turns": 1, "steps": 1, "min_chars": 100},
+    {"base": "pi-dcp", "name": "narrow-sw-banded", "turns": 1, "steps": 1, "min_chars": 100, "supersede_writes": True,
+     "auto_prune": 0.3},
 ]
 
 
