@@ -2,7 +2,8 @@
 
 pi-dcp is stateless (docs/specs/dcp.md §1): each call's decisions follow from the whole
 history. Most of what they depend on is a fact of one message, or of one message and those
-before it, and is computed once per history position (`PiSeq.add`):
+before it, and is computed once per history position (`readbench.dcp._fast_picols.PiColumns`,
+shared by the configurations that agree on the four parameters it reads):
 - step segmentation (dcp.md §1) except its tail: a decision that looked past the end of the
   list ("does execution follow?") is redone on the next call from `seg_restart`;
 - per tool result: name, arguments, dedup signature (§2.1), static tool/file protection (§4),
