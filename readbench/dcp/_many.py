@@ -86,6 +86,10 @@ class _History:
             params = cfg.params
             if isinstance(params, PiDcpParams):
                 key = PiColumns.key(params)
+                try:
+                    hash(key)
+                except TypeError:  # unhashable user parameters: columns of its own
+                    key = (name,)
                 if key not in cols:
                     cols[key] = PiColumns(params)
                     self.owners.append(cols[key])

@@ -73,6 +73,20 @@ def test_interleaved_histories_restarts_and_empty_calls():
     _check(requests, [None] * len(requests))
 
 
+def test_unhashable_parameters():
+    from readbench.dcp import DcpConfig
+    from readbench.dcp._params import PiDcpParams
+
+    history = random_history(4, length=50)
+    requests = [history[:k] for k in range(1, len(history) + 1)]
+    odd = DcpConfig("odd", "pi-dcp", "pi-dcp", "test", PiDcpParams(protected_tools=["bash"], turns=1))
+    want = _threaded(requests, ["pi-dcp", odd], [None] * len(requests), None)
+    got = project_calls(requests, ["pi-dcp", odd], [None] * len(requests))
+    for name, calls in want.items():
+        g = got[name]
+        assert [(_view(m), p, s) for m, p, s in zip(g.messages, g.pruned_items, g.footer_tokens_saved)] == calls, name
+
+
 def test_ill_formed_history_falls_back():
     history = random_history(11, length=80, ill_formed=0.1)
     requests = [history[:k] for k in range(1, len(history) + 1)]
