@@ -19,6 +19,7 @@ projected at every call boundary, dcp.md §7.5).
 """
 
 from readbench.dcp._cache import ProjectionCache
+from readbench.dcp._many import ProjectedCalls, project_calls
 from readbench.dcp._project import GateStep, gate_candidates, prefix_break_index, project
 from readbench.dcp._replay import ReplayCall, call_boundaries, replay_projections
 from readbench.dcp._sister import GateCandidate
@@ -38,6 +39,7 @@ __all__ = [
     "GateCandidate",
     "GateInfo",
     "GateStep",
+    "ProjectedCalls",
     "Projection",
     "ProjectionCache",
     "ProjectionStats",
@@ -51,6 +53,7 @@ __all__ = [
     "pi_estimate_tokens",
     "prefix_break_index",
     "project",
+    "project_calls",
     "replay_projections",
     "reported_tokens",
 ]

@@ -2,7 +2,8 @@
 
 pi-dcp is stateless (docs/specs/dcp.md §1): each call's decisions follow from the whole
 history. Most of what they depend on is a fact of one message, or of one message and those
-before it, and is computed once per history position (`PiSeq.add`):
+before it, and is computed once per history position (`readbench.dcp._fast_picols.PiColumns`,
+shared by the configurations that agree on the four parameters it reads):
 - step segmentation (dcp.md §1) except its tail: a decision that looked past the end of the
   list ("does execution follow?") is redone on the next call from `seg_restart`;
 - per tool result: name, arguments, dedup signature (§2.1), static tool/file protection (§4),
@@ -27,22 +28,16 @@ False when supersedeWrites runs) the caller uses the straightforward implementat
 
 from __future__ import annotations
 
-import functools
 from bisect import bisect_left, bisect_right, insort
 from typing import Any
 
-from inspect_ai.model import ChatMessage, ChatMessageTool
+from inspect_ai.model import ChatMessage
 
-from readbench.dcp._fast_steps import StepSeq
-from readbench.dcp._fast_supersede import SupersedeColumns
-from readbench.dcp._glob import glob_to_regex
+from readbench.dcp._fast_picols import PiColumns, path_info
+from readbench.dcp._fast_supersede import SupersedeColumns, SupersedeOutcome
 from readbench.dcp._params import PiDcpParams
-from readbench.dcp._pidcp_run import is_dcp_placeholder
-from readbench.dcp._protection import _path_info, _plan_like, is_verification_command, verification_outcome
-from readbench.dcp._seq import text_only
-from readbench.dcp._view import blocks, calls_of
+from readbench.dcp._seq import SeqBase
 from readbench.dcp.strategies.deduplicate import PLACEHOLDER as DEDUP_PLACEHOLDER
-from readbench.dcp.strategies.deduplicate import signature_once
 from readbench.dcp.strategies.output_replace import placeholder as obr_placeholder
 from readbench.dcp.strategies.purge_errors import PREFIX as PURGE_PREFIX
 from readbench.dcp.strategies.purge_errors import first_line
@@ -52,149 +47,105 @@ __all__ = ["PiSeq", "PiFastOutcome", "path_info"]
 STRATEGY_NAMES = ("deduplicate", "purgeErrors", "supersedeWrites", "outputBodyReplace")
 """The strategies `PiSeq` computes (each names `readbench.dcp._fast_pidcp:PiSeq` as its
 `incremental` hook; `project` takes this path only when every running strategy does)."""
-
-
-@functools.lru_cache(maxsize=4096)
-def _path_info_of(path: str | None, file: str | None, cwd: str | None) -> Any:
-    return _path_info({"path": path, "file": file}, cwd)
-
-
-def path_info(args: Any, cwd: str | None) -> Any:
-    """`_protection._path_info` memoised on the string values it reads (a pure function of them)."""
-    if not isinstance(args, dict):
-        return None
-    path, file = args.get("path"), args.get("file")
-    return _path_info_of(path if isinstance(path, str) else None, file if isinstance(file, str) else None, cwd)
+_REASONS = ("protected", "recent", "other")
 
 
 class PiFastOutcome:
     """Counters and replacements of one fast pi-dcp call (fields as in `PiDcpRun`)."""
 
-    def __init__(self, pruned: dict[str, int], skipped: dict[str, dict[str, int]], tokens_saved: int,
-                 messages: list[ChatMessage], changed: tuple[int, ...]) -> None:
+    def __init__(self, pruned: dict[str, int], counts: dict[tuple[str, str], int], sw_counts: dict[str, int] | None,
+                 tokens_saved: int, messages: list[ChatMessage], changed: tuple[int, ...]) -> None:
         self.pruned = pruned
-        self.skipped = skipped
+        self._counts = counts
+        self._sw_counts = sw_counts
         self.tokens_saved = tokens_saved
         self.messages = messages
         """Output list (input indices)."""
         self.changed = changed
         """Input indices of replaced messages, ascending."""
 
+    @property
+    def skipped(self) -> dict[str, dict[str, int]]:
+        """strategy -> reason -> results skipped (built on demand from the call's counters: the
+        session replay reads only `pruned` and `tokens_saved`)."""
+        counts = self._counts
+        out = {name: {r: counts[(name, r)] for r in _REASONS} for name in STRATEGY_NAMES}
+        if self._sw_counts is not None:
+            out["supersedeWrites"] = {r: self._sw_counts[r] for r in _REASONS}
+        return out
 
-class PiSeq(StepSeq):
-    """pi-dcp columns of one growing history under fixed `PiDcpParams`."""
 
-    def __init__(self, params: PiDcpParams) -> None:
+class PiSeq(SeqBase):
+    """pi-dcp decisions of one growing history under fixed `PiDcpParams`.
+
+    The per-message facts live in `cols` (`PiColumns`): its own (`project`'s cache: `sync`
+    consumes the new messages) or one shared with other configurations of the same
+    `PiColumns.key` (`readbench.dcp._many`: the caller syncs `cols`, then calls `catch_up`).
+    The column lists are aliased here, so the evaluation reads them as its own.
+    """
+
+    def __init__(self, params: PiDcpParams, cols: PiColumns | None = None) -> None:
         super().__init__()
         self.params = params
-        self.ok = True
-        self.globs = [glob_to_regex(g.strip().replace("\\", "/")) for g in params.protected_file_patterns if g.strip()]
-        # calls: id -> (function, arguments, path info)
-        self.calls: dict[str, tuple[str, Any, Any]] = {}
-        self.answered: set[str] = set()
-        # per result ordinal
-        self.r_cid: list[str] = []
-        self.r_name: list[str] = []
-        self.r_args: list[Any] = []
-        self.r_static: list[bool] = []
-        self.r_err: list[bool] = []
-        self.r_ph: list[bool] = []
-        self.r_size: list[int] = []
-        self.r_dup_later: list[bool] = []
+        self.own = cols is None
+        c = self.cols = cols if cols is not None else PiColumns(params)
+        self.msgs, self.index, self.roles, self.users, self.results, self.r_chars = (
+            c.msgs, c.index, c.roles, c.users, c.results, c.r_chars)
+        self.step_idx, self.steps, self.step_starts = c.step_idx, c.steps, c.step_starts
+        self.r_cid, self.r_name, self.r_args, self.r_static = c.r_cid, c.r_name, c.r_args, c.r_static
+        self.r_err, self.r_ph, self.r_images, self.r_dup_later, self.r_ord = c.r_err, c.r_ph, c.r_images, c.r_dup_later, c.r_ord
+        # per result ordinal, this configuration's
         self.r_summary: list[tuple[int, bool, str] | None] = []
-        self.last_sig: dict[str, int] = {}
-        # frontier pins (dcp.md §4)
-        self.modified: set[str] = set()
-        self.read_of_modified: dict[str, str] = {}
-        self.plan_reads: dict[str, str] = {}
-        self.failing: str | None = None
-        self.passing: str | None = None
         # incremental evaluation (run)
-        self.r_ord: dict[str, int] = {}
         self.dirty: set[int] = set()
         self.key: tuple[Any, ...] | None = None
+        self.seg = (0, 0)  # (seg_restart, number of steps) after the previous call's segmentation
         self.pins: set[str] = set()
         self.outcomes: list[tuple[tuple[tuple[str, str], ...], int, ChatMessage | None] | None] = []
         self.counts: dict[tuple[str, str], int] = {
-            (name, r): 0 for name in STRATEGY_NAMES for r in ("pruned", "protected", "recent", "other")}
+            (name, r): 0 for name in STRATEGY_NAMES for r in ("pruned", *_REASONS)}
         self.saved = 0
         self.out: list[ChatMessage] = []
         self.changed: list[int] = []
-        # supersedeWrites: its columns, the arguments it replaced and the assistant copies of the last call
+        # supersedeWrites (fed only when enabled): its columns, the arguments it replaced and the
+        # assistant copies of the last call
         self.sw = SupersedeColumns()
         self.sw_args: dict[str, dict[str, Any]] = {}
         self.sw_out: dict[int, ChatMessage] = {}
+        self._seen_flips = self._seen_calls = 0
 
-    def add(self, pos: int, msg: ChatMessage, role: str) -> None:
-        """Record the message at view position `pos` (see the module docstring)."""
-        self.step_idx.append(-1)
-        if role != "assistant":
-            self.call_ids.append(None)
-            self.text_only.append(False)
-        if role == "user":
-            self.rcid.append(None)
-            return
-        p = self.params
-        if role == "assistant":
-            self.rcid.append(None)
-            calls = calls_of(msg)
-            ids = frozenset(c.id for c in calls)
-            self.call_ids.append(ids if calls else None)
-            self.text_only.append(text_only(msg))
-            if len(ids) != len(calls):
-                self.ok = False
-            for c in calls:
-                if c.id in self.calls:
-                    self.ok = False
-                info = path_info(c.arguments, p.cwd)
-                self.calls[c.id] = (c.function, c.arguments, info)
-                self.sw.add_call(pos, c, c.function in p.protected_tools or self._file_protected(info))
-                if c.function in ("write", "edit") and info and info.primary:
-                    self.modified.add(info.primary)
-            return
-        assert isinstance(msg, ChatMessageTool)  # role "toolResult"
-        cid = msg.tool_call_id
-        self.rcid.append(cid)
-        if cid is None or cid not in self.calls or cid in self.answered:
-            self.ok = False
-            cid = cid or ""
-        self.answered.add(cid)
-        function, args, info = self.calls.get(cid, ("", None, None))
-        name = msg.function or function
-        err = msg.error is not None
-        k = len(self.r_cid)
-        self.r_cid.append(cid)
-        self.r_name.append(name)
-        self.r_args.append(args)
-        self.r_static.append(name in p.protected_tools or self._file_protected(info))
-        self.sw.add_result(pos, name, args)
-        self.r_err.append(err)
-        self.r_ph.append(is_dcp_placeholder(msg.content))
-        images = sum(1 for kind, _ in blocks(msg.content) if kind == "image")
-        self.r_size.append(self.r_chars[k] + images * (p.min_chars + 1))
-        self.r_dup_later.append(False)
-        self.r_summary.append(None)
-        self.outcomes.append(None)
-        self.r_ord[cid] = k
-        if p.deduplicate and args is not None:
-            sig = signature_once(name, args)
-            prev = self.last_sig.get(sig)
-            if prev is not None:
-                self.r_dup_later[prev] = True
-                self.dirty.add(prev)
-            self.last_sig[sig] = k
-        if name == "read" and info and info.primary in self.modified:
-            self.read_of_modified[info.primary] = cid
-        if name == "read" and info and info.primary and _plan_like(info):
-            self.plan_reads[info.primary] = cid
-        if name == "bash" and isinstance(args, dict) and is_verification_command(args.get("command")):
-            if verification_outcome(msg.content, err) == "fail":
-                self.failing = cid
-            else:
-                self.passing = cid
+    @property
+    def ok(self) -> bool:
+        """The history is well formed (`PiColumns.ok`)."""
+        return self.cols.ok
 
-    def _file_protected(self, info: Any) -> bool:
-        return info is not None and any(g.fullmatch(c) for g in self.globs for c in info.candidates)
+    def sync(self, messages: list[ChatMessage]) -> bool:
+        """`SeqBase.sync` through the own `cols` (a shared `cols` is synced by its owner)."""
+        if self.own and not self.cols.sync(messages):
+            return False
+        self.catch_up()
+        return True
+
+    def catch_up(self) -> None:
+        """Take in what `cols` consumed since the last call: per-result slots, the results whose
+        later-duplicate flag turned true, and (with supersedeWrites) its calls and reads."""
+        c = self.cols
+        done = len(self.outcomes)
+        n = len(c.r_cid)
+        if n > done:
+            new = [None] * (n - done)
+            self.outcomes.extend(new)
+            self.r_summary.extend(new)
+            self.r_copy.extend(new)
+        if len(c.dup_flips) > self._seen_flips:
+            self.dirty.update(c.dup_flips[self._seen_flips:])
+            self._seen_flips = len(c.dup_flips)
+        if self.params.supersede_writes:
+            for pos, call, static in c.call_log[self._seen_calls:]:
+                self.sw.add_call(pos, call, static)
+            for k in range(done, n):
+                self.sw.add_result(c.results[k], c.r_name[k], c.r_args[k])
+        self._seen_calls = len(c.call_log)
 
     # -- one call --
 
@@ -208,24 +159,12 @@ class PiSeq(StepSeq):
         user prompt (turn ages shift) or a change of step engagement. supersedeWrites itself is
         decided afresh for every write/edit call (`SupersedeColumns.run`).
         """
-        old_restart, old_nsteps = self.seg_restart, len(self.steps)
+        old_restart, old_nsteps = self.seg
         self.out.extend(self.msgs[len(self.out):])
-        self.segment()
+        ctx = self.context(ran)
+        users, nsteps, engaged, _, pins, _ = ctx
+        self.seg = (self.cols.seg_restart, nsteps)
         p = self.params
-        users = self.users
-        nsteps = len(self.steps)
-        current_steps = nsteps - bisect_right(self.step_starts, users[-1] if users else -1)
-        step_active = p.step_protection and p.steps > 0
-        turn_active = p.turn_protection and p.turns > 0
-        engaged = step_active and (not turn_active or current_steps > p.turns)
-        pins: set[str] = set()
-        if p.frontier_pins:
-            pins.update(self.read_of_modified.values())
-            pins.update(self.plan_reads.values())
-            if self.failing is not None:
-                pins.add(self.failing)
-            if self.passing is not None:
-                pins.add(self.passing)
         key = (len(users), engaged, ran)
         results = self.results
         if key != self.key:
@@ -245,7 +184,6 @@ class PiSeq(StepSeq):
             todo = sorted(todo)
         self.dirty.clear()
         self.pins = pins
-        ctx = (users, nsteps, engaged, turn_active, pins, ran)
         sw = self.sw.run(lambda pos: self._recent(pos, ctx)) if "supersedeWrites" in ran else None
         sw_args = sw.args if sw is not None else {}
         if not isinstance(todo, range):
@@ -277,13 +215,53 @@ class PiSeq(StepSeq):
                 del changed[bisect_left(changed, i)]
         self._supersede_output(sw_args)
         pruned = {name: counts[(name, "pruned")] for name in STRATEGY_NAMES}
-        skipped = {name: {r: counts[(name, r)] for r in ("protected", "recent", "other")} for name in STRATEGY_NAMES}
         saved = self.saved
         if sw is not None:
             pruned["supersedeWrites"] = sw.counts["pruned"]
-            skipped["supersedeWrites"] = {r: sw.counts[r] for r in ("protected", "recent", "other")}
             saved += sw.saved
-        return PiFastOutcome(pruned, skipped, saved, list(out), tuple(changed))
+        return PiFastOutcome(pruned, dict(counts), sw.counts if sw is not None else None, saved, list(out), tuple(changed))
+
+    def context(self, ran: tuple[str, ...]) -> tuple[Any, ...]:
+        """The call's evaluation context: (user positions, steps, step protection engaged, turn
+        protection active, pinned call ids, strategies run), after segmenting the consumed history."""
+        cols = self.cols
+        cols.segment()
+        p = self.params
+        users = self.users
+        nsteps = len(self.steps)
+        current_steps = nsteps - bisect_right(self.step_starts, users[-1] if users else -1)
+        step_active = p.step_protection and p.steps > 0
+        turn_active = p.turn_protection and p.turns > 0
+        engaged = step_active and (not turn_active or current_steps > p.turns)
+        pins: set[str] = set()
+        if p.frontier_pins:
+            pins.update(cols.read_of_modified.values())
+            pins.update(cols.plan_reads.values())
+            if cols.failing is not None:
+                pins.add(cols.failing)
+            if cols.passing is not None:
+                pins.add(cols.passing)
+        return (users, nsteps, engaged, turn_active, pins, ran)
+
+    def supersede(self, ran: tuple[str, ...]) -> SupersedeOutcome:
+        """supersedeWrites' decisions in this call, as `run` would take them, without applying
+        anything (`readbench.dcp._many` asks it whether a twin configuration's output stands)."""
+        ctx = self.context(ran)
+        return self.sw.run(lambda pos: self._recent(pos, ctx))
+
+    def reset(self) -> None:
+        """Forget the evaluation state (the next `run` evaluates every result afresh, as a new
+        sequence's first call does); the columns, supersedeWrites' included, are kept."""
+        n = len(self.outcomes)
+        self.outcomes = [None] * n
+        self.r_summary = [None] * n
+        self.counts = dict.fromkeys(self.counts, 0)
+        self.saved = 0
+        self.out, self.changed = [], []
+        self.key = None
+        self.dirty.clear()
+        self.pins = set()
+        self.sw_args, self.sw_out = {}, {}
 
     def _supersede_output(self, sw_args: dict[str, dict[str, Any]]) -> None:
         """Put this call's assistant copies (arguments superseded) into `out`/`changed`, and
@@ -366,7 +344,7 @@ class PiSeq(StepSeq):
             return tuple(keys), 0, None
         if not do_obr:
             return tuple(keys), 0, None
-        if self.r_ph[k] or self.r_size[k] < p.min_chars:
+        if self.r_ph[k] or self.r_chars[k] + self.r_images[k] * (p.min_chars + 1) < p.min_chars:
             keys.append(("outputBodyReplace", "other"))
             return tuple(keys), 0, None
         keys.append(("outputBodyReplace", "pruned"))

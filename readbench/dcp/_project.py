@@ -100,10 +100,11 @@ def project(
         seq = cache.sequence("pi-dcp", params, messages, lambda: PiSeq(params)) if _fast(running, _PI_FAST) else None
         if seq is not None and seq.ok and (seq.sw.ok or "supersedeWrites" not in ran):
             out = seq.run(ran)
+            skipped = out.skipped
             return _projection(
                 cfg, out.messages, out.changed,
                 pruned={k: out.pruned[k] for k in ran},
-                skipped={k: dict(out.skipped[k]) for k in ran},
+                skipped={k: skipped[k] for k in ran},
                 saved=out.tokens_saved, footer=footer_text(out.tokens_saved, band, params.debug),
                 band=band, eff=effective_band(band), ratio=ratio, state=state,
             )
@@ -265,7 +266,16 @@ def project_reference(
 
 
 def _same(a: ChatMessage, b: ChatMessage) -> bool:
-    return a is b or a.model_dump(exclude={"id"}) == b.model_dump(exclude={"id"})
+    """Equal but for ids. A message's `model_dump` keeps a `str` content as it is and a list
+    content as a list, so when either content is a string the dumps can only be equal if both
+    are the same string: unequal ones are told apart without dumping (a replacement's content
+    is a string)."""
+    if a is b:
+        return True
+    ca, cb = a.content, b.content
+    if (isinstance(ca, str) or isinstance(cb, str)) and not (isinstance(ca, str) and isinstance(cb, str) and ca == cb):
+        return False
+    return a.model_dump(exclude={"id"}) == b.model_dump(exclude={"id"})
 
 
 def prefix_break_index(previous: list[ChatMessage], current: list[ChatMessage]) -> int | None:

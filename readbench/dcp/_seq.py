@@ -58,7 +58,13 @@ class SeqBase:
         done = len(self.msgs)
         if len(messages) < done or not all(map(operator.is_, self.msgs, messages)):
             return False
-        for i in range(done, len(messages)):
+        self.consume(messages)
+        return True
+
+    def consume(self, messages: list[ChatMessage]) -> None:
+        """`sync` for a caller that knows `messages` starts with the consumed message objects
+        (it checked them against another sequence that consumed the same messages)."""
+        for i in range(len(self.msgs), len(messages)):
             m = messages[i]
             self.msgs.append(m)
             if m.role == "system":
@@ -79,7 +85,6 @@ class SeqBase:
                 self.r_chars.append(text_chars(m.content))
                 self.r_copy.append(None)
             self.add(pos, m, role)
-        return True
 
     def add(self, pos: int, msg: ChatMessage, role: str) -> None:
         """Hook for subclasses: record family-specific facts of the message at `pos`."""

@@ -25,12 +25,10 @@ from inspect_ai.model import ChatMessage, ChatMessageAssistant
 
 from readbench.dcp import (
     ContextUsage,
-    DcpState,
-    ProjectionCache,
     get_config,
     pi_context_usage,
     prefix_break_index,
-    project,
+    project_calls,
     reported_tokens,
 )
 from readbench.replay.arms import ArmSimulator
@@ -100,27 +98,32 @@ def _recorded(session: Session, window: int) -> tuple[list[list[ChatMessage]], l
 def _projections(session: Session, config: str, window: int,
                  recorded: tuple[list[list[ChatMessage]], list[ContextUsage]] | None = None,
                  ) -> tuple[list[list[ChatMessage]], list[dict[str, Any]]]:
-    """Each call's projected request under `config`, and per-call statistics. `recorded`: the
-    recorded requests and pi's usage before each call (`_recorded`), shared between configurations."""
-    cfg = get_config(config)
-    cache = ProjectionCache(max_histories=4)
-    state = DcpState()
-    out: list[list[ChatMessage]] = []
-    stats: list[dict[str, Any]] = []
+    """Each call's projected request under `config`, and per-call statistics (`_all_projections`)."""
+    return _all_projections(session, [config], window, recorded)[config]
+
+
+def _all_projections(session: Session, configs: list[str], window: int,
+                     recorded: tuple[list[list[ChatMessage]], list[ContextUsage]] | None = None,
+                     ) -> dict[str, tuple[list[list[ChatMessage]], list[dict[str, Any]]]]:
+    """Per configuration, each call's projected request and per-call statistics. `recorded`: the
+    recorded requests and pi's usage before each call (`_recorded`), shared between configurations.
+    The configurations are projected together, call by call (`readbench.dcp.project_calls`: the
+    same results as threading `project` per configuration, with pi-dcp's per-message work shared)."""
     requests, usages = recorded if recorded is not None else _recorded(session, window)
-    previous: list[ChatMessage] | None = None
-    for i in range(len(session.calls)):
-        proj = project(requests[i], cfg, state=state, usage=usages[i], cwd=session.cwd, cache=cache)
-        state = proj.state
-        brk = prefix_break_index(previous, proj.messages) if previous is not None else None
-        # a new context (compaction) is not a DCP rewrite: compare within a context only
-        if i and session.calls[i].context != session.calls[i - 1].context:
-            brk = None
-        out.append(proj.messages)
-        stats.append({"call": i, "prefix_break": brk, "pruned_items": proj.stats.pruned_items,
-                      "footer_tokens_saved": proj.stats.footer_tokens_saved})
-        previous = proj.messages
-    return out, stats
+    calls = session.calls
+    new_context = [bool(i) and calls[i].context != calls[i - 1].context for i in range(len(calls))]
+    out: dict[str, tuple[list[list[ChatMessage]], list[dict[str, Any]]]] = {}
+    for c, proj in project_calls(requests, list(configs), list(usages), cwd=session.cwd).items():
+        stats: list[dict[str, Any]] = []
+        previous: list[ChatMessage] | None = None
+        for i, messages in enumerate(proj.messages):
+            # a new context (compaction) is not a DCP rewrite: compare within a context only
+            brk = prefix_break_index(previous, messages) if previous is not None and not new_context[i] else None
+            stats.append({"call": i, "prefix_break": brk, "pruned_items": proj.pruned_items[i],
+                          "footer_tokens_saved": proj.footer_tokens_saved[i]})
+            previous = messages
+        out[c] = (proj.messages, stats)
+    return out
 
 
 def replay_dcp(
@@ -157,7 +160,7 @@ def replay_dcp(
         get_config(c)
     with timed(timings, "dcp_project"):
         recorded = _recorded(session, context_window)
-        projections = {c: _projections(session, c, context_window, recorded) for c in names}
+        projections = _all_projections(session, names, context_window, recorded)
     for c, (_, stats) in projections.items():
         out.calls.extend({"file": session.source, "session_id": session.session_id, "config": c, **s} for s in stats)
     if fork_points:

@@ -18,9 +18,19 @@ __all__ = ["STRATEGY", "STRATEGY_ID", "apply", "placeholder"]
 STRATEGY_ID = "obsMask"
 
 
+def line_count(text: str) -> int:
+    """`len(text.splitlines())` without building the lines: with no line boundary but `\\n`
+    (none of `\\r`, `\\v`, `\\f`, `\\x1c`-`\\x1e`, `\\x85`, `\\u2028`, `\\u2029`), it is the number
+    of `\\n` plus one for an unterminated last line (tool output is plain text: the usual case)."""
+    if ("\r" in text or "\x0b" in text or "\x0c" in text or "\x1c" in text or "\x1d" in text or "\x1e" in text
+            or "\x85" in text or "\u2028" in text or "\u2029" in text):
+        return len(text.splitlines())
+    return text.count("\n") + (1 if text and text[-1] != "\n" else 0)
+
+
 def placeholder(params: ObsMaskParams, content: object) -> str:
     """Masked text for a result with `content`."""
-    lines = len(text_of(content).splitlines())
+    lines = line_count(text_of(content))
     images = sum(1 for kind, _ in blocks(content) if kind == "image")
     text = params.placeholder.format(lines=lines)
     return f"{text} ({images} images omitted)" if images else text
