@@ -6,6 +6,8 @@ list of click commands or groups. Adding a command group is one line in `_COMMAN
 
 from __future__ import annotations
 
+import atexit
+import gc
 import importlib
 
 import click
@@ -44,6 +46,20 @@ def _register() -> None:
             main.add_command(cmd)
 
 
+def _no_collection_at_exit() -> None:
+    """Move every object to the garbage collector's permanent generation (``gc.freeze``) as the
+    process exits: the interpreter's finalisation then skips its full collections over the heap
+    that inspect, pandas and pydantic leave behind. Measured on a `readbench eval` run (2-core machine,
+    load 4-5): 2.7-2.8 s from the last line printed to the exit without it, 0.15-0.24 s with it,
+    ~2 CPU s less per process (the test suite starts ~30 `readbench` processes). Registered before
+    any command module is imported, so it runs after their atexit handlers (atexit is last in,
+    first out); finalisation still clears the modules, and objects freed by reference count are
+    freed as before. Only garbage in reference cycles is no longer collected at exit, where
+    CPython never promised to finalise it."""
+    gc.freeze()
+
+
+atexit.register(_no_collection_at_exit)
 _register()
 
 if __name__ == "__main__":

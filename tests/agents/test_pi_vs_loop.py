@@ -48,7 +48,8 @@ def _events(log) -> list[ModelEvent]:
 
 def test_real_pi_and_the_loop_differ_only_where_named(tiny_corpus):
     logs = [inspect_eval(rb_task.read_strategies_task(sandbox_kind="local", families="locate", variant="B", agent=a),
-                         model="readbench/sim-pager", log_dir=str(tiny_corpus / a), display="none")[0]
+                         model="readbench/sim-pager", log_dir=str(tiny_corpus / a), display="none",
+                         log_realtime=False)[0]  # no live-view event buffer: tests/fork/fork_arms.eval_log
             for a in ("readbench", "pi")]
     assert [log.status for log in logs] == ["success", "success"]
     loop, pi = (_events(log) for log in logs)

@@ -114,9 +114,11 @@ def tiny_corpus_fixture(*, own_cache: bool, own_workspaces: bool = False, env: d
 
 
 def eval_ok(tasks: Task | list[Task], model: Any, log_dir: Path, **kwargs: Any) -> list[EvalLog]:
-    """`inspect_eval(tasks, model=model, log_dir=log_dir, display="none", **kwargs)`, asserting one
-    log per task, each with status `success` (the logs' errors shown otherwise)."""
-    logs = inspect_eval(tasks, model=model, log_dir=str(log_dir), display="none", **kwargs)
+    """`inspect_eval(tasks, model=model, log_dir=log_dir, display="none", log_realtime=False, **kwargs)`,
+    asserting one log per task, each with status `success` (the logs' errors shown otherwise).
+    ``log_realtime=False``: inspect's live-view event buffer (SQLite, read only by `inspect view`
+    during a run) is not written; the log file holds every event all the same."""
+    logs = inspect_eval(tasks, model=model, log_dir=str(log_dir), display="none", log_realtime=False, **kwargs)
     n = len(tasks) if isinstance(tasks, list) else 1
     assert [log.status for log in logs] == ["success"] * n, [log.error for log in logs]
     return logs

@@ -105,7 +105,9 @@ def run(directory: Path, name: str, variant: str, families: str = "locate", dcp:
     task = rb_task.read_strategies_task(sandbox_kind=sandbox, families=families, variant=variant, dcp=dcp, agent=agent)
     task.solver = as_solver(harness_agent(agent=agent, variant=variant, dcp=dcp, keep_session=True,
                                           cache_models=CACHE_MODELS, max_turns=MAX_TURNS, **agent_args))
-    log = inspect_eval(task, model="readbench/sim-pager", log_dir=str(directory / name), display="none")[0]
+    # log_realtime=False: no live-view event buffer (tests/fork/fork_arms.eval_log says why)
+    log = inspect_eval(task, model="readbench/sim-pager", log_dir=str(directory / name), display="none",
+                       log_realtime=False)[0]
     assert log.status == "success", (name, log.error)
     return read_eval_log(log.location, resolve_attachments=True).samples[0]
 
