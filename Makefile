@@ -12,7 +12,7 @@ RUN_ID ?=
 # 2 workers, one test module per worker (module-scoped fixtures stay shared), files handed out in
 # tests/conftest.py's order (slow files first: tests/file_durations.py); the 25 slowest
 # tests (and the 10 slowest files) are listed at the end so a CI log shows where the time goes (the suite took 10 min 15 s
-# in a clean-clone .ci/run on this idle 2-core machine with Docker, 2026-12-03; 14 min 11 s on a fresh one, 2026-12-07)
+# in a clean-clone .ci/run on this idle 2-core machine with Docker, 2026-12-03; 14 min 11 s and 14 min 40 s, 2026-12-07)
 PYTEST_ARGS ?= -n 2 --dist loadfile --no-loadscope-reorder --durations=25
 
 .PHONY: setup corpus images eval report plan test lint bench nightly weekly baseline setup-differential setup-ccusage setup-browser setup-llm docker clean
