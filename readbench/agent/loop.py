@@ -8,9 +8,9 @@ inspect's ``execute_tools`` with its truncation off (the read variant's caps are
 experiment). When the assistant answers without tool calls, the next user prompt of a
 multi-prompt task is appended, or the sample ends.
 
-Per call, the loop records a small `readbench.base.store.CallLog` in the store (``readbench:calls``), with the
-provider's own usage (``native_*``); at the end -- in a ``finally``, so an errored sample keeps
-them -- the native sums (readbench.metrics.native) and the cache simulator's per-sample metrics
+Per call, the loop records a small `readbench.base.store.CallLog`, with the provider's own usage
+(``native_*``); at the end -- in a ``finally``, so an errored sample keeps them -- the calls
+(``readbench:calls``), the native sums (readbench.metrics.native) and the cache simulator's per-sample metrics
 for the projected requests and for the same trajectory without projection (the counterfactual
 of docs/specs/metrics.md).
 """
@@ -141,10 +141,10 @@ def _tripping_output() -> ModelOutput | None:
     return None
 
 
-def _native(calls: list[CallLog], model_name: str) -> dict[str, float]:
+def _native(published: list[dict[str, Any]], model_name: str) -> dict[str, float]:
     from readbench.metrics.native import native_metrics
 
-    return native_metrics([asdict(c) for c in calls], model_name)
+    return native_metrics(published, model_name)
 
 
 @agent
@@ -194,10 +194,6 @@ def pi_agent(
         workspace: dict[str, Any] = store().get(rbstore.WORKSPACE, {})
         cwd = workspace.get("cwd")
         calls: list[CallLog] = []
-        # asdict of each of `calls`, made once; the store gets the list when the agent ends (`finally`),
-        # not after every call: inspect snapshots and diffs the whole store around every span (tool
-        # call, model call), so a list growing in the store cost O(calls^2) per sample
-        published: list[dict[str, Any]] = []
         records: list[CallRecord] = []
         unpruned: list[CallRecord] = []
         previous_fps: list[str] = []
@@ -225,7 +221,6 @@ def pi_agent(
                 n_history=len(history), n_input=len(view), earliest_changed_index=None, prefix_break=broke,
                 pruned={}, footer_tokens_saved=0, band="", stop_reason=str(output.stop_reason),
                 priced=not rejected, **native))
-            published.append(asdict(calls[-1]))
             if not rejected:
                 out_tokens = native["output_tokens"] or 0
                 records.append(CallRecord(view, infos, out_tokens, *ts))
@@ -279,7 +274,6 @@ def pi_agent(
                         visible_intact=len(intact), stop_reason=str(output.stop_reason), priced=not rejected,
                         **native,
                     ))
-                    published.append(asdict(calls[-1]))
                     ts_start, ts_first = recorded[1] if recorded else _times(output, wall_start, wall_end, t0)
                     if trunk is not None:
                         trunk.after_call(output, (ts_start, ts_first), request_fp)
@@ -350,9 +344,13 @@ def pi_agent(
             store().set(rbstore.STOP_REASON, "error")
             raise
         finally:
+            # the calls enter the store once, as the agent ends, not after every call: inspect
+            # snapshots and diffs the whole store around every span (tool call, model call), so a
+            # list growing in the store cost O(calls^2) per sample
+            published = [asdict(c) for c in calls]
             store().set(rbstore.CALLS, published)
             store().set(rbstore.WALL_SECONDS, time.monotonic() - t0)
-            store().set(rbstore.NATIVE_METRICS, _native(calls, model.name))
+            store().set(rbstore.NATIVE_METRICS, _native(published, model.name))
             if records:
                 metrics = sample_cache_metrics(records, cache_models, unpruned_calls=unpruned)
                 store().set(rbstore.CACHE_METRICS, metrics)
