@@ -272,8 +272,7 @@ def _same(a: ChatMessage, b: ChatMessage) -> bool:
     is a string)."""
     if a is b:
         return True
-    ca, cb = a.content, b.content
-    if (isinstance(ca, str) or isinstance(cb, str)) and not (isinstance(ca, str) and isinstance(cb, str) and ca == cb):
+    if (isinstance(a.content, str) or isinstance(b.content, str)) and a.content != b.content:
         return False
     return a.model_dump(exclude={"id"}) == b.model_dump(exclude={"id"})
 

@@ -345,5 +345,3 @@ def python_function_bodies(text: str) -> list[tuple[int, int]]:
     bodies: list[tuple[int, int]] = []
     _code_outline(_parse(text, "python").root_node, "python", bodies)
     return bodies
-
-

@@ -95,13 +95,6 @@ def _recorded(session: Session, window: int) -> tuple[list[list[ChatMessage]], l
     return requests, [_usage(session, requests, i, window) for i in range(len(session.calls))]
 
 
-def _projections(session: Session, config: str, window: int,
-                 recorded: tuple[list[list[ChatMessage]], list[ContextUsage]] | None = None,
-                 ) -> tuple[list[list[ChatMessage]], list[dict[str, Any]]]:
-    """Each call's projected request under `config`, and per-call statistics (`_all_projections`)."""
-    return _all_projections(session, [config], window, recorded)[config]
-
-
 def _all_projections(session: Session, configs: list[str], window: int,
                      recorded: tuple[list[list[ChatMessage]], list[ContextUsage]] | None = None,
                      ) -> dict[str, tuple[list[list[ChatMessage]], list[dict[str, Any]]]]:

@@ -37,8 +37,8 @@ from urllib.parse import urlparse
 
 from readbench.sim import is_simulated
 
-__all__ = ["GENERATE_BOUNDS", "LOCAL_DEFAULTS", "REAL_DEFAULTS", "SETTING_BOUNDS", "SIM_LOG_REALTIME", "RunSettings", "base_url_of",
-           "check_settings", "is_local", "probe_server", "resolve_settings"]
+__all__ = ["GENERATE_BOUNDS", "LOCAL_DEFAULTS", "REAL_DEFAULTS", "SETTING_BOUNDS", "SIM_LOG_REALTIME", "RunSettings",
+           "base_url_of", "check_settings", "is_local", "probe_server", "resolve_settings"]
 
 GENERATE_BOUNDS: dict[str, tuple[int, int, str]] = {
     "max_retries": (0, 100, "retries per model call"),
@@ -65,11 +65,12 @@ SIM_LOG_REALTIME = False
 """eval_set's ``log_realtime`` when every model is simulated (GitHub issue 26 item 2). inspect's
 realtime log writes every event of a running sample into a per-eval sample buffer (SQLite), which
 is what lets ``inspect view`` show unfinished samples and ``inspect log recover`` rebuild the
-samples of a crashed log. On the simulated agent that bookkeeping was 7 % of the run's own process
-(the independent nightly subset, 56 samples, two alternating pairs on a loaded machine: 106.3 and
-104.6 against 99.0 and 94.5 CPU s, tables equal), 0.13-0.18 CPU s per sample, and what it protects costs nothing to redo: a crashed simulated run is re-run (eval_set
-still resumes from the finished samples its log holds; ``log_realtime`` is no part of inspect's task
-identifier, so logs written either way resume). Runs with a real model keep it on."""
+samples of a crashed log. On the simulated agent that bookkeeping was 7-10 % of the run's own
+process (the independent nightly subset, 56 samples, two alternating pairs on a loaded machine:
+106.3 and 104.6 against 99.0 and 94.5 CPU s, tables equal), 0.13-0.18 CPU s per sample, and what
+it protects costs nothing to redo: a crashed simulated run is re-run (eval_set still resumes from
+the finished samples its log holds; ``log_realtime`` is no part of inspect's task identifier, so
+logs written either way resume). Runs with a real model keep it on."""
 DEFAULT_MAX_TASKS = 2
 DEFAULT_RETRY_ATTEMPTS = 2
 _LOCAL_PROVIDERS = ("ollama", "vllm", "sglang", "llama-cpp-python", "lmstudio", "transformer_lens", "hf")
