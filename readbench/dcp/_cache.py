@@ -23,15 +23,21 @@ may be the same objects on consecutive calls; treat them as read-only too.
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Protocol, TypeVar
 
 from inspect_ai.model import ChatMessage
 
-from readbench.dcp._seq import SeqBase
-
 __all__ = ["ProjectionCache", "DEFAULT_CACHE"]
 
-S = TypeVar("S", bound=SeqBase)
+
+class _Syncing(Protocol):
+    """What the cache keeps: state over one growing history (`readbench.dcp._seq.SeqBase`, or
+    `readbench.dcp._many`'s bundle of them) that consumes a list's new tail."""
+
+    def sync(self, messages: list[ChatMessage]) -> bool: ...
+
+
+S = TypeVar("S", bound=_Syncing)
 
 
 class ProjectionCache:
@@ -48,7 +54,7 @@ class ProjectionCache:
         if not isinstance(max_histories, int) or max_histories < 0:
             raise ValueError(f"max_histories must be an integer >= 0, got {max_histories!r}")
         self.max_histories = max_histories
-        self._seqs: OrderedDict[tuple[Any, ...], SeqBase] = OrderedDict()
+        self._seqs: OrderedDict[tuple[Any, ...], _Syncing] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._seqs)

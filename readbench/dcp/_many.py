@@ -20,7 +20,6 @@ never changes a result (`readbench.dcp._cache`). tests/dcp/test_dcp_many.py chec
 from __future__ import annotations
 
 import dataclasses
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -77,7 +76,7 @@ class _History:
     """One history's sequences: the pi-dcp columns (one per `PiColumns.key`), each pi-dcp
     configuration's `PiSeq` on them, and each sister or obs-mask configuration's sequence."""
 
-    def __init__(self, fast: dict[str, DcpConfig], messages: list[ChatMessage]) -> None:
+    def __init__(self, fast: dict[str, DcpConfig]) -> None:
         self.owners: list[SeqBase] = []  # the sequences that consume messages themselves
         self.stale: set[str] = set()  # pi-dcp configurations that took their twin's output since their last run
         cols: dict[tuple[Any, ...], PiColumns] = {}
@@ -98,8 +97,6 @@ class _History:
                 own: SeqBase = SisterSeq(params) if isinstance(params, SisterParams) else ObsSeq(params)  # type: ignore[arg-type]
                 self.seqs[name] = own
                 self.owners.append(own)
-        for owner in self.owners:
-            owner.sync(messages)
 
     def sync(self, messages: list[ChatMessage]) -> bool:
         """Consume the new tail (False: `messages` does not extend this history; nothing consumed).
@@ -217,18 +214,12 @@ def project_calls(
     caches = {name: ProjectionCache(max_histories=_HISTORIES) for name in cfgs}
     ran_of: dict[tuple[str, str], tuple[tuple[str, ...], bool]] = {}
     twins = _twins({name: cfg.params for name, cfg in fast.items() if isinstance(cfg.params, PiDcpParams)})
-    histories: OrderedDict[tuple[int, int | None], _History] = OrderedDict()
+    histories = ProjectionCache(max_histories=_HISTORIES)  # one _History per history, as `project`'s caches
     for messages, usage in zip(requests, usages):
         done: dict[str, tuple[tuple[str, ...], list[ChatMessage], int, int]] = {}
         history: _History | None = None
         if fast and messages:
-            key = (id(messages[0]), id(messages[1]) if len(messages) > 1 else None)
-            history = histories.get(key)
-            if history is None or not history.sync(messages):
-                history = histories[key] = _History(fast, messages)
-            histories.move_to_end(key)
-            while len(histories) > _HISTORIES:
-                histories.popitem(last=False)
+            history = histories.sequence("many", None, messages, lambda: _History(fast))
         for name, cfg in cfgs.items():
             params = cfg.params
             res = out[name]
