@@ -24,6 +24,16 @@ imports, corpus and plan, report: paid once per run). The nightly runs the matri
 ``run_cpu / samples + fixed_cpu / nightly_samples`` (`nightly_projection`); the subset's 56 samples
 carry the fixed part ~10x as heavily as the nightly does. The subset's samples stand for the nightly's
 (one task per family of more-itertools and the log task; the other repositories' test suites differ).
+
+``run_children_cpu_seconds_per_sample`` is the part of the samples' CPU taken by child processes
+(test runs, rg, cp; readbench.sandbox.local). On the subset it is most of it and it does not fall
+with readbench's or inspect's own work: at b8f2726 (independent, 2026-12-07, load 4-8) the children
+took 103-105 of the run's ~170 CPU s, 80 of them five runs of more-itertools' ``tests/test_more.py``
+(~16 CPU s each pinned at that load, ~11.5 idle: its DFT and threaded tests): the checker's run
+on the final tree of bugfix, session and longsession (one per task, the run memo serving the other
+arms) and the agent's own full run in bugfix and session. The checker's and the agent's runs on one
+tree are different commands (the checker's ``COLUMNS=200``, no bytecode and CPU ``ulimit``:
+readbench.metrics.scorer), so the memo (readbench.sandbox.runmemo) cannot serve one from the other.
 """
 
 from __future__ import annotations
@@ -89,32 +99,45 @@ def _run(design: str, matrix: str, run_id: str, task_args: list[str]) -> None:
     for t in task_args:
         args += ["-T", t]
     spent: list[float] = []
-    runner.run_plan = cpu_recorded(runner.run_plan, spent)  # eval_cmd imports it when it runs
+    children: list[float] = []
+    runner.run_plan = cpu_recorded(runner.run_plan, spent, children)  # eval_cmd imports it when it runs
     result = CliRunner().invoke(eval_cmd, args, catch_exceptions=False)
     if result.exit_code != 0:
         raise SystemExit(f"readbench eval --design {design} exited {result.exit_code}: {result.output[-2000:]}")
-    (Path("results") / run_id / RUN_CPU_FILE).write_text(json.dumps({"run_plan_cpu_seconds": sum(spent)}))
+    (Path("results") / run_id / RUN_CPU_FILE).write_text(json.dumps(
+        {"run_plan_cpu_seconds": sum(spent), "run_plan_children_cpu_seconds": sum(children)}))
 
 
-#: where a design's subprocess leaves the CPU seconds spent inside run_plan (results/<run id>/)
+#: where a design's subprocess leaves the CPU seconds spent inside run_plan, and the part of them its
+#: child processes took (results/<run id>/)
 RUN_CPU_FILE = "bench_run_cpu.json"
 
 
 def cpu_seconds() -> float:
     """User + system CPU seconds of this process and its reaped children so far."""
+    return cpu_seconds_split()[0]
+
+
+def cpu_seconds_split() -> tuple[float, float]:
+    """(`cpu_seconds`, the reaped children's part of it) so far."""
     own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+    children = kids.ru_utime + kids.ru_stime
+    return own.ru_utime + own.ru_stime + children, children
 
 
-def cpu_recorded(fn: Any, spent: list[float]) -> Any:
+def cpu_recorded(fn: Any, spent: list[float], children: list[float] | None = None) -> Any:
     """``fn`` wrapped to append the CPU seconds (`cpu_seconds`) each call took to ``spent``, also
-    when it raises."""
+    when it raises, and the part of them its reaped child processes took to ``children`` when given.
+    """
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        start = cpu_seconds()
+        start, start_kids = cpu_seconds_split()
         try:
             return fn(*args, **kwargs)
         finally:
-            spent.append(cpu_seconds() - start)
+            end, end_kids = cpu_seconds_split()
+            spent.append(end - start)
+            if children is not None:
+                children.append(end_kids - start_kids)
     return wrapper
 
 
@@ -160,7 +183,9 @@ def bench_forked(matrix: str, task_args: list[str], run_prefix: str = "bench-for
     """Run ``matrix`` under both designs (fresh run ids ``<run_prefix>-<design>``) and measure.
 
     Returns:
-        ``{design: {"model_calls", "cpu_seconds", "wall_seconds"}, "tables": compare_tables(...)}``.
+        ``{design: {"model_calls", "cpu_seconds", "wall_seconds", ...}, "tables": compare_tables(...)}``;
+        a design's ``run_children_cpu_seconds_per_sample`` is the child processes' part of its
+        ``run_cpu_seconds_per_sample`` (see the module docstring).
 
     Raises:
         SystemExit: a design's run did not finish.
@@ -197,6 +222,8 @@ def bench_forked(matrix: str, task_args: list[str], run_prefix: str = "bench-for
         run_cpu = json.loads((Path("results") / f"{run_prefix}-{design}" / RUN_CPU_FILE).read_text())
         d.update(nightly_projection(d["cpu_seconds"], min(run_cpu["run_plan_cpu_seconds"], d["cpu_seconds"]),
                                     max(samples, 1), out["nightly_samples"]))
+        if "run_plan_children_cpu_seconds" in run_cpu:
+            d["run_children_cpu_seconds_per_sample"] = run_cpu["run_plan_children_cpu_seconds"] / max(samples, 1)
     out["saved"] = {"model_calls": 1 - f["model_calls"] / max(i["model_calls"], 1),
                     "cpu_seconds": 1 - f["cpu_seconds"] / max(i["cpu_seconds"], 1e-9)}
     return out

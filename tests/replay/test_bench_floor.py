@@ -142,3 +142,19 @@ def test_cpu_recorded_adds_the_cpu_of_each_call_even_when_it_raises():
     with pytest.raises(RuntimeError, match="no work"):
         wrapped(0)
     assert len(spent) == 2 and spent[0] > 0.005 and spent[1] >= 0
+
+
+def test_cpu_recorded_splits_off_the_cpu_of_reaped_child_processes():
+    import subprocess
+    import sys
+
+    from readbench.run.forked_bench import cpu_recorded
+
+    def child_spins() -> None:
+        subprocess.run([sys.executable, "-c", "sum(k * k for k in range(2_000_000))"], check=True)
+
+    spent: list[float] = []
+    children: list[float] = []
+    cpu_recorded(child_spins, spent, children)()
+    assert len(children) == 1 and children[0] > 0.05  # the child's loop (and its interpreter start-up)
+    assert spent[0] >= children[0]  # the total holds the children's part
