@@ -115,6 +115,12 @@ def format_table(result: dict[str, Any]) -> str:
                             f"report {d['fixed_cpu_seconds']:.1f} CPU s once per run) | samples' CPU s per sample / "
                             f"projected per nightly sample | {d['run_cpu_seconds_per_sample']:.2f} / "
                             f"{d['cpu_seconds_per_nightly_sample']:.2f} | <= {fk['goal_cpu_seconds_per_sample']:g} CPU s |")
+        if "run_children_cpu_seconds_per_sample" in fk["independent"]:
+            for design in ("independent", "forked"):
+                d = fk[design]
+                rows.append(f"| {what}: {design}, the samples' child processes (test runs, rg, cp) | CPU s per sample / "
+                            f"share of the samples' CPU | {d['run_children_cpu_seconds_per_sample']:.2f} / "
+                            f"{d['run_children_cpu_seconds_per_sample'] / d['run_cpu_seconds_per_sample']:.0%} | |")
         rows.append(f"| {what}: forked vs independent | calls saved / CPU saved / per-arm tables equal | "
                     f"{fk['saved']['model_calls']:.0%} / {fk['saved']['cpu_seconds']:.0%} / "
                     f"{'yes' if fk['tables']['equal'] else 'NO: ' + ', '.join(fk['tables']['columns_differing'])} | "

@@ -112,10 +112,11 @@ def test_forked_rows_project_the_cpu_per_sample_onto_the_nightly():
     fk = {"matrix": "evals/nightly.yaml", "task_args": ["per_family=1"], "samples": 56, "nightly_samples": 600,
           "floor_cpu_seconds_per_sample": 0.0125, "goal_cpu_seconds_per_sample": 2.0,
           "independent": {"model_calls": 4000, "cpu_seconds": 150.0, "wall_seconds": 900.0,
-                          "cpu_seconds_per_sample": 150 / 56, "cpu_per_sample_x_floor": 214.0, **p},
+                          "cpu_seconds_per_sample": 150 / 56, "cpu_per_sample_x_floor": 214.0, **p,
+                          "run_children_cpu_seconds_per_sample": 84.0 / 56},
           "forked": {"model_calls": 1000, "cpu_seconds": 112.0, "wall_seconds": 300.0,
                      "cpu_seconds_per_sample": 2.0, "cpu_per_sample_x_floor": 160.0,
-                     **nightly_projection(112.0, 95.2, 56, 600)},
+                     **nightly_projection(112.0, 95.2, 56, 600), "run_children_cpu_seconds_per_sample": 47.6 / 56},
           "saved": {"model_calls": 0.75, "cpu_seconds": 0.25}, "tables": {"equal": True, "columns_differing": []}}
     rows = format_table({"forked": fk}).splitlines()
     what = "evals/nightly.yaml per_family=1, sim, local"
@@ -123,6 +124,11 @@ def test_forked_rows_project_the_cpu_per_sample_onto_the_nightly():
             "| samples' CPU s per sample / projected per nightly sample | 2.38 / 2.41 | <= 2 CPU s |") in rows
     assert (f"| {what}: forked, per nightly sample (600 samples; start-up and report 16.8 CPU s once per run) "
             "| samples' CPU s per sample / projected per nightly sample | 1.70 / 1.73 | <= 2 CPU s |") in rows
+    # children: 84 of the independent run's 133.2 CPU s inside run_plan (63 %), 47.6 of the forked run's 95.2 (50 %)
+    assert (f"| {what}: independent, the samples' child processes (test runs, rg, cp) | CPU s per sample / share of "
+            "the samples' CPU | 1.50 / 63% | |") in rows
+    assert (f"| {what}: forked, the samples' child processes (test runs, rg, cp) | CPU s per sample / share of "
+            "the samples' CPU | 0.85 / 50% | |") in rows
 
 
 def test_cpu_recorded_adds_the_cpu_of_each_call_even_when_it_raises():
