@@ -156,6 +156,7 @@ class _Previous:
     params: str
     conv: tuple[Block, ...]  # blocks of the non-system messages
     conv_ends: list[int]  # conv_ends[j] = len(conv) after the j-th non-system message
+    blocks: tuple[Block, ...] = ()  # head + conv: the previous call's o200k blocks
 
 
 def _identical_prefix_len(a: Sequence[Any], b: Sequence[Any]) -> int:
@@ -177,6 +178,10 @@ class RequestBuilder:
       fresh copies of a message), so `PrefixChainer` finds shared prefixes by identity.
     - Requests are rendered in o200k tokens once per call object, then mapped block by block to
       other tokenizer families (`scale_tokens`), so several families cost little more than one.
+    - Rendering a call after another, it knows how many leading blocks the two share (those of
+      their identical message objects: `prefix_hint`), so the family mapping and the replay's
+      request sets compare only the blocks after them (issue 26: those scans were ~10 % of a
+      replay's CPU).
     """
 
     def __init__(self) -> None:
@@ -189,6 +194,9 @@ class RequestBuilder:
         self._family_maps: dict[str, dict[int, Block]] = {}  # family -> id(o200k block) -> block
         self._family_last: dict[str, tuple[tuple[Block, ...], tuple[Block, ...]]] = {}  # family -> (o200k, mapped)
         self._last_chain: tuple[tuple[Block, ...], tuple[bytes, ...]] = ((), ())
+        # id(call) -> (o200k blocks of the call rendered just before it, a lower bound on the
+        # length of their identical prefix): `prefix_hint`
+        self._hints: dict[int, tuple[tuple[Block, ...], int]] = {}
 
     def _render(self, obj: Any, make: Any) -> tuple[Block, ...]:
         # A pruner's fresh copy of a tool message (same call id, same text object) is found by
@@ -250,11 +258,14 @@ class RequestBuilder:
             conv_ends = prev.conv_ends[: m - len(system_indices)]
             conv_list = list(prev.conv[: conv_ends[-1] if conv_ends else 0])
             suffix = messages[m:]
+            # the blocks of the identical messages are the previous call's own objects
+            shared: int | None = len(head) + len(conv_list) if head is prev.head else None
         else:
             system_indices = [i for i, x in enumerate(messages) if isinstance(x, ChatMessageSystem)]
             head = self._head(call, [messages[i] for i in system_indices])
             conv_ends, conv_list = [], []
             suffix = [x for x in messages if not isinstance(x, ChatMessageSystem)]
+            shared = None
         # Look every suffix message up at C speed; render only the misses.
         found = list(map(self._by_id.get, map(id, suffix)))
         for j in itertools.compress(itertools.count(), map(operator.is_, found, itertools.repeat(None))):
@@ -265,7 +276,10 @@ class RequestBuilder:
         conv_ends.extend(itertools.islice(itertools.accumulate(map(len, done), initial=base), 1, None))
         conv = tuple(conv_list)
         blocks = head + conv
-        self._prev = _Previous(messages, system_indices, head, tools, call.params, conv, conv_ends)
+        if shared is not None:
+            assert prev is not None
+            self._hints[id(call)] = (prev.blocks, shared)
+        self._prev = _Previous(messages, system_indices, head, tools, call.params, conv, conv_ends, blocks)
         return Request(
             blocks=blocks,
             ts_start_seconds=float(call.ts_start_seconds),
@@ -287,6 +301,20 @@ class RequestBuilder:
             base = dataclasses.replace(base, prefix_hashes=hashes)
             hit = self._base[id(call)] = (call, base)
         return hit
+
+    def prefix_hint(self, call: CallRecord, prev_call: CallRecord) -> int | None:
+        """A lower bound on the identical prefix (`is`) of the blocks of `prev_call` and `call`,
+        in any tokenizer family (a family maps each o200k block object to one block object), when
+        the builder rendered `call` right after `prev_call` (it then knows how many message objects
+        the two share, so nobody needs to scan them); None when it does not know.
+
+        Callers that compare consecutive calls' blocks (`readbench.replay.requests.RequestSet`)
+        scan only from there, caching.md §8.1."""
+        hint = self._hints.get(id(call))
+        if hint is None:
+            return None
+        prev = self._base.get(id(prev_call))
+        return hint[1] if prev is not None and prev[1].blocks is hint[0] else None
 
     def message_tokens(self, msg: ChatMessage, family: str = "openai") -> int:
         """Tokens of one message's blocks in tokenizer `family`, exactly as `build` counts them
@@ -311,7 +339,7 @@ class RequestBuilder:
         base = self._hashed(call)[1]
         if family == "openai" and calibration is None:
             return base
-        return Request(self._family_blocks(base.blocks, family, calibration), base.ts_start_seconds,
+        return Request(self._family_blocks(base.blocks, family, calibration, self._hints.get(id(call))), base.ts_start_seconds,
                        base.ts_first_token_seconds, base.output_tokens, prefix_hashes=base.prefix_hashes)
 
     def blocks(self, call: CallRecord, family: str = "openai") -> tuple[Block, ...]:
@@ -325,15 +353,24 @@ class RequestBuilder:
         hit = self._base.get(id(call))
         if hit is None:
             hit = self._base[id(call)] = (call, self._build_base(call))
-        return hit[1].blocks if family == "openai" else self._family_blocks(hit[1].blocks, family, None)
+        if family == "openai":
+            return hit[1].blocks
+        return self._family_blocks(hit[1].blocks, family, None, self._hints.get(id(call)))
 
-    def _family_blocks(self, base: tuple[Block, ...], family: str,
-                       calibration: tuple[float, float] | None) -> tuple[Block, ...]:
+    def _family_blocks(self, base: tuple[Block, ...], family: str, calibration: tuple[float, float] | None,
+                       hint: tuple[tuple[Block, ...], int] | None = None) -> tuple[Block, ...]:
         key = f"{family}:{calibration}" if calibration else family
         fmap = self._family_maps.setdefault(key, {})
-        # over the identical prefix of the previous call mapped to this family, its mapping holds
+        # over the identical prefix of the previous call mapped to this family, its mapping holds;
+        # when that call is the one rendered just before (`hint`), only the blocks after the
+        # messages they share are compared
         last = self._family_last.get(key)
-        k = _identical_prefix_len(base, last[0]) if last is not None else 0
+        if last is None:
+            k = 0
+        elif hint is not None and hint[0] is last[0]:
+            k = hint[1] + _identical_prefix_len(base[hint[1]:], last[0][hint[1]:])
+        else:
+            k = _identical_prefix_len(base, last[0])
         head = last[1][:k] if last is not None else ()
         ids = list(map(id, base[k:]))
         try:

@@ -103,11 +103,29 @@ class RequestSet:
         drops = {m: _drops_earlier_reasoning(m) for m in set(models)}
         self._sizes = sizes if sizes is not None else thinking_sizes(session, family)
         self._sized: dict[int, tuple[Block, Block]] = {}  # id(signed empty thinking block) -> (it, sized copy)
+        #: same[i]: the length of the identical prefix of base[i] and base[i - 1] when it is known
+        #: without a full scan (`request` then compares no blocks); None otherwise
+        self._same: list[int | None] = []
+        prev_blocks: tuple[Block, ...] = ()
+        dropped = False  # whether the previous call went through `self._drop`
         for i, call in enumerate(session.calls):
-            blocks = builder.blocks(records[i], family)
+            blocks = builder_blocks = builder.blocks(records[i], family)
+            # the builder knows how many leading message objects call i shares with call i - 1, so
+            # only the blocks after them are compared (exact: a lower bound, then a short scan)
+            hint = builder.prefix_hint(records[i], records[i - 1]) if i else None
+            p = hint + identical_prefix(blocks[hint:], prev_blocks[hint:]) if hint is not None else None
             if drops[models[i]]:
-                blocks = self._drop(blocks)
-            self.base.append(self._with_thinking_sizes(blocks) if self._sizes else blocks)
+                blocks = self._drop(blocks, (prev_blocks, p) if p is not None else None)
+                same = self._drop.same if dropped else None
+                dropped = True
+            else:
+                same = p if not dropped else None
+                dropped = False
+            prev_blocks = builder_blocks
+            if self._sizes:
+                blocks, same = self._with_thinking_sizes(blocks), None
+            self._same.append(same)
+            self.base.append(blocks)
             start = call.ts_start_seconds
             if start is None:
                 start = (prev + UNTIMED_STEP_SECONDS) if prev > float("-inf") else 0.0
@@ -234,12 +252,13 @@ class RequestSet:
         k = -1
         if last is not None and last[6] is calib:
             lkey = last[0]
-            if lkey == key:
-                k = identical_prefix(base, last[1])
-            elif lkey[1] == fid and lkey[3] == start_blocks:
+            if lkey == key or (lkey[1] == fid and lkey[3] == start_blocks):
+                # call i - 1 just before, both without insertions: `_same` knows their prefix
+                same = self._same[i] if last[5] == i - 1 and base is self.base[i] and last[1] is self.base[i - 1] else None
+                k = same if same is not None else identical_prefix(base, last[1])
+            if lkey != key and k >= 0:
                 # a break since the previous call: its blocks before the first position whose salt
                 # changed are still the same blocks
-                k = identical_prefix(base, last[1])
                 changed = first_salt_change(lkey[2], salt_at)
                 if changed is not None:
                     k = min(k, blocks_before(last[4], ns, changed))

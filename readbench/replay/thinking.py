@@ -85,24 +85,47 @@ class EarlierReasoning:
     def __init__(self, raw_ids: set[int]) -> None:
         self._raw_ids = raw_ids
         self._markers: dict[int, tuple[Block, Block]] = {}  # id(dropped thinking block) -> (it, its marker)
-        # the previous call's (blocks, last plain user block, `_dropped` of them)
-        self._prev: tuple[tuple[Block, ...], int | None, tuple[Block, ...] | None] | None = None
+        # the previous call's (blocks, last plain user block, `_dropped` of them, what it returned)
+        self._prev: tuple[tuple[Block, ...], int | None, tuple[Block, ...] | None, tuple[Block, ...]] | None = None
+        #: the length of the identical prefix of what the latest call returned and what the call
+        #: before it returned, when it is known without a scan (else None)
+        self.same: int | None = None
 
-    def __call__(self, blocks: tuple[Block, ...]) -> tuple[Block, ...]:
-        """`blocks` without the earlier turns' reasoning (`blocks` itself when there is none)."""
+    def __call__(self, blocks: tuple[Block, ...],
+                 shared: tuple[tuple[Block, ...], int] | None = None) -> tuple[Block, ...]:
+        """`blocks` without the earlier turns' reasoning (`blocks` itself when there is none).
+
+        `shared`: (other blocks, the length of their identical prefix with `blocks`) when the caller
+        knows it (`RequestSet` does, from the builder's `prefix_hint`); used when the other blocks
+        are the previous call's, which then are not scanned again."""
         prev = self._prev
-        p = identical_prefix(blocks, prev[0]) if prev is not None else 0
+        if prev is None:
+            p = 0
+        elif shared is not None and shared[0] is prev[0]:
+            p = shared[1]
+        else:
+            p = identical_prefix(blocks, prev[0])
         last = _last_user_turn(blocks, p)
         if last is None and prev is not None and (prev[1] is None or prev[1] < p):
             last = prev[1]  # no new user message: the previous call's last one (or none) still is
         elif last is None and p:
             last = _last_user_turn(blocks, 0)
-        if prev is not None and last is not None and last == prev[1] and p >= last:
+        reused = prev is not None and last is not None and last == prev[1] and p >= last
+        if reused:
+            assert prev is not None
             head = prev[2]  # the same blocks up to the same last user message
         else:
             head = self._dropped(blocks, last)
-        self._prev = (blocks, last, head)
-        return blocks if head is None or last is None else head + blocks[last:]
+        out = blocks if head is None or last is None else head + blocks[last:]
+        self.same = None
+        if prev is not None:
+            if out is blocks and prev[3] is prev[0]:
+                self.same = p  # nothing dropped from either call
+            elif reused and head is not None:
+                assert last is not None
+                self.same = len(head) + p - last  # both are `head` + their blocks from `last` on
+        self._prev = (blocks, last, head, out)
+        return out
 
     def _dropped(self, blocks: tuple[Block, ...], last: int | None) -> tuple[Block, ...] | None:
         """`blocks[:last]` with the thinking blocks dropped or replaced by their markers; None

@@ -81,3 +81,94 @@ def test_an_arm_rendering_like_the_recorded_requests_shares_their_sets(tmp_path)
         assert sim._request_set(cm, same) is sim._request_set(cm, None)
         assert sim._request_set(cm, changed) is not sim._request_set(cm, None)
     assert sim.run(same) == sim.run(None)
+
+
+def _arms(s):
+    """The recorded requests, and an arm whose calls drop and re-add messages (fresh lists,
+    some fresh message copies), as a pruner's projections do."""
+    arm = []
+    for i in range(len(s.calls)):
+        req = list(s.request(i))
+        if i % 7 == 3 and len(req) > 4:
+            req = req[:2] + [m.model_copy() for m in req[2:4]] + req[4:]
+        arm.append(req)
+    return [None, arm]
+
+
+def _reasoning_session(tmp_path, pi_session):
+    """Turns of tool calls with reasoning: a dropping model leaves out earlier turns' thinking."""
+    b = pi_session()
+    t = 0.0
+    for turn in range(6):
+        b.user(f"task {turn}")
+        for k in range(4):
+            cid = f"c{turn}-{k}"
+            b.assistant("", t, (3, 2000, 10, 5), thinking=f"think {turn} {k}", calls=((cid, "read", {"path": f"f{k}"}),))
+            b.result(cid, f"text {turn} {k}\n" * (k + 1))
+            t += 3.0
+        b.assistant(f"done {turn}", t, (3, 2000, 10, 5), thinking=f"wrap {turn}")
+        t += 3.0
+    (s,) = load_file(b.write(tmp_path / "r.jsonl"))
+    return s
+
+
+def test_consecutive_calls_share_the_prefix_the_builder_hands_over(tmp_path, pi_session):
+    """`RequestBuilder.prefix_hint` is a lower bound on two consecutive calls' identical blocks;
+    `RequestSet` turns it into the exact prefix of consecutive bases (dropped reasoning, mixed
+    dropping and keeping models included), and its requests equal those built with every prefix
+    scanned."""
+    from readbench.cache.adapter import RequestBuilder
+    from readbench.replay.prefix import identical_prefix
+    from readbench.replay.requests import call_records
+    from readbench.sessions.synth import write_claude_session
+
+    for s in (*load_file(write_pi_session(tmp_path / "p.jsonl", seed=5, calls=60)),
+              *load_file(write_claude_session(tmp_path / "c.jsonl", seed=6, calls=60)),
+              _reasoning_session(tmp_path, pi_session)):
+        builder, unhinted = RequestBuilder(), RequestBuilder()
+        unhinted.prefix_hint = lambda call, prev_call: None  # every prefix scanned
+        n = len(s.calls)
+        calib = Calibration(tokens={"gpt-5.6-terra": TokenFit(1.1, 3.0, 10)}, heads={"gpt-5.6-terra": 500})
+        for requests in _arms(s):
+            records = call_records(s, requests)
+            hinted = 0
+            for family, models in (("openai", ["gpt-5.6-terra"] * n), ("deepseek", ["deepseek-flash"] * n),
+                                   ("openai", ["gpt-5.6-terra" if i % 3 else "gemini-2.5-flash" for i in range(n)])):
+                rs = RequestSet(s, family, models, builder=builder, records=records)
+                for i in range(1, n):
+                    lb = builder.prefix_hint(records[i], records[i - 1])
+                    if lb is not None:
+                        hinted += 1
+                        assert lb <= identical_prefix(builder.blocks(records[i]), builder.blocks(records[i - 1]))
+                    if rs._same[i] is not None:
+                        assert rs._same[i] == identical_prefix(rs.base[i], rs.base[i - 1])
+                scanned = RequestSet(s, family, models, builder=unhinted, records=records)
+                assert scanned.base == rs.base
+                scanned._same = [None] * n  # `request` scans every prefix
+                for i in range(n):
+                    assert rs.request(i, calib, 7) == scanned.request(i, calib, 7)
+                    assert rs._last[3:5] == scanned._last[3:5]  # prefix hashes and cumulative tokens
+            assert hinted > n  # the hint is there for most calls
+        if s.session_id == "replay-test":  # the reasoning session: earlier turns' thinking was dropped
+            assert rs.base[-1] != builder.blocks(records[-1], "openai")
+
+
+def test_earlier_reasoning_reports_the_prefix_its_outputs_share():
+    sys_, u1, u2 = _b("system", "system", "sys"), _b("text", "user", "u1"), _b("text", "user", "u2")
+    t1, use1, res1 = _b("thinking", "assistant", "t1"), _b("tool_use", "assistant", "use1"), _b("tool_result", "user", "res1")
+    a = (sys_, u1, t1, use1, res1)
+    calls = [a, a + (u2,), a + (u2, t1), a + (u2, use1, res1), (sys_, u2), (sys_, u2, res1)]
+    from readbench.replay.prefix import identical_prefix
+
+    runs, known = [], 0
+    for hinted in (False, True):
+        drop = EarlierReasoning(set())
+        outs = []
+        for k, x in enumerate(calls):
+            p = (calls[k - 1], identical_prefix(x, calls[k - 1])) if hinted and k else None
+            outs.append(drop(x, p))
+            if k and drop.same is not None:
+                known += 1
+                assert drop.same == identical_prefix(outs[k], outs[k - 1])
+        runs.append(outs)
+    assert runs[0] == runs[1] and known >= 4  # the same output, told with or without the caller's prefix
