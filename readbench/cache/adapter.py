@@ -279,6 +279,8 @@ class RequestBuilder:
         if shared is not None:
             assert prev is not None
             self._hints[id(call)] = (prev.blocks, shared)
+        else:  # no hint for this call object (a stale one would outlive a call whose build raised)
+            self._hints.pop(id(call), None)
         self._prev = _Previous(messages, system_indices, head, tools, call.params, conv, conv_ends, blocks)
         return Request(
             blocks=blocks,
