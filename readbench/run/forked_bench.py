@@ -113,20 +113,16 @@ def _run(design: str, matrix: str, run_id: str, task_args: list[str]) -> None:
 RUN_CPU_FILE = "bench_run_cpu.json"
 
 
-def cpu_seconds() -> float:
-    """User + system CPU seconds of this process and its reaped children so far."""
-    return cpu_seconds_split()[0]
-
-
 def cpu_seconds_split() -> tuple[float, float]:
-    """(`cpu_seconds`, the reaped children's part of it) so far."""
+    """(user + system CPU seconds of this process and its reaped children, the children's part of
+    them) so far."""
     own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     children = kids.ru_utime + kids.ru_stime
     return own.ru_utime + own.ru_stime + children, children
 
 
 def cpu_recorded(fn: Any, spent: list[float], children: list[float] | None = None) -> Any:
-    """``fn`` wrapped to append the CPU seconds (`cpu_seconds`) each call took to ``spent``, also
+    """``fn`` wrapped to append the CPU seconds (`cpu_seconds_split`) each call took to ``spent``, also
     when it raises, and the part of them its reaped child processes took to ``children`` when given.
     """
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -222,8 +218,7 @@ def bench_forked(matrix: str, task_args: list[str], run_prefix: str = "bench-for
         run_cpu = json.loads((Path("results") / f"{run_prefix}-{design}" / RUN_CPU_FILE).read_text())
         d.update(nightly_projection(d["cpu_seconds"], min(run_cpu["run_plan_cpu_seconds"], d["cpu_seconds"]),
                                     max(samples, 1), out["nightly_samples"]))
-        if "run_plan_children_cpu_seconds" in run_cpu:
-            d["run_children_cpu_seconds_per_sample"] = run_cpu["run_plan_children_cpu_seconds"] / max(samples, 1)
+        d["run_children_cpu_seconds_per_sample"] = run_cpu["run_plan_children_cpu_seconds"] / max(samples, 1)
     out["saved"] = {"model_calls": 1 - f["model_calls"] / max(i["model_calls"], 1),
                     "cpu_seconds": 1 - f["cpu_seconds"] / max(i["cpu_seconds"], 1e-9)}
     return out
