@@ -117,3 +117,24 @@ def test_start_rotates_the_first_kind():
     whole = [wholefile_questions(MOD, "m.py", 1, random.Random(0), start=k)[0].kind for k in range(4)]
     # MOD has no raise type used 3 times: start 0 falls through to the next kind with a pool
     assert whole == ["count_param", "count_param", "count_methods", "count_toplevel"]
+
+
+def test_segment_equals_the_stdlib_on_every_node_of_awkward_sources():
+    """_segment splits once per text; it must return what ast.get_source_segment returns, on line
+    ends the parser counts (\\r\\n, \\r, \\n) and on ones it does not (\\f, \\v, \\x1c, \\u2028),
+    multi-line nodes, non-ASCII columns (byte offsets) and a last line without an end."""
+    import ast
+
+    from readbench.corpus._questions import _segment
+
+    texts = [
+        MOD,
+        'x = ("é€",\r\n     "ß")\r\ny = {"a": 1,\r  "b": [2,\n 3]}\n\fz = "\u2028" + "\x1c\v"\nw = f(\n  1)',
+        "def f(a='ü' , b=(1,\n 2)):\n    raise E('ok')",
+        "",
+    ]
+    for text in texts:
+        nodes = [n for n in ast.walk(ast.parse(text)) if hasattr(n, "end_lineno")]
+        assert nodes or not text
+        for node in nodes:
+            assert _segment(text, node) == ast.get_source_segment(text, node), (text, ast.dump(node))
