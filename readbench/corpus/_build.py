@@ -20,7 +20,7 @@ from typing import Callable
 
 from readbench.corpus._assemble import bugfix_record, log_record, question_record, session_record
 from readbench.corpus._bugfix import TargetRunner
-from readbench.corpus._fetch import cache_root, ensure_source, sha256_file, validation_dir
+from readbench.corpus._fetch import cache_root, ensure_source, fetch_all, sha256_file, validation_dir
 from readbench.corpus._inputs import build_key, unchanged, write_key
 from readbench.corpus._logs import LOG_KINDS, generate_log
 from readbench.corpus._long import BUGS_PER_SESSION, chain_bugs, longsession_record, pick_chains, validate_chain
@@ -121,6 +121,7 @@ def build(
     selected = [s for s in recipe.sources if sources is None or s.name in sources]
     out_dir = out_dir or default_corpus_dir()
     key = build_key(sources_path or default_sources_path(), seed, sources, fams, GENERATOR_VERSION, validation_dir())
+    fetch_all(selected, recipe.wheels)  # a cold cache's downloads, several at a time
     if not force and unchanged(out_dir, key):
         for spec in selected:  # the source trees the tasks run in are still needed (fetched when gone)
             ensure_source(spec, recipe.wheels)

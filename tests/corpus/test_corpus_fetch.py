@@ -51,3 +51,66 @@ def test_bad_recipe_errors_name_the_key(tmp_path):
                  + '"\n[[source.target]]\nfile = "m.py"\ntasks = { bugfix = 1 }\n')
     with pytest.raises(ValueError, match="fix families need test_args"):
         load_sources(p)
+
+
+@pytest.fixture
+def index(tmp_path, monkeypatch):
+    """A PEP 691 index on 127.0.0.1 listing two files of project ``Demo_Pkg`` (one with a wrong
+    digest); ``PIP_INDEX_URL`` points at it and pip, if called, records its arguments."""
+    import http.server
+    import json
+    import threading
+
+    from readbench.corpus import _fetch
+
+    good, other = b"sdist bytes", b"wheel bytes"
+    files = {"/files/demo_pkg-1.0.tar.gz": good, "/files/demo_pkg-1.0-py3-none-any.whl": other}
+    listing = {"meta": {"api-version": "1.1"}, "files": [
+        {"filename": "demo_pkg-1.0.tar.gz", "url": "../../files/demo_pkg-1.0.tar.gz",
+         "hashes": {"sha256": hashlib.sha256(good).hexdigest()}},
+        {"filename": "demo_pkg-1.0-py3-none-any.whl", "url": "/files/demo_pkg-1.0-py3-none-any.whl",
+         "hashes": {"sha256": "0" * 64}}]}
+    asked: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            asked.append(self.path)
+            if self.path == "/simple/demo-pkg/":
+                body = json.dumps(listing).encode()
+            elif self.path in files:
+                body = files[self.path]
+            else:
+                self.send_error(404)
+                return
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setenv("PIP_INDEX_URL", f"http://127.0.0.1:{server.server_port}/simple/")
+    pip_calls: list[list[str]] = []
+    monkeypatch.setattr(_fetch, "_pip_download", lambda args, dest: pip_calls.append(args))
+    yield {"good": good, "asked": asked, "pip": pip_calls}
+    server.shutdown()
+
+
+def test_index_listing_serves_the_pinned_file_without_pip(tmp_path, index):
+    sha = hashlib.sha256(index["good"]).hexdigest()
+    got = fetch_file("demo_pkg-1.0.tar.gz", sha, ["demo-pkg==1.0"], downloads=tmp_path / "dl",
+                     project="Demo_Pkg")
+    assert got.read_bytes() == b"sdist bytes"
+    assert index["asked"] == ["/simple/demo-pkg/", "/files/demo_pkg-1.0.tar.gz"]
+    assert index["pip"] == []
+
+
+def test_listing_with_another_digest_or_no_such_file_falls_back_to_pip(tmp_path, index):
+    for name in ("demo_pkg-1.0-py3-none-any.whl", "demo_pkg-2.0.tar.gz"):
+        with pytest.raises(RuntimeError, match=rf"pip saved \[\], expected '{name}'"):
+            fetch_file(name, "1" * 64, [f"{name}-args"], downloads=tmp_path / "dl", project="demo-pkg")
+    assert index["pip"] == [["demo_pkg-1.0-py3-none-any.whl-args"], ["demo_pkg-2.0.tar.gz-args"]]
+    assert index["asked"] == ["/simple/demo-pkg/", "/simple/demo-pkg/"]  # no file fetched
+    assert not (tmp_path / "dl").exists()
