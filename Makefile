@@ -18,10 +18,18 @@ PYTEST_ARGS ?= -n 2 --dist loadfile --no-loadscope-reorder --durations=25
 .PHONY: setup corpus images eval report plan test lint bench nightly weekly baseline setup-differential setup-ccusage setup-browser setup-llm docker clean
 
 setup: $(STAMP)
+# openai: the real-model tests talk to a local server and pi reaches the bridge by chat completions;
+# anthropic: Claude Code reaches the bridge by the Messages API
+EXTRAS := .[dev,docker,k8s,openai,anthropic]
+# uv (pinned, from PyPI) resolves and installs the same versions as pip with less CPU, and compiles
+# the bytecode on both cores (pip compiles on one; compiled it must be: where PYTHONDONTWRITEBYTECODE
+# is set, as on this machine, nothing imported is ever cached otherwise). uv reads no pip.conf, so
+# when it fails (an index configured for pip only), pip installs instead; pip 23's resolver
+# backtracks for many minutes on this tree, hence the upgrade.
 $(STAMP): pyproject.toml Makefile   # Makefile: the extras installed are named here
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip   # pip 23's resolver backtracks for many minutes on this tree
-	$(BIN)/pip install -q -e ".[dev,docker,k8s,openai,anthropic]"   # openai: the real-model tests talk to a local server and pi reaches the bridge by chat completions; anthropic: Claude Code reaches the bridge by the Messages API
+	$(BIN)/pip install -q uv==0.13.10 && $(BIN)/uv pip install -q --compile-bytecode --python $(BIN)/python -e "$(EXTRAS)" \
+	  || { $(BIN)/pip install -q --upgrade pip && $(BIN)/pip install -q -e "$(EXTRAS)"; }
 	touch $@
 
 corpus: setup
