@@ -8,7 +8,8 @@ id cannot be reused by another object while the value is cached.
 
 Users: readbench.agent.loop.FingerprintCache (per sample, unbounded), readbench.sim.tokens
 (message token counts, 8,192 kept), readbench.dcp.strategies.deduplicate.signature_once (4,096 kept),
-readbench.read._pi.split_lines and select (a file text's lines and selections, 8 kept).
+readbench.read._pi.split_lines and select (a file text's lines and selections, 8 kept),
+readbench.read._swe_agent._TEXTS (a file version's SWE-agent text, 8 kept).
 """
 
 from __future__ import annotations

@@ -20,14 +20,16 @@ EOF is clamped, as pi does); the notes name `read` with `offset`/`limit` instead
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import ClassVar
 
+from readbench.base.idmemo import IdentityMemo
 from readbench.read._outline import python_function_bodies
 from readbench.read._params import check_bool, check_int, params_to_dict
-from readbench.read._pi import check_line_arg
+from readbench.read._pi import MEMO_SLOTS, check_line_arg, split_lines
 from readbench.read._session import ReadSession, file_key_for
-from readbench.read._types import ReadResult, ReadVariant, call_facts, make_details
+from readbench.read._types import FILE_MEMO_MAX_BYTES, ReadResult, ReadVariant, call_facts, decoded, make_details
 
 __all__ = ["SweAgentParams", "SweAgentRead", "swe_decode", "swe_filemap"]
 
@@ -81,6 +83,21 @@ def swe_decode(data: bytes) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
+def _swe_text(data: bytes) -> str:
+    """`swe_decode(data)`, as the very text object `readbench.read._types.decoded` gives the other
+    presets when the two are equal (valid UTF-8 without a carriage return): equal strings are
+    interchangeable, and sharing the object lets this read reuse the file memo's line count and
+    `readbench.read._pi.split_lines`' split instead of decoding, counting and splitting the file
+    again on every read (the replay's read counterfactual serves every recorded read of a file
+    version under every preset)."""
+    text = swe_decode(data)
+    shared = decoded(data)
+    return shared if text == shared else text
+
+
+_TEXTS: IdentityMemo[str] = IdentityMemo(_swe_text, MEMO_SLOTS)
+
+
 def swe_filemap(text: str, min_row_span: int) -> list[tuple[str, int | None]]:
     """SWE-agent's `Filemap.show_filemap` as rows: (row text before tab expansion, the
     1-based file line it shows verbatim, or None for an `... eliding lines a-b ...` row)."""
@@ -95,6 +112,28 @@ def swe_filemap(text: str, min_row_span: int) -> list[tuple[str, int | None]]:
         (f"{i + 1:6d} {line}", i + 1 if verbatim else None)
         for i, line, verbatim in sorted(messages + kept, key=lambda r: (r[0], r[1]))
     ]
+
+
+def _filemap_rows(text: str, min_row_span: int) -> Iterator[tuple[str, int | None]]:
+    """The rows of `swe_filemap(text, min_row_span)`, tabs expanded, in order, made one at a time
+    (`_filemap_view` stops at the clip)."""
+    elide = [(a, b) for a, b in python_function_bodies(text) if b - a >= min_row_span]
+    elided_rows = {row for a, b in elide for row in range(a, b + 1)}
+    lines = split_lines(text)  # shared: not changed here
+    n = len(lines) - 1 if lines and lines[-1] == "" else len(lines)
+    # swe_filemap sorts its (row, text) pairs: an elision's row is elided, so never a kept line's;
+    # elisions of one row (none in Python) sort by their text, as there
+    marks = sorted((a, f"... eliding lines {a + 1}-{b + 1} ...") for a, b in elide)
+    k = 0
+    for i in range(n):
+        while k < len(marks) and marks[k][0] <= i:
+            a, msg = marks[k]
+            yield (f"{a + 1:6d} {msg}".expandtabs(), None)
+            k += 1
+        if i not in elided_rows:
+            yield (f"{i + 1:6d} {lines[i]}".expandtabs(), i + 1)
+    for a, msg in marks[k:]:
+        yield (f"{a + 1:6d} {msg}".expandtabs(), None)
 
 
 def _ranges_from(lines: list[int]) -> tuple[tuple[int, int], ...]:
@@ -140,6 +179,29 @@ class SweAgentRead(ReadVariant):
             return content, False
         return content[:n] + TRUNCATED_MESSAGE, True
 
+    def _filemap_view(self, text: str) -> tuple[str, list[int]]:
+        """(the clipped file map, the file lines it shows verbatim), as SWE-agent's view of
+        `"\\n".join(swe_filemap(...) rows, tabs expanded)` clipped to `max_response_chars`, with the
+        lines whose whole row fits. Rows are made only up to the first one the clip cuts: the
+        joined rows up to and including row j are `used` characters long (rows and the newlines
+        between them), so the first row with `used > max_response_chars` is both where the
+        clipped text ends and the first row not shown, and a map whose rows never get there is
+        not clipped. A 5,000-line file's map is cut after some 2,000 rows."""
+        n = self.p.max_response_chars
+        parts: list[str] = []
+        shown: list[int] = []
+        used = 0
+        for row, line in _filemap_rows(text, self.p.elide_min_row_span):
+            parts.append(row)
+            used += len(row)
+            if used > n:
+                break
+            if line is not None:
+                shown.append(line)
+            used += 1  # the newline
+        clipped, _ = self._clip("\n".join(parts))
+        return clipped, shown
+
     def read(
         self,
         data: bytes,
@@ -156,9 +218,9 @@ class SweAgentRead(ReadVariant):
         offset = check_line_arg("offset", offset)
         limit = check_line_arg("limit", limit)
         key = file_key or file_key_for(path)
-        text = swe_decode(data)
+        text = _TEXTS(data) if type(data) is bytes and len(data) <= FILE_MEMO_MAX_BYTES else swe_decode(data)
         facts = call_facts(self.name, text, data, path, offset, limit, call_id)
-        lines = text.split("\n")
+        lines = split_lines(text)  # shared with other presets' reads of this text: not changed here
         ranged = offset is not None or limit is not None
         if (
             not ranged
@@ -167,19 +229,7 @@ class SweAgentRead(ReadVariant):
             and len(text) > self.p.max_response_chars
             and (self.p.filemap_max_file_bytes is None or len(data) <= self.p.filemap_max_file_bytes)
         ):
-            rows = swe_filemap(text, self.p.elide_min_row_span)
-            expanded = [(row.expandtabs(), line) for row, line in rows]
-            clipped, was_clipped = self._clip("\n".join(r for r, _ in expanded))
-            budget = self.p.max_response_chars if was_clipped else None
-            shown: list[int] = []
-            used = 0
-            for row, line in expanded:
-                used += len(row)
-                if budget is not None and used > budget:
-                    break
-                if line is not None:
-                    shown.append(line)
-                used += 1  # the newline
+            clipped, shown = self._filemap_view(text)
             ranges = _ranges_from(shown)
             out = f"{FILEMAP_HEAD}\n{clipped}\n{FILEMAP_TAIL}\n"
             session.record_read(key, call_id, ranges, facts.content_sha256)

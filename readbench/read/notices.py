@@ -219,6 +219,40 @@ class NumberedFrame:
 _NUMBER_ROW = re.compile(r"^(?P<pad> *)(?P<line>\d+)(?P<sep>→|\t)")
 
 
+def _canonical_run(rows: list[str], start: int) -> tuple[str, int, int] | None:
+    """(style, first number, index of the body's last row) of the numbered body starting at
+    `rows[start]` when the body is written exactly as `number_rows` writes one style (the
+    listings Claude Code and the presets write), found by comparing each row's start with the
+    expected prefix at C speed; None when this cannot tell (`numbered_frame` then reads the rows
+    one by one).
+
+    The same answer as the row-by-row reading: a row that starts with the expected prefix
+    `number_prefix(n, style)` matches `_NUMBER_ROW` with that number and separator (the prefix is
+    spaces, ASCII digits and the separator, which the pattern's greedy groups take whole), and
+    its padding agrees with `style` (padded: 6 columns below 100,000, none above; unpadded: no
+    spaces). The row-by-row reading stops at the first row that does not match or whose number
+    is not the next one; the first row that does not start with the expected prefix is such a
+    row unless it matches with the next number in another way (another style, leading zeros,
+    non-ASCII digits): then None. The first row decides the style, so it must be below 100,000
+    and start with its own style's prefix."""
+    m = _NUMBER_ROW.match(rows[start])
+    assert m is not None
+    first = int(m.group("line"))
+    if first >= 100_000:
+        return None
+    style = ("padded-" if m.group("pad") else "") + ("arrow" if m.group("sep") == "→" else "tab")
+    fmt = NUMBER_STYLES[style].replace("{n", "{0").format
+    if not rows[start].startswith(fmt(first)):
+        return None
+    ok = list(map(str.startswith, itertools.islice(rows, start, None), map(fmt, itertools.count(first))))
+    k = ok.index(False) if False in ok else len(ok)  # rows start..start+k-1 carry the prefixes
+    if start + k < len(rows):
+        stop = _NUMBER_ROW.match(rows[start + k])
+        if stop is not None and int(stop.group("line")) == first + k:
+            return None
+    return style, first, start + k - 1
+
+
 def numbered_frame(text: str) -> NumberedFrame | None:
     """Split a `cat -n` read result (Claude Code's `Read`) into prefix, numbered body and suffix.
 
@@ -232,6 +266,12 @@ def numbered_frame(text: str) -> NumberedFrame | None:
     start = next((i for i, row in enumerate(rows) if _NUMBER_ROW.match(row)), None)
     if start is None:
         return None
+    fast = _canonical_run(rows, start)
+    if fast is not None:
+        style, first, end = fast
+        prefix = "".join(row + "\n" for row in rows[:start])
+        suffix = "".join("\n" + row for row in rows[end + 1:])
+        return NumberedFrame(prefix, "\n".join(rows[start:end + 1]), suffix, style, first, first + end - start)
     end, expected, seps, padded = start, None, set(), set()
     for i in range(start, len(rows)):
         m = _NUMBER_ROW.match(rows[i])

@@ -153,8 +153,11 @@ def recorded_overrides(results: dict[str, ChatMessageTool], token_family: str | 
     out: dict[str, Any] = {}
     if token_family:
         out["token_family"] = token_family
-    longest = max((utf16_len(m.group("text")) for f in numbered or () for row in f.body.split("\n")
-                   for m in [NUMBERED_LINE.match(row)] if m), default=0)
+    # a row's text is part of the row and its JS length at most twice its length: rows of at most
+    # 1,000 characters cannot hold a line over 2,000, so only a frame with a longer row is read
+    # row by row (every frame of a session is otherwise parsed again here)
+    longest = max((utf16_len(m.group("text")) for f in numbered or () if 2 * max(map(len, f.body.split("\n"))) > 2000
+                   for row in f.body.split("\n") for m in [NUMBERED_LINE.match(row)] if m), default=0)
     if longest > 2000:
         out["max_line_chars"] = longest
     budgets = {int(m.group(1)) for msg in results.values() if msg.error is not None or msg.text.startswith("File content (")

@@ -90,3 +90,23 @@ def test_the_preset_as_registered_would_have_changed_every_read(tmp_path):
                   visible_call_ids=None).text
     assert text == "     1\timport os\n     2\t\n     3\tdef f():\n     4\t    return os.sep"
     assert text not in (ARROW, TAB)
+
+
+def test_recorded_line_cap_reads_only_frames_with_a_row_that_can_hold_a_long_line():
+    # 2 x the longest row bounds a row's JS length: frames of short rows give no max_line_chars, and
+    # a row of 1,001+ characters is read as before (astral characters count twice in JS)
+    from inspect_ai.model import ChatMessageTool
+
+    from readbench.read.notices import numbered_frame
+    from readbench.replay.read_counterfactual import recorded_overrides
+
+    def over(*bodies: str) -> dict:
+        frames = [numbered_frame(b) for b in bodies]
+        return recorded_overrides({"t": ChatMessageTool(content="x", tool_call_id="t")}, None, frames)  # type: ignore[arg-type]
+
+    assert over("     1\t" + "a" * 993) == {}  # a 1,000-character row
+    assert over("     1\t" + "a" * 2000, "     1\tb") == {}
+    assert over("     1\t" + "a" * 2001) == {"max_line_chars": 2001}
+    assert over("1\tb", "     1\t" + "\U0001f600" * 1001) == {"max_line_chars": 2002}
+    assert over("     1\t" + "\U0001f600" * 1000) == {}
+    assert over("     1→" + "é" * 2500 + "\n     2→x") == {"max_line_chars": 2500}
