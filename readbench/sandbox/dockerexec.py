@@ -21,10 +21,16 @@ What this module changes, and only this: `ReadbenchDockerSandbox.exec` (every to
 command, and inspect's own ``write_file``, whose ``mkdir -p`` and ``tee`` come through it with
 their input) and `ReadbenchDockerSandbox.read_file` talk to the engine through the ``docker``
 SDK (already a dependency: readbench.sandbox.images), and test commands go through the run memo
-(readbench.sandbox.dockermemo). Everything else -- ``compose up``/``down`` per sample, the
-project, the working directory, ``connection`` -- is inspect's `DockerSandboxEnvironment`,
-unchanged. The results are those of
-inspect's compose path:
+(readbench.sandbox.dockermemo). For a compose file readbench wrote
+(readbench.sandbox.images.render_compose: one service, no build, no network; `api_service`) the
+sample's container is also created, started and removed through the Engine API
+(`ReadbenchDockerSandbox.sample_init`, ``sample_cleanup``, ``connection``), with compose's
+container name and labels and inside the compose project inspect registers for its cleanup: on
+the smoke matrix inspect's ``docker compose`` and ``docker`` CLI processes for this (8 a sample)
+were ~170 of the command's ~450 CPU s (/work/coord/notes/smoke10.md). Everything else -- the
+task's checks, other compose files, interrupted samples (brought down by inspect's ``compose
+down`` at the end of the task) -- is inspect's `DockerSandboxEnvironment`, unchanged. The
+results are those of inspect's compose path:
 
 - the command runs in the same container with the same ``--workdir`` (inspect's resolution of
   ``cwd``), ``--user`` and ``--env``, no TTY; stdin gets the input and is closed (at end of file
@@ -51,6 +57,7 @@ from __future__ import annotations
 
 import errno
 import functools
+import hashlib
 import json
 import os
 import posixpath
@@ -165,7 +172,10 @@ def _api_up(project: str, config: str, service: dict[str, Any]) -> str:
     labels = {"com.docker.compose.project": project, "com.docker.compose.service": "default",
               "com.docker.compose.oneoff": "False", "com.docker.compose.container-number": "1",
               "com.docker.compose.depends_on": "", "com.docker.compose.project.config_files": config,
-              "com.docker.compose.project.working_dir": os.path.dirname(config)}
+              "com.docker.compose.project.working_dir": os.path.dirname(config),
+              # compose's ps/exec/down skip a container without this label; compose's own value is a
+              # digest of its service model, here one of the file's service (only `up` compares it)
+              "com.docker.compose.config-hash": hashlib.sha256(json.dumps(service, sort_keys=True).encode()).hexdigest()}
     created = client.create_container(service["image"], command=shlex.split(command) if isinstance(command, str)
                                       else list(command), working_dir=service["working_dir"], labels=labels,
                                       host_config=host, name=f"{project}-default-1")
