@@ -10,7 +10,8 @@ Modules (imported on demand; importing this package runs nothing and needs no Do
 - :mod:`readbench.sandbox.local`   -- ``readbench-local``: inspect's local sandbox in a fixed directory
   per sample and epoch (the same cwd in every run and arm; GitHub issue 29).
 - :mod:`readbench.sandbox.dockerexec` -- ``readbench-docker``: inspect's docker sandbox with exec and
-  reads through the Engine API in-process (no compose CLI per call; GitHub issue 26).
+  reads, and the container's start and removal, through the Engine API in-process (no compose CLI per
+  call or per sample; GitHub issue 26).
 - :mod:`readbench.sandbox.dockermemo` -- its test runs memoised by the container's tree content.
 
 The shell scripts that provision an engine and build the offline base image live in

@@ -21,10 +21,16 @@ What this module changes, and only this: `ReadbenchDockerSandbox.exec` (every to
 command, and inspect's own ``write_file``, whose ``mkdir -p`` and ``tee`` come through it with
 their input) and `ReadbenchDockerSandbox.read_file` talk to the engine through the ``docker``
 SDK (already a dependency: readbench.sandbox.images), and test commands go through the run memo
-(readbench.sandbox.dockermemo). Everything else -- ``compose up``/``down`` per sample, the
-project, the working directory, ``connection`` -- is inspect's `DockerSandboxEnvironment`,
-unchanged. The results are those of
-inspect's compose path:
+(readbench.sandbox.dockermemo). For a compose file readbench wrote
+(readbench.sandbox.images.render_compose: one service, no build, no network; `api_service`) the
+sample's container is also created, started and removed through the Engine API
+(`ReadbenchDockerSandbox.sample_init`, ``sample_cleanup``, ``connection``), with compose's
+container name and labels and inside the compose project inspect registers for its cleanup: on
+the smoke matrix inspect's ``docker compose`` and ``docker`` CLI processes for this (8 a sample)
+were ~170 of the command's ~450 CPU s (/work/coord/notes/smoke10.md). Everything else -- the
+task's checks, other compose files, interrupted samples (brought down by inspect's ``compose
+down`` at the end of the task) -- is inspect's `DockerSandboxEnvironment`, unchanged. The
+results are those of inspect's compose path:
 
 - the command runs in the same container with the same ``--workdir`` (inspect's resolution of
   ``cwd``), ``--user`` and ``--env``, no TTY; stdin gets the input and is closed (at end of file
@@ -51,7 +57,11 @@ from __future__ import annotations
 
 import errno
 import functools
+import hashlib
+import json
+import os
 import posixpath
+import shlex
 import time
 from pathlib import PurePosixPath
 from typing import Any, Literal, Union, overload
@@ -60,6 +70,7 @@ import anyio
 import anyio.to_thread
 from inspect_ai.util import (
     ExecResult,
+    SandboxConnection,
     SandboxEnvironment,
     SandboxEnvironmentLimits,
     SandboxUnavailableError,
@@ -78,7 +89,7 @@ from inspect_ai.util._sandbox.docker.failure import InjectedWrapper, classify_ex
 
 from readbench.sandbox import runmemo
 
-__all__ = ["SANDBOX_NAME", "ReadbenchDockerSandbox", "engine_client"]
+__all__ = ["API_SERVICE_KEYS", "SANDBOX_NAME", "ReadbenchDockerSandbox", "api_service", "engine_client"]
 
 SANDBOX_NAME = "readbench-docker"
 """The sandbox type name a sample's spec uses (readbench.run.task._sandbox_spec)."""
@@ -86,6 +97,10 @@ SANDBOX_NAME = "readbench-docker"
 HOST_SLACK_SECONDS = 10
 #: Go's os.ModeSymlink in the engine's path-stat header
 _GO_MODE_SYMLINK = 1 << 27
+#: the keys of the one ``default`` service in readbench's compose files
+#: (readbench.sandbox.images.render_compose); a file of exactly that shape is started and removed
+#: through the Engine API (`api_service`), any other through inspect's compose CLI path
+API_SERVICE_KEYS = frozenset({"image", "x-local", "init", "command", "network_mode", "working_dir", "cpus", "mem_limit"})
 
 
 @functools.lru_cache(maxsize=1)
@@ -103,6 +118,75 @@ def engine_client() -> Any:
     return docker.APIClient(**kwargs_from_env(), timeout=None)  # type: ignore[arg-type]
 
 
+def api_service(config: Any) -> dict[str, Any] | None:
+    """The ``default`` service of `config` when it is a compose file written by
+    readbench.sandbox.images.render_compose (one service named ``default`` with exactly
+    `API_SERVICE_KEYS`, an absolute working directory, no ``${`` interpolation, no
+    ``SAMPLE_METADATA_`` reference), else None (inspect's compose path then runs it)."""
+    if not isinstance(config, str) or not config.endswith((".yaml", ".yml")):
+        return None
+    try:
+        return _api_service(config, os.stat(config).st_mtime_ns)
+    except OSError:
+        return None
+
+
+@functools.lru_cache(maxsize=64)
+def _api_service(path: str, mtime_ns: int) -> dict[str, Any] | None:
+    import yaml
+
+    text = open(path, encoding="utf-8").read()
+    if "${" in text or "SAMPLE_METADATA_" in text:
+        return None
+    try:
+        doc = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return None
+    if not isinstance(doc, dict) or set(doc) != {"services"} or not isinstance(doc["services"], dict):
+        return None
+    services = doc["services"]
+    service = services.get("default")
+    if set(services) != {"default"} or not isinstance(service, dict) or set(service) != API_SERVICE_KEYS:
+        return None
+    if not (isinstance(service["image"], str) and isinstance(service["command"], (str, list))
+            and isinstance(service["working_dir"], str) and posixpath.isabs(service["working_dir"])
+            and service["init"] is True and isinstance(service["network_mode"], str)
+            and isinstance(service["cpus"], (int, float)) and isinstance(service["mem_limit"], (str, int))):
+        return None
+    return dict(service)
+
+
+def _api_up(project: str, config: str, service: dict[str, Any]) -> str:
+    """Create and start the service's container as ``docker compose up`` does for this file (same
+    name, compose's labels, so ``docker compose -p <project> ps|down`` and inspect's cleanup find
+    it); returns its id.
+
+    Raises:
+        docker.errors.DockerException: the engine refused (the container, if made, is removed).
+    """
+    client = engine_client()
+    command = service["command"]
+    host = client.create_host_config(init=True, network_mode=service["network_mode"],
+                                     nano_cpus=int(round(float(service["cpus"]) * 1e9)),
+                                     mem_limit=service["mem_limit"])
+    labels = {"com.docker.compose.project": project, "com.docker.compose.service": "default",
+              "com.docker.compose.oneoff": "False", "com.docker.compose.container-number": "1",
+              "com.docker.compose.depends_on": "", "com.docker.compose.project.config_files": config,
+              "com.docker.compose.project.working_dir": os.path.dirname(config),
+              # compose's ps/exec/down skip a container without this label; compose's own value is a
+              # digest of its service model, here one of the file's service (only `up` compares it)
+              "com.docker.compose.config-hash": hashlib.sha256(json.dumps(service, sort_keys=True).encode()).hexdigest()}
+    created = client.create_container(service["image"], command=shlex.split(command) if isinstance(command, str)
+                                      else list(command), working_dir=service["working_dir"], labels=labels,
+                                      host_config=host, name=f"{project}-default-1")
+    try:
+        client.start(created["Id"])
+    except BaseException:
+        client.remove_container(created["Id"], v=True, force=True)
+        raise
+    return str(created["Id"])
+
+
 def _tail(data: bytes | None, limit: int) -> bytes:
     data = data or b""
     return data[-limit:] if len(data) > limit else data
@@ -114,6 +198,8 @@ class ReadbenchDockerSandbox(DockerSandboxEnvironment):
     the module docstring)."""
 
     _container: str | None = None
+    #: started by `sample_init` through the Engine API (removed the same way by `sample_cleanup`)
+    _api_started: bool = False
     #: seconds between inspect's agent-bridge polls for a real harness's model requests here
     #: (readbench.agents.bridge_poll; inspect's own: 2): a poll (one exec) costs ~6-8 ms CPU here and
     #: ~50-70 ms in dockerd/containerd/runc
@@ -121,13 +207,87 @@ class ReadbenchDockerSandbox(DockerSandboxEnvironment):
 
     @classmethod
     async def sample_init(cls, task_name: str, config: Any, metadata: dict[str, str]) -> dict[str, SandboxEnvironment]:
-        """inspect's compose up, its environments re-made as this class (inspect's returns its own)."""
+        """The sample's container. For a readbench compose file (`api_service`) it is created and
+        started through the Engine API in-process, under the compose project inspect would have
+        made (registered with inspect's cleanup, compose's container name and labels), and its
+        working directory is the file's ``working_dir``. inspect's path ran 8 docker CLI processes
+        per sample for this (``compose config``, ``up --wait``, ``ps`` twice, ``exec pwd``, and at
+        the end ``down`` and ``config --images``, plus ``ps`` and ``docker inspect`` for the
+        sample's connection record): ~1.5 CPU s of client processes per sample on the smoke matrix
+        (170 of the command's ~450 CPU s, /work/coord/notes/smoke10.md), and ~8 s of wall. Any other
+        file: inspect's compose up, its environments re-made as this class."""
+        service = api_service(config)
+        if service is not None:
+            return await cls._api_sample_init(task_name, str(config), metadata, service)
         envs = await super().sample_init(task_name, config, metadata)
         out: dict[str, SandboxEnvironment] = {}
         for name, env in envs.items():
             docker_env = env.as_type(DockerSandboxEnvironment)
             out[name] = cls(docker_env._service, docker_env._project, docker_env._working_dir)
         return out
+
+    @classmethod
+    async def _api_sample_init(cls, task_name: str, config: str, metadata: dict[str, str],
+                               service: dict[str, Any]) -> dict[str, SandboxEnvironment]:
+        from inspect_ai.log._samples import sample_active
+        from inspect_ai.util._sandbox.docker.cleanup import project_cleanup, project_startup
+        from inspect_ai.util._sandbox.docker.docker import resolve_config_environment
+        from inspect_ai.util._sandbox.docker.util import ComposeProject, task_project_name
+
+        resolved = resolve_config_environment(config, metadata)
+        sample = sample_active()
+        project = await ComposeProject.create(
+            name=task_project_name(task_name), config=config,
+            sample_id=sample.sample.id if sample is not None else None,
+            epoch=sample.epoch if sample is not None else None, env=resolved.env if resolved is not None else {})
+        project_startup(project)  # inspect's registry: task_cleanup brings down what a sample left
+        try:
+            container = await anyio.to_thread.run_sync(_api_up, project.name, project.config or config, service)
+        except BaseException:
+            await project_cleanup(project, True)
+            raise
+        env = cls("default", project, str(PurePosixPath(service["working_dir"])))
+        env._container, env._api_started = container, True
+        return {"default": env}
+
+    @classmethod
+    async def sample_cleanup(cls, task_name: str, config: Any, environments: dict[str, SandboxEnvironment],
+                             interrupted: bool) -> None:
+        """A container `sample_init` started through the Engine API is removed the same way
+        (``docker rm -f -v``: nothing in it outlives the sample); inspect's cleanup otherwise, and
+        when interrupted (inspect then brings every project down at the end of the task)."""
+        env = next(iter(environments.values()), None)
+        if interrupted or not isinstance(env, ReadbenchDockerSandbox) or not env._api_started:
+            await super().sample_cleanup(task_name, config, environments, interrupted)
+            return
+        from inspect_ai.util._sandbox.docker.cleanup import cleanup_state, project_cleanup
+
+        container = env._container
+        try:
+            await anyio.to_thread.run_sync(lambda: engine_client().remove_container(container, v=True, force=True))
+        except Exception:  # noqa: BLE001 - any engine error: inspect's compose down finds it by its labels
+            await project_cleanup(env._project, True)
+            return
+        running = cleanup_state().running_projects
+        if env._project in running:
+            running.remove(env._project)
+
+    async def connection(self, *, user: str | None = None) -> SandboxConnection:
+        """inspect's connection record (``docker exec -it <container> bash -l``, ports) for a
+        container started through the Engine API, read through it; inspect's otherwise."""
+        if not self._api_started or self._container is None:
+            return await super().connection(user=user)
+        from inspect_ai.util._sandbox.docker.docker import parse_docker_inspect_ports
+
+        container_id = self._container
+        info = await anyio.to_thread.run_sync(lambda: engine_client().inspect_container(container_id))
+        name = str(info["Name"]).lstrip("/")
+        ports = parse_docker_inspect_ports(json.dumps((info.get("NetworkSettings") or {}).get("Ports") or {}))
+        return SandboxConnection(
+            type="docker",
+            command=shlex.join(["docker", "exec", "-it", *(["--user", user] if user else []), name, "bash", "-l"]),
+            vscode_command=["remote-containers.attachToRunningContainer", name] if user is None else None,
+            ports=ports, container=name)
 
     async def _container_id(self) -> str:
         """The id of this service's container in this compose project (looked up once, by the

@@ -413,3 +413,76 @@ def test_a_command_that_closed_its_streams_is_waited_for_without_busy_polling(mo
     monkeypatch.setattr(dockerexec, "engine_client", lambda: client)
     assert dockerexec._run_exec("cid", ["sh"], None, "/repo", None, None) == (0, b"", b"")
     assert len(polls) < 20, len(polls)
+
+
+def test_api_service_takes_only_readbench_compose_files(tmp_path: Path) -> None:
+    """A file render_compose wrote is started through the Engine API; any other shape (another key,
+    a second service, interpolation, a relative working directory) keeps inspect's compose path."""
+    import yaml
+
+    from readbench.sandbox.dockerexec import api_service
+    from readbench.sandbox.images import render_compose
+
+    ours = tmp_path / "ours.yaml"
+    ours.write_text(render_compose("img:1"))
+    assert api_service(str(ours)) == {"image": "img:1", "x-local": True, "init": True, "command": "tail -f /dev/null",
+                                      "network_mode": "none", "working_dir": "/repo", "cpus": 1.0, "mem_limit": "2g"}
+    base = yaml.safe_load(render_compose("img:1"))
+    variants = {
+        "extra key": {"services": {"default": {**base["services"]["default"], "volumes": ["/:/host"]}}},
+        "second service": {"services": {**base["services"], "db": {"image": "x"}}},
+        "interpolation": {"services": {"default": {**base["services"]["default"], "image": "${IMG}"}}},
+        "relative workdir": {"services": {"default": {**base["services"]["default"], "working_dir": "repo"}}},
+        "no init": {"services": {"default": {**base["services"]["default"], "init": False}}},
+    }
+    for name, doc in variants.items():
+        path = tmp_path / f"{name.replace(' ', '-')}.yaml"
+        path.write_text(yaml.safe_dump(doc))
+        assert api_service(str(path)) is None, name
+    assert api_service(str(tmp_path / "missing.yaml")) is None
+    assert api_service(str(tmp_path)) is None
+    assert api_service(None) is None
+
+
+@solver
+def record_container() -> Any:
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        from readbench.sandbox.dockerexec import engine_client
+
+        api = sandbox().as_type(ReadbenchDockerSandbox)
+        info = engine_client().inspect_container(await api._container_id())
+        host = info["HostConfig"]
+        state.metadata["got"] = {
+            "api": api._api_started, "cwd": (await api.exec(["pwd"])).stdout, "working_dir": api._working_dir,
+            "name": info["Name"], "config": {k: info["Config"][k] for k in ("Cmd", "WorkingDir", "Env", "User")},
+            "host": {k: host[k] for k in ("Init", "NetworkMode", "NanoCpus", "Memory", "MemorySwap")},
+            "labels": {k: v for k, v in info["Config"]["Labels"].items()
+                       if k in ("com.docker.compose.project", "com.docker.compose.service", "com.docker.compose.oneoff")},
+            "project": api._project.name, "connection": (await api.connection()).command,
+        }
+        return state
+
+    return solve
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_readbench_compose_file_runs_through_the_engine_api_as_compose_would(offline_base: str, tiny_repo,
+                                                                             tmp_path: Path) -> None:
+    """The container sample_init makes through the Engine API has what ``docker compose up`` gave it
+    (command, working directory, init, no network, CPU and memory limits, compose's name and labels,
+    so ``docker compose ps|down`` find it), and sample_cleanup removes it."""
+    from readbench.sandbox.dockerexec import engine_client
+
+    [sample] = _run_in_container(record_container(), ["a"], offline_base, tiny_repo, tmp_path)
+    got = sample.metadata["got"]
+    project = got["project"]
+    assert got["api"] is True and got["cwd"] == "/repo\n" and got["working_dir"] == "/repo"
+    assert got["name"] == f"/{project}-default-1"
+    assert got["config"]["Cmd"] == ["tail", "-f", "/dev/null"] and got["config"]["WorkingDir"] == "/repo"
+    assert got["host"] == {"Init": True, "NetworkMode": "none", "NanoCpus": 1_000_000_000, "Memory": 2 * 1024**3,
+                           "MemorySwap": 4 * 1024**3}  # what compose's mem_limit: 2g left (the engine's default swap)
+    assert got["labels"] == {"com.docker.compose.project": project, "com.docker.compose.service": "default",
+                             "com.docker.compose.oneoff": "False"}
+    assert got["connection"] == f"docker exec -it {project}-default-1 bash -l"
+    assert engine_client().containers(all=True, filters={"label": f"com.docker.compose.project={project}"}) == []
