@@ -5,14 +5,14 @@ model requests by polling the sandbox for request files: its ``run_model_service
 (``inspect_ai.agent._bridge.sandbox.service``) calls ``sandbox_service(..., polling_interval=2)``,
 and each poll is one ``find`` of the request directory run in the sandbox. The harness's tools take
 milliseconds on small tasks, so every relayed call waited for the next poll: a Codex session's 39
-calls were 2.0 s apart, one pi run's 6 calls 2.0 s apart (/work/coord/notes/suite5.md).
+calls were 2.0 s apart, one pi run's 6 calls 2.0 s apart.
 
 `install` routes that one call through `_polling`, which passes `poll_seconds` of the sandbox
 instead of inspect's 2 s (inspect still floors it at the sandbox's ``default_polling_interval``,
 0.2 s for local and Docker). Only the wait between a request and its pickup changes: the requests,
 the replies and every table column except the wall-clock ones are the same.
 
-Intervals, chosen from the CPU one poll costs (/work/coord/notes/suite6.md, `find` through inspect's
+Intervals, chosen from the CPU one poll costs (`find` through inspect's
 ``privileged_exec`` as the bridge runs it, 100-200 polls in a running sample, load 2-3.5):
 
 =====================================  ==============  =====================  =========

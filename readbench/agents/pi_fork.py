@@ -9,8 +9,7 @@ run its agent loop on from the last tool result.
 
 Spec: docs/specs/agents.md §4 (pi's extension hooks, `--session-dir`, RPC commands) and §6 (pi's
 own `fork` copies the conversation only; readbench restores the workspace too,
-readbench.fork.snapshot). Why an extension (facts read off pi 0.84.4's package, 1.6.0 the same;
-/work/coord/notes/pifork.md):
+readbench.fork.snapshot). Why an extension (facts read off pi 0.84.4's package, 1.6.0 the same):
 - pi's agent core can continue a transcript without a new message (`Agent.continue()`,
   pi-agent-core dist/agent.js:234; the last message must be a user or tool-result message), but
   neither pi's CLI nor its RPC mode calls it for a loaded session: print mode only runs

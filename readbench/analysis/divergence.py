@@ -42,7 +42,7 @@ ALONE = ("an arm of readbench's loop alone in its schema group, i.e. no other ar
 NOT_FORKED = ("the forked design forks readbench's loop and pi only: Claude Code 2.1.332 resumes a session only "
               "with a new prompt, which would change the fork's request, and resuming Codex 0.171.0 without one "
               "(`codex exec resume`) is untried")
-"""Why Claude Code's and Codex's arms run independently in a forked run (/work/coord/notes/pifork.md: Claude
+"""Why Claude Code's and Codex's arms run independently in a forked run (Claude
 Code's `-p --resume` without a prompt exits with "Provide a prompt to continue the conversation"; `codex exec
 resume [SESSION_ID] [PROMPT]`). pi's arms are forked (readbench.agents.pi_forked): its CLI has no continue
 command either, but an extension restarts its loop on a resumed session (readbench.agents.pi_fork)."""

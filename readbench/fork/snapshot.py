@@ -17,7 +17,7 @@ the local, Docker and k8s sandboxes. The files live outside the workspace (``/tm
 agent's ``ls`` never sees them.
 
 Docker alternative: ``docker commit`` of the sample's container; measured against the archive
-in /work/coord/notes/fork.md (the archive is what readbench uses: it is smaller and faster, and
+by the developers (the archive is what readbench uses: it is smaller and faster, and
 works in every sandbox).
 """
 

@@ -41,7 +41,7 @@ def check_limits(timeout_seconds: float | None) -> tuple[int, int]:
     machine (``min(cap, 3 x baseline + 10)``, readbench.corpus._build). Used as a wall-clock
     limit it made grading depend on load: on 2 cores at load average ~27 the same workspace was
     graded `solved` in one run and `wrong` (``tests timed out``) in another (2 of 84 smoke
-    samples, /work/coord/notes/determinism.md). It is now a soft ``ulimit -t`` on each process of
+    samples). It is now a soft ``ulimit -t`` on each process of
     the test run (CPU seconds, which load does not inflate: a run that needed a few CPU seconds
     idle needs about as many at any load), so a looping test is still stopped; the wall clock
     only catches a run that hangs without using CPU (sleep, deadlock), after `WALL_FACTOR` times

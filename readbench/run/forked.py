@@ -9,8 +9,8 @@ of that trunk anyway; as its own group's trunk it is paid once and its fork repl
 one group (e.g. stock under every DCP configuration) this is one trunk under the matrix's first arm.
 An arm ALONE in its group runs as an ordinary independent eval (no trunk, no fork): its trunk would
 be its own trajectory, paid once and then replayed once by its fork, which saves no model call and
-cost the nightly matrix's 3 such arms (C, swe-agent, claude-code) a second sample's CPU each
-(/work/coord/notes/forkcpu.md); the report's divergence table names it "run independently"
+cost the nightly matrix's 3 such arms (C, swe-agent, claude-code) a second sample's CPU each;
+the report's divergence table names it "run independently"
 (readbench.analysis.divergence.ALONE). The
 trunk evals go to ``<run>/trunk``, the prefixes and workspace snapshots to ``<run>/fork``. Then one ordinary inspect eval per arm (the first arm
 included) goes to ``<run>/logs``, exactly where an independent run puts its logs: each of its

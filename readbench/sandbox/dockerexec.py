@@ -2,7 +2,7 @@
 Engine API in-process instead of through one ``docker compose`` CLI process per call.
 
 GitHub issue 26 ("`make eval` from a fresh clone <= 8 minutes on an idle 2-core machine"). Measured
-on this machine (/work/coord/notes/dockereval.md, 20 calls each into one running container, load 8):
+on this machine (2026-12, 20 calls each into one running container, load 8):
 
 ============================  ==============  ======================  =====================
 one call of ``true``          client CPU (ms)  dockerd + containerd +  wall (ms)
@@ -27,7 +27,7 @@ sample's container is also created, started and removed through the Engine API
 (`ReadbenchDockerSandbox.sample_init`, ``sample_cleanup``, ``connection``), with compose's
 container name and labels and inside the compose project inspect registers for its cleanup: on
 the smoke matrix inspect's ``docker compose`` and ``docker`` CLI processes for this (8 a sample)
-were ~170 of the command's ~450 CPU s (/work/coord/notes/smoke10.md). Everything else -- the
+were ~170 of the command's ~450 CPU s (2026-12-07, load 6-9). Everything else -- the
 task's checks, other compose files, interrupted samples (brought down by inspect's ``compose
 down`` at the end of the task) -- is inspect's `DockerSandboxEnvironment`, unchanged. The
 results are those of inspect's compose path:
@@ -214,7 +214,7 @@ class ReadbenchDockerSandbox(DockerSandboxEnvironment):
         per sample for this (``compose config``, ``up --wait``, ``ps`` twice, ``exec pwd``, and at
         the end ``down`` and ``config --images``, plus ``ps`` and ``docker inspect`` for the
         sample's connection record): ~1.5 CPU s of client processes per sample on the smoke matrix
-        (170 of the command's ~450 CPU s, /work/coord/notes/smoke10.md), and ~8 s of wall. Any other
+        (170 of the command's ~450 CPU s, 2026-12-07), and ~8 s of wall. Any other
         file: inspect's compose up, its environments re-made as this class."""
         service = api_service(config)
         if service is not None:

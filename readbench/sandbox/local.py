@@ -5,7 +5,7 @@ GitHub issue 29 item 1 ("two identical runs give identical tables and reports").
 That directory is the agent's working directory: it is in pi's system prompt ("Current working
 directory: ...", readbench.agent.prompt) and in any tool output that prints an absolute path
 (``pwd``, tracebacks), so two runs of the same inputs differed by a few input tokens per sample
-(measured on the smoke matrix: up to ~400 of 13-16 M per sample; /work/coord/notes/determinism.md).
+(measured on the smoke matrix: up to ~400 of 13-16 M per sample).
 
 What this module changes, and only this: where the sample's directory is. `ReadbenchLocalSandbox`
 is inspect's `LocalSandboxEnvironment` (exec, read_file, write_file unchanged); the setup solver
@@ -30,7 +30,7 @@ the host's ``/tmp`` (GitHub issue 29): pytest numbers its ``tmp_path`` base dire
 (rename to ``garbage-<uuid>``, then delete), so concurrent pytest processes (other samples, other
 arms, an outer test suite) race; when the race hits, pytest adds a warnings summary
 ``PytestWarning: (rm_rf) error removing /tmp/pytest-of-<user>/garbage-<uuid> ... Directory not
-empty`` (~180-200 tokens) to the agent's tool result (/work/coord/notes/det3.md: reproduced with
+empty`` (~180-200 tokens) to the agent's tool result (reproduced with
 concurrent sessions sharing one temp root). In a private directory the sample's pytest runs follow
 one another, their numbering starts at ``pytest-0`` and any path printed is the same in every run.
 Docker and Kubernetes samples each have their own container, hence their own ``/tmp``.

@@ -1,6 +1,6 @@
 """Test runs in the local sandbox memoised by workspace content (GitHub issue 26 item 2).
 
-Measured on the nightly matrix's simulated samples (/work/coord/notes/speed3.md): the test
+Measured on the nightly matrix's simulated samples (2026-12): the test
 commands (the agent's own ``pytest`` runs through the bash tool and the checker's run of the
 task's ``test_cmd``) are most of a simulated sample's CPU time, e.g. 7-9 CPU s for one run of
 more-itertools' ``tests/test_more.py`` against ~1 CPU s for everything readbench and inspect do

@@ -4,7 +4,7 @@ pytest ends every run with its summary and the session's wall time (``3 failed, 
 10.55s``; ``in 75.12s (0:01:15)`` past a minute; between ``=`` separators without ``-q``), and
 unittest prints ``Ran 12 tests in 0.004s``. The time depends on the machine's load, so the same
 trajectory produced different tool results, hence different input tokens, in two runs (measured:
-``1203 passed in 10.55s`` vs ``in 38.94s`` on the smoke matrix, /work/coord/notes/determinism.md).
+``1203 passed in 10.55s`` vs ``in 38.94s`` on the smoke matrix).
 pytest has no option or environment variable that keeps the counts and omits the time
 (``-qq`` drops the whole summary line; _pytest/terminal.py ``summary_stats``), and the tasks'
 test commands are part of their prompts, so the command cannot change either.

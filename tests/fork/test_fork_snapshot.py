@@ -74,7 +74,7 @@ def test_directories_made_or_removed_after_the_mark_are_restored():
     """An empty directory a test run leaves (pytest-benchmark's ``.benchmarks``), a new directory's
     mode, a removed directory and a directory replaced by a file: the fork's tree then equals the
     trunk's entry for entry, as readbench.sandbox.runmemo keys test runs by it (a missing
-    ``.benchmarks`` made every fork's checker miss the memo: /work/coord/notes/forkcpu.md)."""
+    ``.benchmarks`` made every fork's checker miss the memo)."""
     def entries(root: Path) -> dict[str, tuple[str, int]]:
         return {str(p.relative_to(root)): ("d" if p.is_dir() else "f", p.stat().st_mode & 0o7777)
                 for p in sorted(root.rglob("*"))}
