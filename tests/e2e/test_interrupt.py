@@ -29,10 +29,16 @@ def _interrupted(tmp_path: Path, sig: int, group: bool) -> tuple[subprocess.Comp
            "--sandbox", "local", "--run-id", "r"]
     run_dir = tmp_path / "results" / "r"
     # a SIGTERM'd run starts with SIGINT ignored, as a CI script's background job (`cmd &` in a
-    # non-interactive shell) does: the SIGTERM must still end it (its handler raised an ignored SIGINT)
-    ignore_sigint = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if sig == signal.SIGTERM else None
+    # non-interactive shell) does: the SIGTERM must still end it (its handler raised an ignored SIGINT).
+    # A Ctrl-C'd run starts as a terminal starts it, SIGINT at its default and unblocked, whatever
+    # the pytest worker's own disposition: a child inherits an ignored or blocked SIGINT, and in two
+    # full-suite CI runs (2026-12-07) the run then never saw the signal and waited at the gate
+    def disposition() -> None:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        signal.signal(signal.SIGINT, signal.SIG_IGN if sig == signal.SIGTERM else signal.SIG_DFL)
+
     proc = subprocess.Popen(cmd, cwd=tmp_path, env=env, start_new_session=True, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=ignore_sigint)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=disposition)
     try:
         _wait_for_gate(tmp_path, proc)
         if group:
