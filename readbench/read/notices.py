@@ -269,29 +269,28 @@ def numbered_frame(text: str) -> NumberedFrame | None:
     fast = _canonical_run(rows, start)
     if fast is not None:
         style, first, end = fast
-        prefix = "".join(row + "\n" for row in rows[:start])
-        suffix = "".join("\n" + row for row in rows[end + 1:])
-        return NumberedFrame(prefix, "\n".join(rows[start:end + 1]), suffix, style, first, first + end - start)
-    end, expected, seps, padded = start, None, set(), set()
-    for i in range(start, len(rows)):
-        m = _NUMBER_ROW.match(rows[i])
-        if m is None or (expected is not None and int(m.group("line")) != expected):
-            break
-        n = int(m.group("line"))
-        seps.add(m.group("sep"))
-        width = len(m.group("pad")) + len(m.group("line"))
-        if n < 100_000:
-            padded.add(bool(m.group("pad")) and width == 6)
-            if m.group("pad") and width != 6:
-                return None
-        end, expected = i, n + 1
-    if len(seps) != 1 or len(padded) > 1:
-        return None
-    style = ("padded-" if padded == {True} else "") + ("arrow" if seps == {"→"} else "tab")
-    first = int(_NUMBER_ROW.match(rows[start]).group("line"))  # type: ignore[union-attr]
+    else:
+        end, expected, seps, padded = start, None, set(), set()
+        for i in range(start, len(rows)):
+            m = _NUMBER_ROW.match(rows[i])
+            if m is None or (expected is not None and int(m.group("line")) != expected):
+                break
+            n = int(m.group("line"))
+            seps.add(m.group("sep"))
+            width = len(m.group("pad")) + len(m.group("line"))
+            if n < 100_000:
+                padded.add(bool(m.group("pad")) and width == 6)
+                if m.group("pad") and width != 6:
+                    return None
+            end, expected = i, n + 1
+        if len(seps) != 1 or len(padded) > 1:
+            return None
+        style = ("padded-" if padded == {True} else "") + ("arrow" if seps == {"→"} else "tab")
+        first = int(_NUMBER_ROW.match(rows[start]).group("line"))  # type: ignore[union-attr]
     prefix = "".join(row + "\n" for row in rows[:start])
     suffix = "".join("\n" + row for row in rows[end + 1:])
-    return NumberedFrame(prefix, "\n".join(rows[start:end + 1]), suffix, style, first, expected - 1)
+    # the body's numbers run on from `first` one per row
+    return NumberedFrame(prefix, "\n".join(rows[start:end + 1]), suffix, style, first, first + end - start)
 
 # -- SWE-agent's view (variants.md "swe-agent") --------------------------------------------------
 
