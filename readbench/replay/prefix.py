@@ -15,17 +15,19 @@ from __future__ import annotations
 
 import bisect
 import functools
-import hashlib
 import itertools
 import operator
+
+from readbench.cache.blocks import chain_step
 
 __all__ = ["blocks_before", "first_salt_change", "identical_prefix", "salt_index", "salt_of", "salted"]
 
 
 def salted(h: bytes, salt: int) -> bytes:
-    """Content hash `h` (16 bytes) under `salt`: `h` itself for salt 0, else a 16-byte blake2b of
-    `h` and the salt (4 bytes, big-endian)."""
-    return h if salt == 0 else hashlib.blake2b(h + salt.to_bytes(4, "big"), digest_size=16).digest()
+    """Content hash `h` (16 bytes) under `salt`: `h` itself for salt 0, else the 16-byte
+    `readbench.cache.blocks.chain_step` (XXH3-128) of `h` and the salt (4 bytes, big-endian): an
+    identity for the simulation only, as the prefix hashes are."""
+    return h if salt == 0 else chain_step(h + salt.to_bytes(4, "big"))
 
 
 def identical_prefix(a: tuple, b: tuple) -> int:

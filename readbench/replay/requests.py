@@ -47,7 +47,7 @@ import itertools
 from inspect_ai.model import ChatMessage
 
 from readbench.cache.adapter import CallRecord, RequestBuilder
-from readbench.cache.blocks import Block, Request, chain_hashes
+from readbench.cache.blocks import Block, Request, chain_hashes, chain_step
 from readbench.replay.call_kinds import CallKinds
 from readbench.replay.prefix import blocks_before, first_salt_change, identical_prefix, salt_index, salt_of, salted
 from readbench.replay.records import Break, Calibration, Insertion, TokenFit
@@ -281,7 +281,7 @@ class RequestSet:
         memos = self._memos
         fk = (fit.a, fit.b, fit.n)
         memo = memos.setdefault((*fk, salt), {})
-        blake = hashlib.blake2b
+        step = chain_step
         for b in base[k:]:
             if pos >= nxt:
                 j = bisect.bisect_right(cut, pos)
@@ -295,7 +295,7 @@ class RequestSet:
                 out = Block(b.kind, b.role, tokens, salted(b.content_hash, salt), b.ends_message)
                 memo[id(b)] = (b, out)
             blocks.append(out)
-            h = blake(h + out.content_hash, digest_size=16).digest()  # blocks.chain_hashes, one step
+            h = step(h + out.content_hash)  # blocks.chain_hashes, one step
             hashes.append(h)
             pos += out.tokens
             cum.append(pos)
