@@ -111,6 +111,9 @@ def replay_group(files: list[tuple[str, bool]], options: ReplayOptions) -> tuple
                 results.append(_replay_session(item, options))
             except ValueError as exc:  # bad data in this session (e.g. a model without a price): name it, go on
                 failures.append(ImportFailure(item.source, f"session {item.session_id!r} could not be replayed: {exc}"))
+            except Exception as exc:  # noqa: BLE001 - a value the replay did not foresee: this session fails, the others go on
+                failures.append(ImportFailure(item.source, f"session {item.session_id!r} could not be replayed: "
+                                                           f"{type(exc).__name__}: {exc}"))
     return results, failures
 
 

@@ -30,6 +30,13 @@ __all__ = ["EVENT_KINDS", "BilledUsage", "Call", "Event", "ImportIssues", "Sessi
 EVENT_KINDS = ("model_change", "thinking_change", "compaction", "resume", "subagent", "branch")
 
 
+#: More tokens than any one call is billed for: 50x the largest context window sold in 2026
+#: (2 M tokens). A recorded count above it is not a bill (a unit slip, a corrupt line): the
+#: importers leave the call unpriced with a warning instead of letting it dominate every total
+#: (or overflow a 64-bit column).
+MAX_BILLED_TOKENS = 100_000_000
+
+
 @dataclass(frozen=True, slots=True)
 class BilledUsage:
     """What the provider billed for one call, in tokens.
@@ -58,6 +65,9 @@ class BilledUsage:
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                 raise ValueError(f"BilledUsage.{name} must be an int >= 0, got {v!r}")
+            if v > MAX_BILLED_TOKENS:
+                raise ValueError(f"BilledUsage.{name} = {v} is more than any one call is billed "
+                                 f"(> {MAX_BILLED_TOKENS:,} tokens)")
 
     @property
     def input_tokens(self) -> int:

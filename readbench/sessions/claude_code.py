@@ -72,7 +72,23 @@ def _group_key(objects: list[dict[str, Any]]) -> str | None:
     return next((str(o["sessionId"]) for o in objects if o.get("sessionId")), None)
 
 
-def _usage(raw: Any, output_tokens: int, issues: ImportIssues | None = None, where: str = "") -> BilledUsage | None:
+def _output_tokens(msgs: list[dict[str, Any]]) -> Any:
+    """The response's output tokens: the largest `usage.output_tokens` of its lines (a streamed
+    response repeats its usage, growing), or the first value that is not a count (a string, a list,
+    an infinity), which `_usage` then reports as the call's bad usage (the call is left unpriced,
+    the file is still imported)."""
+    best = 0
+    for m in msgs:
+        usage = m.get("usage")
+        raw = usage.get("output_tokens") if isinstance(usage, dict) else None
+        try:
+            best = max(best, int(raw or 0))
+        except (TypeError, ValueError, OverflowError):
+            return raw
+    return best
+
+
+def _usage(raw: Any, output_tokens: Any, issues: ImportIssues | None = None, where: str = "") -> BilledUsage | None:
     if not isinstance(raw, dict):
         return None
     try:
@@ -85,7 +101,7 @@ def _usage(raw: Any, output_tokens: int, issues: ImportIssues | None = None, whe
             cache_write_5m_tokens=int(tiers.get("ephemeral_5m_input_tokens") or 0) if tiers else None,
             cache_write_1h_tokens=int(tiers.get("ephemeral_1h_input_tokens") or 0) if tiers else None,
         )
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError) as exc:
         if issues is not None:
             issues.bad_usage(where, exc)
         return None
@@ -121,7 +137,7 @@ class _SessionStream:
             b.reset(new)
         self.live_end = first.parent
         parent = imp.nodes.get(first.parent) if first.parent else None
-        out_tokens = max(int(((m.get("usage") or {}).get("output_tokens")) or 0) for m in msgs)
+        out_tokens = _output_tokens(msgs)
         if self.model_before is not None and model != self.model_before:
             b.event("model_change", first.ts, **{"from": self.model_before, "to": model})
         self.model_before = model

@@ -74,7 +74,7 @@ def _usage(last: Any, issues: ImportIssues | None = None, where: str = "") -> Bi
             output_tokens=int(last.get("output_tokens") or 0),
             reasoning_tokens=int(last["reasoning_output_tokens"]) if last.get("reasoning_output_tokens") is not None else None,
         )
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError) as exc:
         if issues is not None:
             issues.bad_usage(where, exc)
         return None

@@ -72,7 +72,7 @@ def _usage(raw: Any, issues: ImportIssues | None = None, where: str = "") -> Bil
             cache_write_5m_tokens=write - int(w1h) if w1h is not None else None,
             reasoning_tokens=int(raw["reasoning"]) if raw.get("reasoning") is not None else None,
         )
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError) as exc:
         if issues is not None:
             issues.bad_usage(where, exc)
         return None

@@ -114,16 +114,24 @@ def cut_ranges(body: str, first: int, printed: int) -> tuple[tuple[int, int], ..
     return tuple(spans)
 
 
+#: A model-written line number or count above this is read as this: more lines than any file has,
+#: and still a 32-bit value in the audit's tables (a `limit` of 1e19 overflowed their int64 column)
+MAX_LINE_ARG = 2**31 - 1
+
+
 def _int(v: Any) -> int | None:
+    """A read argument (offset, limit: lines) as written by the model: an int, an integral float or
+    a string of digits; None for anything else. Capped at +-`MAX_LINE_ARG`."""
     if isinstance(v, bool):
         return None
+    out: int | None = None
     if isinstance(v, int):
-        return v
-    if isinstance(v, float) and v.is_integer():
-        return int(v)
-    if isinstance(v, str) and v.strip().isascii() and v.strip().isdigit():  # not '²': isdigit, int() refuses it
-        return int(v)
-    return None
+        out = v
+    elif isinstance(v, float) and v.is_integer():
+        out = int(v)
+    elif isinstance(v, str) and v.strip().isascii() and v.strip().isdigit():  # not '²': isdigit, int() refuses it
+        out = int(v)
+    return None if out is None else max(-MAX_LINE_ARG, min(out, MAX_LINE_ARG))
 
 
 def _tool_read(text: str, offset: int | None, limit: int | None, meta: dict[str, Any] | None,

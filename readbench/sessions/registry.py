@@ -37,6 +37,10 @@ __all__ = [
 #: How many leading JSON lines `sniff` functions see.
 SNIFF_LINES = 20
 _SNIFF_BYTES = 1 << 20
+#: Claude Code's bookkeeping lines (sessions.md §2 line types): no session content, and a new
+#: session's file can open with many of them (the summaries of the project's earlier
+#: conversations, anthropics/claude-code#2597), so they do not count toward `SNIFF_LINES`
+_BOOKKEEPING_TYPES = frozenset({"summary", "file-history-snapshot", "queue-operation"})
 
 
 @dataclass(frozen=True)
@@ -66,8 +70,10 @@ def _head(path: Path) -> tuple[bytes, list[dict[str, Any]]]:
         fh.seek(0)
         if head.startswith(b"PK\x03\x04"):
             return head, objects
+        content = read = 0
         for raw in fh:
-            if len(objects) >= SNIFF_LINES:
+            read += len(raw)
+            if content >= SNIFF_LINES or read > _SNIFF_BYTES:
                 break
             if not raw.strip():
                 continue
@@ -79,6 +85,7 @@ def _head(path: Path) -> tuple[bytes, list[dict[str, Any]]]:
                 continue
             if isinstance(obj, dict):
                 objects.append(obj)
+                content += obj.get("type") not in _BOOKKEEPING_TYPES
     return head, objects
 
 
@@ -119,7 +126,8 @@ SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", ".venv", "venv", ".tox", ".mypy
 def iter_session_files(paths: Iterable[str | Path]) -> Iterator[tuple[Path, bool]]:
     """Files under `paths` (directories recursively, sorted), each with True when it was named
     explicitly. A walk skips hidden files and the directories of `SKIPPED_DIRS`; it enters other
-    hidden directories (`.pi/agent/sessions` inside a folder named as a whole). A file reached
+    hidden directories (`.pi/agent/sessions` inside a folder named as a whole), and follows links to
+    directories (each directory is walked once, so a link back up ends there). A file reached
     twice (a folder named together with a folder or file inside it) is yielded once, where it
     is first reached: replayed twice, its sessions would be counted twice.
 
@@ -135,10 +143,16 @@ def iter_session_files(paths: Iterable[str | Path]) -> Iterator[tuple[Path, bool
         seen.add(key)
         return True
 
+    walked: set[Path] = set()  # directories entered (resolved): a link back up is not walked again
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
-            for root, dirs, files in os.walk(p):
+            for root, dirs, files in os.walk(p, followlinks=True):  # users link ~/.claude or project folders
+                real = Path(root).resolve()
+                if real in walked:
+                    dirs[:] = []
+                    continue
+                walked.add(real)
                 dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS)
                 for f in sorted(files):
                     if not f.startswith(".") and first(Path(root) / f):
@@ -219,7 +233,9 @@ INSPECT_LOG_DIR_FILES = frozenset({"eval-set.json", "logs.json"})
 def load_path(path: Path, explicit: bool = True) -> Iterator[Session | ImportFailure]:
     """The sessions of one file, or one ImportFailure; a file found in a directory walk (not
     `explicit`) is skipped silently when it is not JSON at all or is one of inspect's log-directory
-    files (`INSPECT_LOG_DIR_FILES`)."""
+    files (`INSPECT_LOG_DIR_FILES`). An importer that fails on the file with an error it did not
+    foresee (a value of an unexpected type) gives an ImportFailure naming the error, so one odd
+    file never stops the import of the others."""
     if not explicit and path.name in INSPECT_LOG_DIR_FILES:
         return
     if not path.is_file():
@@ -238,6 +254,9 @@ def load_path(path: Path, explicit: bool = True) -> Iterator[Session | ImportFai
         sessions = fmt.load(path)
     except (ValueError, OSError) as exc:
         yield ImportFailure(str(path), str(exc).removeprefix(f"{path}: "))
+        return
+    except Exception as exc:  # noqa: BLE001 - a value the importer did not foresee: this file fails, the walk goes on
+        yield ImportFailure(str(path), f"the {fmt.name} importer could not read this file: {type(exc).__name__}: {exc}")
         return
     yield from sessions
 

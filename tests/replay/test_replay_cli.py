@@ -81,7 +81,10 @@ def test_a_named_file_of_no_known_format_exits_2_naming_the_formats_tried(tmp_pa
     assert res.exit_code == 2 and "unknown cache model(s) 'anthropic-9m'" in res.output
 
 
-def test_a_failure_midway_leaves_no_output(tmp_path, monkeypatch):
+def test_a_failure_midway_names_that_session_and_keeps_the_others(tmp_path, monkeypatch):
+    """An error the replay did not foresee in one session used to end the run and delete every
+    session already replayed (a tester's fuzzing, 2026-12-07): that session now fails, named with
+    the error, and the others are written."""
     import readbench.replay.bill as bill
 
     seen = []
@@ -96,8 +99,14 @@ def test_a_failure_midway_leaves_no_output(tmp_path, monkeypatch):
     monkeypatch.setattr(bill, "replay_session", boom)
     out = tmp_path / "out"
     res = CliRunner().invoke(replay_cmd, [str(DATA / "claude"), "--out", str(out)])
-    assert res.exit_code != 0 and isinstance(res.exception, RuntimeError)
-    assert not out.exists() and list(tmp_path.iterdir()) == []
+    assert len(seen) >= 2
+    failed = seen[1]
+    assert f"warning: {failed.source}: session {failed.session_id!r} could not be replayed: RuntimeError: disk on fire" in res.output
+    assert res.exit_code == 0, res.output
+    import pyarrow.parquet as pq
+
+    ids = pq.read_table(out / "sessions.parquet").column("session_id").to_pylist()
+    assert failed.session_id not in ids and seen[0].session_id in ids
 
 
 def test_save_calibration_appends_a_dated_row_the_simulator_then_uses(tmp_path, monkeypatch, pi_session):

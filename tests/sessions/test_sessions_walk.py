@@ -48,3 +48,17 @@ def test_a_file_reached_twice_is_yielded_once(tmp_path):
     f.write_text("{}\n")
     got = list(iter_session_files([tmp_path, tmp_path / ".claude", f, tmp_path / ".claude/projects/../projects/p/s.jsonl"]))
     assert got == [(f, False)]
+
+
+def test_a_walk_follows_a_linked_folder_once_and_a_link_back_up_ends_there(tmp_path):
+    """A folder of sessions linked into the walked one (users link ~/.claude or project folders)
+    was skipped without a word."""
+    real = tmp_path / "elsewhere" / "sessions"
+    real.mkdir(parents=True)
+    (real / "s.jsonl").write_text("{}\n")
+    top = tmp_path / "top"
+    top.mkdir()
+    (top / "linked").symlink_to(real, target_is_directory=True)
+    (real / "up").symlink_to(tmp_path / "elsewhere", target_is_directory=True)  # a cycle
+    got = [p.relative_to(top).as_posix() for p, _ in iter_session_files([top])]
+    assert got == ["linked/s.jsonl"]
