@@ -309,7 +309,7 @@ def decision_section(summaries: tuple[ArmSummary, ...], comparisons: tuple[Paire
             f"worse — {', '.join(worse) or 'none'}. Smallest differences that matter: {100 * effect:g} pp in "
             f"success, a cost ratio of {cost_ratio:g}. Limit of the evidence: {_limit(comps, power, family)}"))
         header = ("arm", "Δ success [95% CI]", "Holm p", "this run detects (success)") + tuple(
-            x for m in cache_models for x in (f"cost ratio, {m} [95% CI]", "Holm p")) + (
+            x for m in cache_models for x in (f"cost ratio (geometric mean over tasks), {m} [95% CI]", "Holm p")) + (
             f"to detect {100 * effect:g} pp (success)",)
         rows = []
         marks = False

@@ -127,6 +127,8 @@ def effect_text(metric: str, effect: float) -> str:
         return F.DASH
     if metric == SUCCESS:
         return "more than 100 pp" if math.isinf(effect) else f"{100 * effect:.1f} pp"
+    if effect > math.log(100.0):  # as the report says it (analysis/_decision._cost_only), not 8.8e42×
+        return "no ratio between 0.01× and 100×"
     return f"a ratio of {math.exp(-effect):.3f}× (or {math.exp(effect):.3f}×)"
 
 

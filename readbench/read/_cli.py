@@ -119,7 +119,9 @@ def _emit(text: str) -> None:
 def read_cmd(
     path: str, variant_spec: str, offset: int | None, limit: int | None, as_json: bool
 ) -> None:
-    """Print what the model would receive from `read PATH` under a read variant."""
+    """Print what the model would receive from `read PATH` under a read variant. A file that
+    cannot be read (missing, a directory, no permission) prints the tool's error text, as the
+    model would receive it, and exits 1."""
     variant = _parse_variant(variant_spec)
     absolute = resolve_like_pi(path)
     data = read_regular_file(absolute)
@@ -132,7 +134,7 @@ def read_cmd(
             )
         else:
             _emit(text)
-        return
+        sys.exit(1)
     result = variant.read(
         data,
         path,

@@ -63,13 +63,20 @@ class ArmResult:
 
 
 def _priced(session: Session, cache_model: str) -> tuple[list[str], bool]:
-    """Per call, the model to price under `cache_model`, and whether they are the recorded ones
-    (a recorded model without a price on the session's date is priced as the cache model's
-    default, as in the bill check: `readbench.replay.bill`)."""
+    """Per call, the model to price under `cache_model`, and whether the session is priced as
+    recorded (a recorded model without a price on the session's date is priced as the cache
+    model's default, as in the bill check: `readbench.replay.bill`).
+
+    A cache model of no family (`none`: no prompt caching) prices every recorded model, but it
+    replays the session as recorded only when the bill shows no cache reads or writes: a session
+    whose provider cached, priced without a cache, is a what-if (a tester's replay of a session
+    mixing Claude and GPT calls put `none`'s $145.56 into the read-variant headline against a
+    $30.33 bill, 2026-12-07)."""
     family = CACHE_MODELS.get(cache_model).family
     when = session_date(session)
     models = []
-    own = True
+    own = family is not None or not any(
+        (u := billed(c)) is not None and (u.cache_read_tokens or u.cache_write_tokens) for c in session.calls)
     for c in session.calls:
         m = canonical_model(c.model) if c.model else ""
         try:

@@ -130,3 +130,15 @@ def test_a_plan_without_two_paired_samples_says_what_is_missing():
     assert format_plan((), power=0.8, alpha=0.05).splitlines()[-1] == (
         "No comparison to plan: no arm has 2 or more samples (task × epoch) paired with its baseline arm's; "
         "a plan needs at least 2 paired samples per arm (run more tasks or epochs).")
+
+
+def test_a_cost_effect_past_100x_reads_as_the_report_says_it():
+    """`plan --alpha 0.000833` printed "a ratio of 0.000× (or 8806489066741052392605780653412899446849536.000×)"
+    where the report said "no ratio between 0.01× and 100×" (a new user's trial, 2026-12-07)."""
+    import math
+
+    from readbench.analysis.plan import effect_text
+
+    assert effect_text("cost", math.log(8.8e42)) == "no ratio between 0.01× and 100×"
+    assert effect_text("cost", math.inf) == "no ratio between 0.01× and 100×"
+    assert effect_text("cost", math.log(1.25)) == "a ratio of 0.800× (or 1.250×)"

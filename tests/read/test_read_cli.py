@@ -36,9 +36,10 @@ def test_read_json_and_tool_errors_exit_zero(tmp_path):
 def test_read_missing_file_and_directory_use_pis_texts(tmp_path):
     missing = tmp_path / "nope.txt"
     r = invoke(read_cmd, [str(missing)])
-    assert (r.exit_code, r.stdout) == (0, f"ENOENT: no such file or directory, access '{missing}'")
+    # the model's text on stdout; exit 1, so a script sees that the file could not be read
+    assert (r.exit_code, r.stdout) == (1, f"ENOENT: no such file or directory, access '{missing}'")
     r = invoke(read_cmd, [str(tmp_path), "--json"])
-    assert r.exit_code == 0
+    assert r.exit_code == 1
     assert json.loads(r.stdout) == {
         "text": "EISDIR: illegal operation on a directory, read",
         "is_error": True,
@@ -111,7 +112,7 @@ def test_read_refuses_a_fifo_and_a_device_instead_of_hanging(tmp_path):
     for path, kind in ((str(fifo), "a FIFO"), ("/dev/zero", "a character device")):
         # a subprocess with a timeout, so a regression fails instead of hanging the suite
         r = subprocess.run([sys.executable, "-m", "readbench.cli", "read", path], capture_output=True, timeout=60)
-        assert (r.returncode, r.stdout.decode()) == (0, f"EINVAL: not a regular file ({kind}), read '{path}'")
+        assert (r.returncode, r.stdout.decode()) == (1, f"EINVAL: not a regular file ({kind}), read '{path}'")
     r = invoke(read_cmd, ["/dev/null", "--json"])
     assert json.loads(r.stdout) == {
         "text": "EINVAL: not a regular file (a character device), read '/dev/null'", "is_error": True, "details": {}}

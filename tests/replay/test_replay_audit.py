@@ -53,8 +53,9 @@ OFFSETS = (None, 2001, 4001, None)
 RESULTS = [_stock(o, None) for o in OFFSETS]
 
 
-def _paging_session(pi_session, tmp_path):
-    """Five calls (module docstring); returns (session, counted tokens of each request)."""
+def _paging_session(pi_session, tmp_path, cached=True):
+    """Five calls (module docstring); returns (session, counted tokens of each request). `cached`:
+    the bill shows prompt caching (each call reads the previous prompt); else all input uncached."""
     b = pi_session().user(PROMPT)
     counted = [_t(PROMPT)]
     for j, o in enumerate(OFFSETS):
@@ -63,11 +64,12 @@ def _paging_session(pi_session, tmp_path):
     for j in range(5):
         prompt = counted[j] + HEAD
         calls = ((f"c{j}", "read", _args(OFFSETS[j])),) if j < 4 else ()
-        b.assistant(f"Step {j}." if j < 4 else "Done.", 10.0 * j, (0, prev, prompt - prev, 10), calls=calls)
+        usage = (0, prev, prompt - prev, 10) if cached else (prompt, 0, 0, 10)
+        b.assistant(f"Step {j}." if j < 4 else "Done.", 10.0 * j, usage, calls=calls)
         if j < 4:
             b.result(f"c{j}", RESULTS[j])
         prev = prompt
-    (s,) = load_file(b.write(tmp_path / "paging.jsonl"))
+    (s,) = load_file(b.write(tmp_path / ("paging.jsonl" if cached else "paging-uncached.jsonl")))
     return s, counted
 
 
@@ -125,7 +127,16 @@ def test_b_counterfactual_on_the_paging_session(tmp_path, pi_session):
     rows = {r["cache_model"]: r for r in replay_read_variants(s, ArmSimulator(s, ["none", "anthropic-5m", "openai"]), ra,
                                                               ["none", "anthropic-5m", "openai"], lambda m: _t(m.text))
             if r["preset"] == "B"}
-    assert set(rows) == {"none", "anthropic-5m"}  # a Claude session priced as GPT would be a what-if on a what-if
+    # a Claude session priced as GPT would be a what-if on a what-if; priced without a cache, a
+    # session whose bill shows caching is one too (`none` is as recorded only for an uncached bill)
+    assert set(rows) == {"anthropic-5m"}
+    s, _ = _paging_session(pi_session, tmp_path, cached=False)
+    a = audit_session(s)
+    ra = read_arms(s, a.tracked, a.results, lambda m: _t(m.text), ["stock", "B"])
+    rows = {r["cache_model"]: r for r in replay_read_variants(s, ArmSimulator(s, ["none", "anthropic-5m", "openai"]), ra,
+                                                              ["none", "anthropic-5m", "openai"], lambda m: _t(m.text))
+            if r["preset"] == "B"}
+    assert set(rows) == {"none", "anthropic-5m"}
     # every later request re-sends each replaced result: c0's in calls 1-4, c1's in 2-4, c3's in 4
     input_delta = 4 * d[0] + 3 * d[1] + 1 * d[3]
     assert rows["none"]["input_tokens_delta"] == rows["anthropic-5m"]["input_tokens_delta"] == input_delta
