@@ -298,6 +298,7 @@ def replay_paths(
             yield (g, *replay_group(g, options))
         return
     pool = ProcessPoolExecutor(max_workers=jobs)
+    done = False
     try:
         pending: list[tuple[list[tuple[str, bool]], Future]] = []
         it = iter(groups)
@@ -312,8 +313,26 @@ def replay_paths(
             if nxt is not None:
                 pending.append((nxt, pool.submit(_replay_group_arrow, nxt, options)))
             yield g, results, failures
-    finally:  # also when the consumer stops early (Ctrl-C): groups not started are cancelled
+        done = True
+    finally:  # also when the consumer stops early (Ctrl-C, SIGTERM): groups not started are cancelled
+        if not done:
+            _stop_workers(pool)
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """Terminate `pool`'s worker processes: the sessions they are replaying are abandoned (their
+    results would be dropped anyway). Waiting for them took 19-23 s after a SIGTERM to the main
+    process with --jobs 2 (the workers never get it), past the 10 s a `docker stop` or `timeout -k
+    10` grants before SIGKILL, which then lost the partial report (a tester's run, 2026-12-07).
+    ProcessPoolExecutor has no public way to do this before Python 3.14 (`terminate_workers`)."""
+    stop = getattr(pool, "terminate_workers", None)
+    if callable(stop):
+        stop()
+        return
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+        if proc.is_alive():
+            proc.terminate()
 
 
 def _replay_group_arrow(files: list[tuple[str, bool]], options: ReplayOptions) -> tuple[list[SessionResult], list[ImportFailure]]:

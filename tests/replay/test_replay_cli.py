@@ -259,3 +259,21 @@ def test_a_killed_replays_temporary_directory_is_removed_by_the_next(tmp_path):
     res = CliRunner().invoke(replay_cmd, [str(DATA / "pi_session_v3.jsonl"), "--out", str(tmp_path / "out")])
     assert res.exit_code == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def test_stopping_a_replay_early_terminates_the_workers_instead_of_waiting_for_them():
+    """After a SIGTERM to the main process with --jobs 2 the run waited 19-23 s for its workers'
+    sessions (a tester's run, 2026-12-07): past the 10 s a `docker stop` grants before SIGKILL."""
+    import time
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    from readbench.replay.run import _stop_workers
+
+    pool = ProcessPoolExecutor(max_workers=1)
+    busy = pool.submit(time.sleep, 30)
+    while not busy.running():
+        time.sleep(0.05)
+    _stop_workers(pool)
+    pool.shutdown(wait=True, cancel_futures=True)
+    assert isinstance(busy.exception(timeout=0), BrokenProcessPool)  # it did not sleep its 30 s out
