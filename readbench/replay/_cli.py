@@ -118,6 +118,7 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
     harnesses: set[str] = set()
     dates: list[dt.date] = []
     stream = None
+    writer: ReplayWriter | None = None
     try:
         from readbench.replay.run import session_files
 
@@ -125,10 +126,9 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
         stream = replay_paths(list(paths), options, jobs, files=files)
         lock = OutputLock(out.parent / f".{out.name}.lock", str(out), "readbench replay",
                           "wait for it to finish or use another --out", remove=True)
-        with lock, ReplayWriter(out, total_files=len(files)) as writer, _progress(len(files)) as bar, \
-                _sigterm_interrupts():
+        writer = ReplayWriter(out, total_files=len(files))
+        with lock, writer, _progress(len(files)) as bar, _sigterm_interrupts():
             for group, results, failures in stream:
-                writer.files_done += len(group)
                 named = {p for p, e in group if e}
                 for f in failures:
                     writer.fail(f.path, f.reason)
@@ -143,6 +143,7 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
                     harnesses.add(res.harness)
                     if res.date is not None:
                         dates.append(res.date)
+                writer.files_done += len(group)  # after its sessions: the partial banner's count
                 for file, _ in group:
                     bar.finish("readbench replay", file)
             # pooled over the sessions (readbench.replay.pooled): the JSON objects wait for it
@@ -159,6 +160,13 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
             stream.close()  # stops the worker pool, cancelling groups not started
         click.echo(f"interrupted: {imported} session(s) replayed before it -> {out}/report.md (partial)", err=True)
         sys.exit(1)
+    except click.ClickException:
+        raise
+    except Exception:  # brk11: the writer kept the sessions done (a `Partial:` report); the error propagates
+        if writer is not None and (out / "report.md").exists():
+            click.echo(f"error: stopped after {len(writer.sessions)} session(s) replayed -> {out}/report.md (partial)",
+                       err=True)
+        raise
     p = writer.pooled
     if p and p["sessions"]:
         click.echo(f"out of sample: bill inside the 90 % interval on {p['covered']}/{p['sessions']} sessions "

@@ -7,7 +7,8 @@ Files are written into a temporary directory beside the output directory and mov
 when every session is done, so a failed replay never leaves half-written files; the calls table
 streams to parquet one session at a time (bounded memory). An interrupted replay (Ctrl-C,
 SIGTERM) keeps what it computed: the sessions finished before the interrupt are written, and
-the report opens with `Partial: interrupted after N of M files` (GitHub issue 27).
+the report opens with `Partial: interrupted after N of M files` (GitHub issue 27); so does a
+replay stopped by an error (`Partial: stopped by an error after N of M files (...)`).
 
 The per-session JSON object (`session_json`) is a stable interface: `file`, `format`,
 `session_id`, `harness`, `cache_model`, `calls`, `priced_calls`, `billed_cost_usd`,
@@ -198,9 +199,9 @@ def arrow_tables(tables: dict[str, Any]) -> dict[str, Any]:
 class ReplayWriter:
     """Streams replay results into `out_dir` (module docstring).
 
-    Use as a context manager: on a clean exit the report is built and the files are moved into
-    `out_dir`; on an exception the temporary directory is removed and `out_dir` is left as it
-    was. Each table of a `SessionResult` streams to `<name>.parquet`; the report's sections
+    Use as a context manager: on exit the report is built and the files are moved into `out_dir`;
+    on an exception (Ctrl-C, SIGTERM, or an error, which then propagates) the report opens with
+    `Partial: ...` and holds the sessions added before it (nothing computed is lost). Each table of a `SessionResult` streams to `<name>.parquet`; the report's sections
     (`SECTIONS`) read the tables back at the end.
     """
 
@@ -237,8 +238,9 @@ class ReplayWriter:
         already converted by `arrow_tables`)."""
         import pyarrow.parquet as pq
 
+        tables = arrow_tables(result.tables)  # first: a session whose rows do not convert is not counted
         self.sessions.append(result.json)
-        for name, table in arrow_tables(result.tables).items():
+        for name, table in tables.items():
             if not isinstance(table, list):
                 if name not in self._writers:
                     self._writers[name] = pq.ParquetWriter(self.tmp / f"{name}.parquet", table.schema)
@@ -256,13 +258,15 @@ class ReplayWriter:
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         for w in self._writers.values():
             w.close()
-        if exc_type is not None and not issubclass(exc_type, KeyboardInterrupt):
-            shutil.rmtree(self.tmp, ignore_errors=True)
-            return
         if exc_type is not None:
             of = f" of {self.total_files}" if self.total_files is not None else ""
-            self.partial = (f"Partial: interrupted after {self.files_done}{of} files; the tables and this report hold "
-                            f"the {len(self.sessions)} session(s) replayed before the interrupt.")
+            if issubclass(exc_type, KeyboardInterrupt):
+                self.partial = (f"Partial: interrupted after {self.files_done}{of} files; the tables and this report "
+                                f"hold the {len(self.sessions)} session(s) replayed before the interrupt.")
+            else:  # brk11: an error threw away every session already streamed; it still propagates
+                self.partial = (f"Partial: stopped by an error after {self.files_done}{of} files "
+                                f"({exc_type.__name__}: {exc}); the tables and this report hold the "
+                                f"{len(self.sessions)} session(s) replayed before it.")
         import pandas as pd
 
         for name, rows in self._buffered.items():

@@ -109,6 +109,31 @@ def test_a_failure_midway_names_that_session_and_keeps_the_others(tmp_path, monk
     assert failed.session_id not in ids and seen[0].session_id in ids
 
 
+def test_an_error_midway_keeps_the_sessions_done_in_a_partial_report_and_propagates(tmp_path, monkeypatch):
+    # brk11 item 1b: any error but Ctrl-C removed the temporary directory: every session done was lost
+    from readbench.replay.report import ReplayWriter
+
+    real = ReplayWriter.add
+
+    def boom(self, result):
+        if self.sessions:
+            raise RuntimeError("disk on fire")
+        real(self, result)
+
+    monkeypatch.setattr(ReplayWriter, "add", boom)
+    out = tmp_path / "out"
+    res = CliRunner().invoke(replay_cmd, [str(DATA / "claude"), "--out", str(out)])
+    assert res.exit_code == 1 and isinstance(res.exception, RuntimeError)
+    assert f"error: stopped after 1 session(s) replayed -> {out}/report.md (partial)" in res.stderr
+    report = (out / "report.md").read_text()
+    assert ("**Partial: stopped by an error after 0 of 2 files (RuntimeError: disk on fire); the tables and this "
+            "report hold the 1 session(s) replayed before it.**") in report
+    import pandas as pd
+
+    assert len(set(pd.read_parquet(out / "calls.parquet")["file"])) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # no temporary directory left
+
+
 def test_save_calibration_appends_a_dated_row_the_simulator_then_uses(tmp_path, monkeypatch, pi_session):
     from readbench.cache import CallRecord, sample_cache_metrics
     from readbench.cache.calibration import load_rows, token_fit
