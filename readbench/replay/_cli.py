@@ -127,7 +127,7 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
         lock = OutputLock(out.parent / f".{out.name}.lock", str(out), "readbench replay",
                           "wait for it to finish or use another --out", remove=True)
         writer = ReplayWriter(out, total_files=len(files))
-        with lock, writer, _progress(len(files)) as bar, _sigterm_interrupts():
+        with lock, _sigterm_interrupts(), writer, _progress(len(files)) as bar:  # SIGTERM handled while writing
             for group, results, failures in stream:
                 named = {p for p, e in group if e}
                 for f in failures:
@@ -156,14 +156,15 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
     except Locked as exc:  # issue 27 probe: two replays into one --out mixed their files
         raise click.ClickException(str(exc)) from None
     except KeyboardInterrupt:  # the writer kept what was done, marked partial
+        click.echo(_interrupted(out, writer), err=True)
         if stream is not None:
-            stream.close()  # stops the worker pool, cancelling groups not started
-        click.echo(f"interrupted: {imported} session(s) replayed before it -> {out}/report.md (partial)", err=True)
+            with contextlib.suppress(KeyboardInterrupt):  # another Ctrl-C: the report is already written
+                stream.close()  # stops the worker pool, cancelling groups not started
         sys.exit(1)
     except click.ClickException:
         raise
     except Exception:  # brk11: the writer kept the sessions done (a `Partial:` report); the error propagates
-        if writer is not None and (out / "report.md").exists():
+        if writer is not None and writer.written:
             click.echo(f"error: stopped after {len(writer.sessions)} session(s) replayed -> {out}/report.md (partial)",
                        err=True)
         raise
@@ -179,6 +180,22 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
         click.echo("error: " + ("nothing was imported" if imported == 0 else f"{failed_named} named file(s) not imported"),
                    err=True)
         sys.exit(2)
+
+
+def _interrupted(out: Path, writer: Any) -> str:
+    """The line an interrupted replay ends with: where its report is, if it got written (brk11:
+    it named `report.md` after a Ctrl-C during the folder walk, before anything existed)."""
+    if writer is None:
+        return "interrupted before any session was replayed: nothing was written"
+    n = len(writer.sessions)
+    if writer.written:
+        if writer.partial:
+            return f"interrupted: {n} session(s) replayed before it -> {out}/report.md (partial)"
+        return f"interrupted after the report was written: {n} session(s) replayed -> {out}/report.md"
+    if writer.tmp.is_dir() and any(writer.tmp.iterdir()):
+        return (f"interrupted: {n} session(s) replayed before it; no report was written: the tables are in "
+                f"{writer.tmp} (the next replay into {out} removes it)")
+    return f"interrupted: {n} session(s) replayed before it; nothing was written"
 
 
 @contextlib.contextmanager

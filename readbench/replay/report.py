@@ -34,11 +34,15 @@ the label `note` that it is first-order).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import math
 import os
 import shutil
+import signal
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -201,7 +205,9 @@ class ReplayWriter:
 
     Use as a context manager: on exit the report is built and the files are moved into `out_dir`;
     on an exception (Ctrl-C, SIGTERM, or an error, which then propagates) the report opens with
-    `Partial: ...` and holds the sessions added before it (nothing computed is lost). Each table of a `SessionResult` streams to `<name>.parquet`; the report's sections
+    `Partial: ...` and holds the sessions added before it (nothing computed is lost). SIGINT and
+    SIGTERM are deferred while the files are finalised (main thread); one that arrives after a
+    clean exit's report is whole is raised again once the handlers are restored. Each table of a `SessionResult` streams to `<name>.parquet`; the report's sections
     (`SECTIONS`) read the tables back at the end.
     """
 
@@ -224,6 +230,7 @@ class ReplayWriter:
         self.files_done = 0
         self.partial: str | None = None
         self.pooled: dict[str, Any] | None = None  # readbench.replay.pooled.pool_out_of_sample's figures
+        self.written = False  # report.md and the tables are in out_dir
 
     def __enter__(self) -> ReplayWriter:
         for stale in self.out_dir.parent.glob(f".{self.out_dir.name}.partial-*"):
@@ -256,6 +263,12 @@ class ReplayWriter:
         self.failures.append((path, reason))
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        with _signals_deferred() as deferred:  # brk11: a second Ctrl-C here lost the partial report
+            self._finish(exc_type, exc)
+        if deferred and exc_type is None:  # the report is whole; the interrupt still stops the caller
+            signal.raise_signal(deferred[0])
+
+    def _finish(self, exc_type: Any, exc: Any) -> None:
         for w in self._writers.values():
             w.close()
         if exc_type is not None:
@@ -284,6 +297,7 @@ class ReplayWriter:
         for f in self.tmp.iterdir():
             os.replace(f, self.out_dir / f.name)
         self.tmp.rmdir()
+        self.written = True
 
     def table(self, name: str, columns: list[str] | None = None) -> Any:
         """A streamed table read back as a pandas DataFrame (empty when nothing was written)."""
@@ -291,6 +305,27 @@ class ReplayWriter:
 
         path = self.tmp / f"{name}.parquet"
         return pd.read_parquet(path, columns=columns) if path.exists() else pd.DataFrame(columns=columns or [])
+
+
+@contextlib.contextmanager
+def _signals_deferred() -> Iterator[list[int]]:
+    """SIGINT and SIGTERM are held while the block runs (the writer finalising its files) and
+    their handlers restored after; yields the list of the signals that arrived. Only the main
+    thread can set handlers: elsewhere nothing is deferred."""
+    got: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield got
+        return
+
+    def hold(signum: int, frame: Any) -> None:
+        got.append(signum)
+
+    previous = {s: signal.signal(s, hold) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield got
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h if h is not None else signal.SIG_DFL)
 
 
 def _alive(pid: str) -> bool:

@@ -222,6 +222,18 @@ def test_more_jobs_than_sessions_or_cpus_start_no_more_workers(monkeypatch):
     assert started == [2]  # one session: no pool at all
 
 
+def _three_sessions(tmp_path: Path, pi_session) -> Path:
+    """A folder `in` of three pi sessions (a, b, c.jsonl), one id each."""
+    planted, _ = planted_session(tmp_path, pi_session)
+    src = tmp_path / "in"
+    src.mkdir()
+    for k, name in enumerate(("a.jsonl", "b.jsonl", "c.jsonl")):
+        head, rest = planted.read_text().split("\n", 1)
+        (src / name).write_text(json.dumps({**json.loads(head), "id": f"s{k}"}) + "\n" + rest)
+    planted.unlink()
+    return src
+
+
 def test_an_interrupted_replay_keeps_the_sessions_done_and_says_partial(tmp_path, monkeypatch, pi_session):
     # issue 27 probe: Ctrl-C or SIGTERM mid-replay threw away every session already replayed
     import readbench.replay.run as run
@@ -236,13 +248,7 @@ def test_an_interrupted_replay_keeps_the_sessions_done_and_says_partial(tmp_path
         return real(files, options)
 
     monkeypatch.setattr(run, "replay_group", interrupt_second)
-    planted, _ = planted_session(tmp_path, pi_session)
-    src = tmp_path / "in"
-    src.mkdir()
-    for k, name in enumerate(("a.jsonl", "b.jsonl", "c.jsonl")):  # three sessions: one id each
-        head, rest = planted.read_text().split("\n", 1)
-        (src / name).write_text(json.dumps({**json.loads(head), "id": f"s{k}"}) + "\n" + rest)
-    planted.unlink()
+    src = _three_sessions(tmp_path, pi_session)
     out = tmp_path / "out"
     res = CliRunner().invoke(replay_cmd, [str(src), "--out", str(out)])
     assert res.exit_code == 1
@@ -284,3 +290,67 @@ def test_a_killed_replays_temporary_directory_is_removed_by_the_next(tmp_path):
     res = CliRunner().invoke(replay_cmd, [str(DATA / "pi_session_v3.jsonl"), "--out", str(tmp_path / "out")])
     assert res.exit_code == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def _ctrl_c_while_finishing(monkeypatch) -> None:
+    """The report's first section sends SIGINT to this process: a Ctrl-C while the report is written."""
+    import signal
+
+    import readbench.replay.report as report
+
+    def ctrl_c(w):
+        signal.raise_signal(signal.SIGINT)
+        return []
+
+    monkeypatch.setattr(report, "SECTIONS", [ctrl_c, *report.SECTIONS])
+
+
+def test_a_second_ctrl_c_while_the_partial_report_is_written_keeps_it(tmp_path, monkeypatch, pi_session):
+    # brk11 item 2: the second Ctrl-C escaped the writer before its files were moved: no report,
+    # the tables stranded in .out.partial-<pid>, and the CLI still named out/report.md
+    import signal
+
+    import readbench.replay.run as run
+
+    real = run.replay_group
+    seen = []
+
+    def interrupt_second(files, options):
+        seen.append(files)
+        if len(seen) == 2:
+            raise KeyboardInterrupt
+        return real(files, options)
+
+    monkeypatch.setattr(run, "replay_group", interrupt_second)
+    _ctrl_c_while_finishing(monkeypatch)
+    src, out = _three_sessions(tmp_path, pi_session), tmp_path / "out"
+    res = CliRunner().invoke(replay_cmd, [str(src), "--out", str(out)])
+    assert res.exit_code == 1
+    assert res.stderr.splitlines()[-1] == f"interrupted: 1 session(s) replayed before it -> {out}/report.md (partial)"
+    assert "**Partial: interrupted after 1 of 3 files;" in (out / "report.md").read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in", "out"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
+
+
+def test_a_ctrl_c_while_a_whole_report_is_written_still_stops_the_run_and_says_so(tmp_path, monkeypatch, pi_session):
+    _ctrl_c_while_finishing(monkeypatch)
+    src, out = _three_sessions(tmp_path, pi_session), tmp_path / "out"
+    res = CliRunner().invoke(replay_cmd, [str(src), "--out", str(out), "--json"])
+    assert res.exit_code == 1 and res.stdout.count("\n") == 3
+    assert res.stderr.splitlines()[-1] == f"interrupted after the report was written: 3 session(s) replayed -> {out}/report.md"
+    assert "Partial" not in (out / "report.md").read_text()
+
+
+def test_a_ctrl_c_during_the_folder_walk_says_nothing_was_written(tmp_path, monkeypatch):
+    # brk11 item 2: it said `-> out/report.md (partial)`, and there was no out
+    import readbench.replay.run as run
+
+    def walk(paths):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(run, "session_files", walk)
+    out = tmp_path / "out"
+    res = CliRunner().invoke(replay_cmd, [str(DATA / "claude"), "--out", str(out)])
+    assert res.exit_code == 1
+    assert res.stderr.splitlines()[-1] == "interrupted before any session was replayed: nothing was written"
+    assert list(tmp_path.iterdir()) == []
