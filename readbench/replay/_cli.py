@@ -64,7 +64,9 @@ def _dcp_option(value: str | None) -> tuple[str, ...]:
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
               help="Worker processes (one file at a time each).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
-              help="Output directory (default results/replay-<UTC time>): parquet tables, report.md, report.html, figures.")
+              help="Output directory (default results/replay-<UTC time>): parquet tables, report.md, report.html, figures. "
+                   "In a directory used before, a previous replay's tables and figures are replaced or removed; "
+                   "other files are left alone.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per session on stdout (stable fields).")
 @click.option("--save-calibration", is_flag=True,
               help="Append the token fit pooled over these sessions (per model) to the calibration file "

@@ -50,7 +50,7 @@ from readbench.analysis._document import Block, Heading, Paragraph
 from readbench.replay.bill import SessionReplay, auto_cache_model
 from readbench.replay.gate_sweep import CANDIDATE_COLUMNS
 
-__all__ = ["CALL_COLUMNS", "SECTIONS", "SESSION_COLUMNS", "TABLE_COLUMNS", "ReplayWriter", "compared_cache_model", "session_json"]
+__all__ = ["CALL_COLUMNS", "OUTPUT_FILES", "SECTIONS", "SESSION_COLUMNS", "TABLE_COLUMNS", "ReplayWriter", "compared_cache_model", "session_json"]
 
 #: Columns of calls.parquet (one row per call x cache model x mode; see readbench.replay.bill).
 CALL_COLUMNS: dict[str, str] = {
@@ -160,6 +160,15 @@ def _table_columns() -> dict[str, dict[str, str]]:
 TABLE_COLUMNS: dict[str, dict[str, str]] = _table_columns()
 
 
+#: Every file name a replay writes into its output directory: the streamed tables, the gate's
+#: sweep, the report and its figures. A replay into an existing `--out` removes those of them it
+#: did not write this time (a previous run's), and nothing else (brk11).
+OUTPUT_FILES: frozenset[str] = frozenset(
+    [f"{name}.parquet" for name in TABLE_COLUMNS]
+    + ["gate_sweep.parquet", "report.md", "report.html", "cost.png", "gate_sweep.png", "dcp_cost.png",
+       "dcp_footer.png", "audit_waste.png", "read_arms_cost.png"])
+
+
 @functools.lru_cache(maxsize=None)
 def _schema(name: str) -> Any:
     import pyarrow as pa
@@ -204,6 +213,7 @@ class ReplayWriter:
     """Streams replay results into `out_dir` (module docstring).
 
     Use as a context manager: on exit the report is built and the files are moved into `out_dir`;
+    files of `OUTPUT_FILES` it did not write (a previous replay's) are removed from `out_dir`;
     on an exception (Ctrl-C, SIGTERM, or an error, which then propagates) the report opens with
     `Partial: ...` and holds the sessions added before it (nothing computed is lost). SIGINT and
     SIGTERM are deferred while the files are finalised (main thread); one that arrives after a
@@ -294,6 +304,11 @@ class ReplayWriter:
         (self.tmp / "report.md").write_text(to_markdown(blocks), encoding="utf-8")
         (self.tmp / "report.html").write_text(to_html(blocks, self.tmp, "readbench replay"), encoding="utf-8")
         self.out_dir.mkdir(parents=True, exist_ok=True)
+        written = {f.name for f in self.tmp.iterdir()}
+        for name in sorted(OUTPUT_FILES - written):  # a previous replay's, which this one did not replace
+            old = self.out_dir / name
+            if old.is_file():
+                old.unlink()
         for f in self.tmp.iterdir():
             os.replace(f, self.out_dir / f.name)
         self.tmp.rmdir()

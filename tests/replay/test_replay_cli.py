@@ -354,3 +354,24 @@ def test_a_ctrl_c_during_the_folder_walk_says_nothing_was_written(tmp_path, monk
     assert res.exit_code == 1
     assert res.stderr.splitlines()[-1] == "interrupted before any session was replayed: nothing was written"
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_replay_into_a_used_out_removes_the_previous_runs_outputs_and_nothing_else(tmp_path, pi_session):
+    # brk11 item 3: dcp.parquet, audit.parquet, dcp_*.png ... of the first run stayed beside the
+    # second run's tables (and `plan --design forked` read the stale fork points)
+    from readbench.replay.report import OUTPUT_FILES
+
+    out = tmp_path / "out"
+    session = str(planted_session(tmp_path, pi_session)[0])
+    res = CliRunner().invoke(replay_cmd, [session, "--out", str(out), "--audit", "--dcp", "all", "--gate-sweep",
+                                          "--fork-points"])
+    assert res.exit_code == 0, res.output
+    first = {p.name for p in out.iterdir()}
+    assert {"dcp.parquet", "audit.parquet", "fork_points.parquet", "dcp_cost.png"} <= first <= OUTPUT_FILES
+    (out / "notes.txt").write_text("mine")
+    (out / "mine.png").write_text("mine")
+    (out / "old").mkdir()
+    res = CliRunner().invoke(replay_cmd, [session, "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert sorted(p.name for p in out.iterdir()) == ["calls.parquet", "cost.png", "mine.png", "notes.txt", "old",
+                                                     "report.html", "report.md", "sessions.parquet"]
