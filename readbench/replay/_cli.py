@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import json
+import math
 import signal
 import sys
 from collections.abc import Iterator
@@ -152,7 +153,7 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
             writer.pooled = pool_out_of_sample(writer.sessions)
             if as_json:
                 for obj in writer.sessions:
-                    click.echo(json.dumps(obj, ensure_ascii=False))
+                    click.echo(_json_line(obj))
     except FileNotFoundError as exc:
         raise click.BadParameter(str(exc), param_hint="PATHS") from None
     except Locked as exc:  # issue 27 probe: two replays into one --out mixed their files
@@ -182,6 +183,21 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
         click.echo("error: " + ("nothing was imported" if imported == 0 else f"{failed_named} named file(s) not imported"),
                    err=True)
         sys.exit(2)
+
+
+def _json_line(obj: Any) -> str:
+    """One session's `--json` line: strict JSON, NaN and infinities as null (as in the parquet
+    tables; brk11: a bare `NaN` broke JSON.parse)."""
+    def clean(v: Any) -> Any:
+        if isinstance(v, float) and not math.isfinite(v):
+            return None
+        if isinstance(v, dict):
+            return {k: clean(x) for k, x in v.items()}
+        if isinstance(v, (list, tuple)):
+            return [clean(x) for x in v]
+        return v
+
+    return json.dumps(clean(obj), ensure_ascii=False, allow_nan=False)
 
 
 def _interrupted(out: Path, writer: Any) -> str:

@@ -375,3 +375,14 @@ def test_a_replay_into_a_used_out_removes_the_previous_runs_outputs_and_nothing_
     assert res.exit_code == 0, res.output
     assert sorted(p.name for p in out.iterdir()) == ["calls.parquet", "cost.png", "mine.png", "notes.txt", "old",
                                                      "report.html", "report.md", "sessions.parquet"]
+
+
+def test_json_has_null_not_nan_for_an_unpriced_sessions_audit(tmp_path):
+    # brk11 item 8: `"billed_cost_usd": NaN` in the audit of an unpriced session is not JSON
+    session = tmp_path / "s1.jsonl"
+    session.write_text((DATA / "claude" / "s1.jsonl").read_text().replace("claude-opus-4-6", "claude-imaginary-9"))
+    res = CliRunner().invoke(replay_cmd, [str(session), "--out", str(tmp_path / "out"), "--json", "--audit"])
+    assert res.exit_code == 0, res.output
+    (line,) = res.stdout.splitlines()
+    audit = json.loads(line, parse_constant=lambda c: pytest.fail(f"{c} in --json"))["audit"]
+    assert (audit["billed_cost_usd"], audit["redelivered_cost_usd"], audit["redelivered_cost_share"]) == (None, None, None)
