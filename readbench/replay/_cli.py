@@ -8,6 +8,7 @@ import json
 import math
 import signal
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -116,6 +117,7 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
     if not out.resolve().name:  # issue 27 probe: `--out /` was a traceback
         raise click.BadParameter("the filesystem root cannot be a replay's output directory; name a directory of "
                                  "its own", param_hint="--out")
+    _check_out(out)
     imported = failed_named = 0
     levels: list[tuple[str, str, list]] = []
     harnesses: set[str] = set()
@@ -183,6 +185,20 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
         click.echo("error: " + ("nothing was imported" if imported == 0 else f"{failed_named} named file(s) not imported"),
                    err=True)
         sys.exit(2)
+
+
+def _check_out(out: Path) -> None:
+    """A usage error naming --out when its directory's parent cannot be written (brk11: `--out
+    afile/sub` was a FileExistsError traceback and `--out /proc/x` blamed PATHS): probed with a
+    temporary file in the nearest existing ancestor, which is what the replay creates beside it."""
+    d = out.absolute().parent
+    while not d.exists() and d != d.parent:
+        d = d.parent
+    try:
+        with tempfile.TemporaryFile(dir=d):
+            pass
+    except OSError as exc:
+        raise click.BadParameter(f"{out}: cannot write in {d}: {exc.strerror or exc}", param_hint="--out") from None
 
 
 def _json_line(obj: Any) -> str:

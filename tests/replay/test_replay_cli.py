@@ -198,6 +198,20 @@ def test_out_at_the_filesystem_root_is_a_named_usage_error(tmp_path):
             "directory of its own") in res.output
 
 
+def test_an_out_that_cannot_be_written_is_a_usage_error_naming_out_and_why(tmp_path):
+    # brk11 item 11: `--out afile/sub` was a FileExistsError traceback, `--out /proc/x` blamed PATHS
+    (tmp_path / "afile").write_text("x")
+    session = str(DATA / "pi_session_v3.jsonl")
+    res = CliRunner().invoke(replay_cmd, [session, "--out", str(tmp_path / "afile" / "sub")])
+    assert res.exit_code == 2
+    assert (f"Invalid value for --out: {tmp_path}/afile/sub: cannot write in {tmp_path}/afile: Not a directory"
+            in res.output)
+    res = CliRunner().invoke(replay_cmd, [session, "--out", "/proc/rw11-out"])
+    assert res.exit_code == 2
+    assert "Invalid value for --out: /proc/rw11-out: cannot write in /proc: No such file or directory" in res.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
+
+
 def test_more_jobs_than_sessions_or_cpus_start_no_more_workers(monkeypatch):
     # issue 27 probe: --jobs 1000 on 4 files took 155 s against 21 s with one worker
     import readbench.replay.run as run
