@@ -179,12 +179,13 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
                    f"({p['coverage']:.1%}), median |error| {p['median_abs_error']:.1%}, total {p['total_error']:+.1%}",
                    err=True)
     click.echo(f"{imported} session(s) replayed -> {out}/report.md", err=True)
-    if save_calibration and levels:
-        _save_calibration(levels, harnesses, dates)
+    calibration_failed = save_calibration and bool(levels) and not _save_calibration(levels, harnesses, dates)
     if failed_named or imported == 0:
         click.echo("error: " + ("nothing was imported" if imported == 0 else f"{failed_named} named file(s) not imported"),
                    err=True)
         sys.exit(2)
+    if calibration_failed:
+        sys.exit(1)
 
 
 def _check_out(out: Path) -> None:
@@ -253,22 +254,31 @@ def _progress(total: int):
     return ProgressReporter.single("readbench replay", "files", total)
 
 
-def _save_calibration(levels: list[tuple[str, str, list]], harnesses: set[str], dates: list[dt.date]) -> None:
-    from readbench.cache.calibration import CalibrationRow, append_rows
+def _save_calibration(levels: list[tuple[str, str, list]], harnesses: set[str], dates: list[dt.date]) -> bool:
+    """Append the pooled token fits to the calibration file; False (and a `calibration: cannot
+    write PATH: reason` line) when it cannot be read or written (brk11: a traceback)."""
+    from readbench.cache.calibration import CalibrationRow, active_path, append_rows
     from readbench.replay.calibrate import pooled_fits
 
     fits = pooled_fits(levels)
     if not fits:
         click.echo("calibration: no model had enough billed calls for a token fit; nothing saved", err=True)
-        return
+        return True
     today = dt.datetime.now(dt.timezone.utc).date()
     rows = [CalibrationRow(m, a, b, calls, sessions, ",".join(sorted(harnesses)), min(dates), max(dates), today,
                            "readbench replay --save-calibration")
             for m, (a, b, calls, sessions) in fits.items()]
-    path = append_rows(rows)
+    path = active_path()
+    try:
+        append_rows(rows, path)
+    except (OSError, ValueError) as exc:  # a directory, an unwritable place, a malformed or non-UTF-8 file
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        click.echo(f"calibration: cannot write {path}: {reason}; nothing saved", err=True)
+        return False
     for r in rows:
         click.echo(f"calibration: {r.key}: billed ~ {r.a:.4f} x counted + {r.b:.1f} per block "
                    f"({r.calls} calls, {r.sessions} sessions) -> {path}", err=True)
+    return True
 
 
 commands = [replay_cmd]

@@ -160,6 +160,18 @@ def test_save_calibration_appends_a_dated_row_the_simulator_then_uses(tmp_path, 
     assert doubled["cache_write_tokens_anthropic-5m"] == 2 * plain["cache_write_tokens_anthropic-5m"]
 
 
+def test_a_calibration_file_that_cannot_be_written_is_named_and_the_outputs_kept(tmp_path, monkeypatch, pi_session):
+    # brk11 item 12: a traceback after the success line
+    path, _ = planted_session(tmp_path, pi_session)
+    out = tmp_path / "o"
+    for table, reason in ((tmp_path, "Is a directory"), (Path("/proc/rw11.csv"), "No such file or directory")):
+        monkeypatch.setenv("READBENCH_CALIBRATION", str(table))
+        res = CliRunner().invoke(replay_cmd, [str(path), "--out", str(out), "--save-calibration"])
+        assert res.exit_code == 1 and isinstance(res.exception, SystemExit), res.output
+        assert res.stderr.splitlines()[-1] == f"calibration: cannot write {table}: {reason}; nothing saved"
+        assert (out / "report.md").exists()
+
+
 def _json_objects(tmp_path: Path, caches: str) -> list[dict]:
     """`readbench replay --json --cache CACHES` over the mixed corpus: one object per session."""
     res = CliRunner().invoke(replay_cmd, [str(_corpus(tmp_path)), "--out", str(tmp_path / "out"), "--json",
