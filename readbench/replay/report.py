@@ -217,8 +217,9 @@ class ReplayWriter:
     on an exception (Ctrl-C, SIGTERM, or an error, which then propagates) the report opens with
     `Partial: ...` and holds the sessions added before it (nothing computed is lost). SIGINT and
     SIGTERM are deferred while the files are finalised (main thread); one that arrives after a
-    clean exit's report is whole is raised again once the handlers are restored. Each table of a `SessionResult` streams to `<name>.parquet`; the report's sections
-    (`SECTIONS`) read the tables back at the end.
+    clean exit's report is whole is raised again once the handlers are restored. Each table of a
+    `SessionResult` streams to `<name>.parquet`; the report's sections (`SECTIONS`) read the
+    tables back at the end.
     """
 
     def __init__(self, out_dir: Path, total_files: int | None = None) -> None:
