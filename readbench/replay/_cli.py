@@ -5,8 +5,10 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import json
+import math
 import signal
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -64,7 +66,9 @@ def _dcp_option(value: str | None) -> tuple[str, ...]:
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
               help="Worker processes (one file at a time each).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
-              help="Output directory (default results/replay-<UTC time>): parquet tables, report.md, report.html, figures.")
+              help="Output directory (default results/replay-<UTC time>): parquet tables, report.md, report.html, figures. "
+                   "In a directory used before, a previous replay's tables and figures are replaced or removed; "
+                   "other files are left alone.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per session on stdout (stable fields).")
 @click.option("--save-calibration", is_flag=True,
               help="Append the token fit pooled over these sessions (per model) to the calibration file "
@@ -113,11 +117,13 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
     if not out.resolve().name:  # issue 27 probe: `--out /` was a traceback
         raise click.BadParameter("the filesystem root cannot be a replay's output directory; name a directory of "
                                  "its own", param_hint="--out")
+    _check_out(out)
     imported = failed_named = 0
     levels: list[tuple[str, str, list]] = []
     harnesses: set[str] = set()
     dates: list[dt.date] = []
     stream = None
+    writer: ReplayWriter | None = None
     try:
         from readbench.replay.run import session_files
 
@@ -125,10 +131,9 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
         stream = replay_paths(list(paths), options, jobs, files=files)
         lock = OutputLock(out.parent / f".{out.name}.lock", str(out), "readbench replay",
                           "wait for it to finish or use another --out", remove=True)
-        with lock, ReplayWriter(out, total_files=len(files)) as writer, _progress(len(files)) as bar, \
-                _sigterm_interrupts():
+        writer = ReplayWriter(out, total_files=len(files))
+        with lock, _sigterm_interrupts(), writer, _progress(len(files)) as bar:  # SIGTERM handled while writing
             for group, results, failures in stream:
-                writer.files_done += len(group)
                 named = {p for p, e in group if e}
                 for f in failures:
                     writer.fail(f.path, f.reason)
@@ -143,34 +148,89 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
                     harnesses.add(res.harness)
                     if res.date is not None:
                         dates.append(res.date)
+                writer.files_done += len(group)  # after its sessions: the partial banner's count
                 for file, _ in group:
                     bar.finish("readbench replay", file)
             # pooled over the sessions (readbench.replay.pooled): the JSON objects wait for it
             writer.pooled = pool_out_of_sample(writer.sessions)
             if as_json:
                 for obj in writer.sessions:
-                    click.echo(json.dumps(obj, ensure_ascii=False))
+                    click.echo(_json_line(obj))
     except FileNotFoundError as exc:
         raise click.BadParameter(str(exc), param_hint="PATHS") from None
     except Locked as exc:  # issue 27 probe: two replays into one --out mixed their files
         raise click.ClickException(str(exc)) from None
     except KeyboardInterrupt:  # the writer kept what was done, marked partial
+        click.echo(_interrupted(out, writer), err=True)
         if stream is not None:
-            stream.close()  # stops the worker pool, cancelling groups not started
-        click.echo(f"interrupted: {imported} session(s) replayed before it -> {out}/report.md (partial)", err=True)
+            with contextlib.suppress(KeyboardInterrupt):  # another Ctrl-C: the report is already written
+                stream.close()  # stops the worker pool, cancelling groups not started
         sys.exit(1)
+    except click.ClickException:
+        raise
+    except Exception:  # brk11: the writer kept the sessions done (a `Partial:` report); the error propagates
+        if writer is not None and writer.written:
+            click.echo(f"error: stopped after {len(writer.sessions)} session(s) replayed -> {out}/report.md (partial)",
+                       err=True)
+        raise
     p = writer.pooled
     if p and p["sessions"]:
         click.echo(f"out of sample: bill inside the 90 % interval on {p['covered']}/{p['sessions']} sessions "
                    f"({p['coverage']:.1%}), median |error| {p['median_abs_error']:.1%}, total {p['total_error']:+.1%}",
                    err=True)
     click.echo(f"{imported} session(s) replayed -> {out}/report.md", err=True)
-    if save_calibration and levels:
-        _save_calibration(levels, harnesses, dates)
+    calibration_failed = save_calibration and bool(levels) and not _save_calibration(levels, harnesses, dates)
     if failed_named or imported == 0:
         click.echo("error: " + ("nothing was imported" if imported == 0 else f"{failed_named} named file(s) not imported"),
                    err=True)
         sys.exit(2)
+    if calibration_failed:
+        sys.exit(1)
+
+
+def _check_out(out: Path) -> None:
+    """A usage error naming --out when its directory's parent cannot be written (brk11: `--out
+    afile/sub` was a FileExistsError traceback and `--out /proc/x` blamed PATHS): probed with a
+    temporary file in the nearest existing ancestor, which is what the replay creates beside it."""
+    d = out.absolute().parent
+    while not d.exists() and d != d.parent:
+        d = d.parent
+    try:
+        with tempfile.TemporaryFile(dir=d):
+            pass
+    except OSError as exc:
+        raise click.BadParameter(f"{out}: cannot write in {d}: {exc.strerror or exc}", param_hint="--out") from None
+
+
+def _json_line(obj: Any) -> str:
+    """One session's `--json` line: strict JSON, NaN and infinities as null (as in the parquet
+    tables; brk11: a bare `NaN` broke JSON.parse)."""
+    def clean(v: Any) -> Any:
+        if isinstance(v, float) and not math.isfinite(v):
+            return None
+        if isinstance(v, dict):
+            return {k: clean(x) for k, x in v.items()}
+        if isinstance(v, (list, tuple)):
+            return [clean(x) for x in v]
+        return v
+
+    return json.dumps(clean(obj), ensure_ascii=False, allow_nan=False)
+
+
+def _interrupted(out: Path, writer: Any) -> str:
+    """The line an interrupted replay ends with: where its report is, if it got written (brk11:
+    it named `report.md` after a Ctrl-C during the folder walk, before anything existed)."""
+    if writer is None:
+        return "interrupted before any session was replayed: nothing was written"
+    n = len(writer.sessions)
+    if writer.written:
+        if writer.partial:
+            return f"interrupted: {n} session(s) replayed before it -> {out}/report.md (partial)"
+        return f"interrupted after the report was written: {n} session(s) replayed -> {out}/report.md"
+    if writer.tmp.is_dir() and any(writer.tmp.iterdir()):
+        return (f"interrupted: {n} session(s) replayed before it; no report was written: the tables are in "
+                f"{writer.tmp} (the next replay into {out} removes it)")
+    return f"interrupted: {n} session(s) replayed before it; nothing was written"
 
 
 @contextlib.contextmanager
@@ -194,22 +254,31 @@ def _progress(total: int):
     return ProgressReporter.single("readbench replay", "files", total)
 
 
-def _save_calibration(levels: list[tuple[str, str, list]], harnesses: set[str], dates: list[dt.date]) -> None:
-    from readbench.cache.calibration import CalibrationRow, append_rows
+def _save_calibration(levels: list[tuple[str, str, list]], harnesses: set[str], dates: list[dt.date]) -> bool:
+    """Append the pooled token fits to the calibration file; False (and a `calibration: cannot
+    write PATH: reason` line) when it cannot be read or written (brk11: a traceback)."""
+    from readbench.cache.calibration import CalibrationRow, active_path, append_rows
     from readbench.replay.calibrate import pooled_fits
 
     fits = pooled_fits(levels)
     if not fits:
         click.echo("calibration: no model had enough billed calls for a token fit; nothing saved", err=True)
-        return
+        return True
     today = dt.datetime.now(dt.timezone.utc).date()
     rows = [CalibrationRow(m, a, b, calls, sessions, ",".join(sorted(harnesses)), min(dates), max(dates), today,
                            "readbench replay --save-calibration")
             for m, (a, b, calls, sessions) in fits.items()]
-    path = append_rows(rows)
+    path = active_path()
+    try:
+        append_rows(rows, path)
+    except (OSError, ValueError) as exc:  # a directory, an unwritable place, a malformed or non-UTF-8 file
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        click.echo(f"calibration: cannot write {path}: {reason}; nothing saved", err=True)
+        return False
     for r in rows:
         click.echo(f"calibration: {r.key}: billed ~ {r.a:.4f} x counted + {r.b:.1f} per block "
                    f"({r.calls} calls, {r.sessions} sessions) -> {path}", err=True)
+    return True
 
 
 commands = [replay_cmd]

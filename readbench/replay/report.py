@@ -7,7 +7,8 @@ Files are written into a temporary directory beside the output directory and mov
 when every session is done, so a failed replay never leaves half-written files; the calls table
 streams to parquet one session at a time (bounded memory). An interrupted replay (Ctrl-C,
 SIGTERM) keeps what it computed: the sessions finished before the interrupt are written, and
-the report opens with `Partial: interrupted after N of M files` (GitHub issue 27).
+the report opens with `Partial: interrupted after N of M files` (GitHub issue 27); so does a
+replay stopped by an error (`Partial: stopped by an error after N of M files (...)`).
 
 The per-session JSON object (`session_json`) is a stable interface: `file`, `format`,
 `session_id`, `harness`, `cache_model`, `calls`, `priced_calls`, `billed_cost_usd`,
@@ -33,11 +34,15 @@ the label `note` that it is first-order).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import math
 import os
 import shutil
+import signal
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +50,7 @@ from readbench.analysis._document import Block, Heading, Paragraph
 from readbench.replay.bill import SessionReplay, auto_cache_model
 from readbench.replay.gate_sweep import CANDIDATE_COLUMNS
 
-__all__ = ["CALL_COLUMNS", "SECTIONS", "SESSION_COLUMNS", "TABLE_COLUMNS", "ReplayWriter", "compared_cache_model", "session_json"]
+__all__ = ["CALL_COLUMNS", "OUTPUT_FILES", "SECTIONS", "SESSION_COLUMNS", "TABLE_COLUMNS", "ReplayWriter", "compared_cache_model", "session_json"]
 
 #: Columns of calls.parquet (one row per call x cache model x mode; see readbench.replay.bill).
 CALL_COLUMNS: dict[str, str] = {
@@ -155,6 +160,15 @@ def _table_columns() -> dict[str, dict[str, str]]:
 TABLE_COLUMNS: dict[str, dict[str, str]] = _table_columns()
 
 
+#: Every file name a replay writes into its output directory: the streamed tables, the gate's
+#: sweep, the report and its figures. A replay into an existing `--out` removes those of them it
+#: did not write this time (a previous run's), and nothing else (brk11).
+OUTPUT_FILES: frozenset[str] = frozenset(
+    [f"{name}.parquet" for name in TABLE_COLUMNS]
+    + ["gate_sweep.parquet", "report.md", "report.html", "cost.png", "gate_sweep.png", "dcp_cost.png",
+       "dcp_footer.png", "audit_waste.png", "read_arms_cost.png"])
+
+
 @functools.lru_cache(maxsize=None)
 def _schema(name: str) -> Any:
     import pyarrow as pa
@@ -198,10 +212,14 @@ def arrow_tables(tables: dict[str, Any]) -> dict[str, Any]:
 class ReplayWriter:
     """Streams replay results into `out_dir` (module docstring).
 
-    Use as a context manager: on a clean exit the report is built and the files are moved into
-    `out_dir`; on an exception the temporary directory is removed and `out_dir` is left as it
-    was. Each table of a `SessionResult` streams to `<name>.parquet`; the report's sections
-    (`SECTIONS`) read the tables back at the end.
+    Use as a context manager: on exit the report is built and the files are moved into `out_dir`;
+    files of `OUTPUT_FILES` it did not write (a previous replay's) are removed from `out_dir`;
+    on an exception (Ctrl-C, SIGTERM, or an error, which then propagates) the report opens with
+    `Partial: ...` and holds the sessions added before it (nothing computed is lost). SIGINT and
+    SIGTERM are deferred while the files are finalised (main thread); one that arrives after a
+    clean exit's report is whole is raised again once the handlers are restored. Each table of a
+    `SessionResult` streams to `<name>.parquet`; the report's sections (`SECTIONS`) read the
+    tables back at the end.
     """
 
     def __init__(self, out_dir: Path, total_files: int | None = None) -> None:
@@ -223,6 +241,7 @@ class ReplayWriter:
         self.files_done = 0
         self.partial: str | None = None
         self.pooled: dict[str, Any] | None = None  # readbench.replay.pooled.pool_out_of_sample's figures
+        self.written = False  # report.md and the tables are in out_dir
 
     def __enter__(self) -> ReplayWriter:
         for stale in self.out_dir.parent.glob(f".{self.out_dir.name}.partial-*"):
@@ -237,8 +256,9 @@ class ReplayWriter:
         already converted by `arrow_tables`)."""
         import pyarrow.parquet as pq
 
+        tables = arrow_tables(result.tables)  # first: a session whose rows do not convert is not counted
         self.sessions.append(result.json)
-        for name, table in arrow_tables(result.tables).items():
+        for name, table in tables.items():
             if not isinstance(table, list):
                 if name not in self._writers:
                     self._writers[name] = pq.ParquetWriter(self.tmp / f"{name}.parquet", table.schema)
@@ -254,15 +274,23 @@ class ReplayWriter:
         self.failures.append((path, reason))
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        with _signals_deferred() as deferred:  # brk11: a second Ctrl-C here lost the partial report
+            self._finish(exc_type, exc)
+        if deferred and exc_type is None:  # the report is whole; the interrupt still stops the caller
+            signal.raise_signal(deferred[0])
+
+    def _finish(self, exc_type: Any, exc: Any) -> None:
         for w in self._writers.values():
             w.close()
-        if exc_type is not None and not issubclass(exc_type, KeyboardInterrupt):
-            shutil.rmtree(self.tmp, ignore_errors=True)
-            return
         if exc_type is not None:
             of = f" of {self.total_files}" if self.total_files is not None else ""
-            self.partial = (f"Partial: interrupted after {self.files_done}{of} files; the tables and this report hold "
-                            f"the {len(self.sessions)} session(s) replayed before the interrupt.")
+            if issubclass(exc_type, KeyboardInterrupt):
+                self.partial = (f"Partial: interrupted after {self.files_done}{of} files; the tables and this report "
+                                f"hold the {len(self.sessions)} session(s) replayed before the interrupt.")
+            else:  # brk11: an error threw away every session already streamed; it still propagates
+                self.partial = (f"Partial: stopped by an error after {self.files_done}{of} files "
+                                f"({exc_type.__name__}: {exc}); the tables and this report hold the "
+                                f"{len(self.sessions)} session(s) replayed before it.")
         import pandas as pd
 
         for name, rows in self._buffered.items():
@@ -277,9 +305,15 @@ class ReplayWriter:
         (self.tmp / "report.md").write_text(to_markdown(blocks), encoding="utf-8")
         (self.tmp / "report.html").write_text(to_html(blocks, self.tmp, "readbench replay"), encoding="utf-8")
         self.out_dir.mkdir(parents=True, exist_ok=True)
+        written = {f.name for f in self.tmp.iterdir()}
+        for name in sorted(OUTPUT_FILES - written):  # a previous replay's, which this one did not replace
+            old = self.out_dir / name
+            if old.is_file():
+                old.unlink()
         for f in self.tmp.iterdir():
             os.replace(f, self.out_dir / f.name)
         self.tmp.rmdir()
+        self.written = True
 
     def table(self, name: str, columns: list[str] | None = None) -> Any:
         """A streamed table read back as a pandas DataFrame (empty when nothing was written)."""
@@ -287,6 +321,27 @@ class ReplayWriter:
 
         path = self.tmp / f"{name}.parquet"
         return pd.read_parquet(path, columns=columns) if path.exists() else pd.DataFrame(columns=columns or [])
+
+
+@contextlib.contextmanager
+def _signals_deferred() -> Iterator[list[int]]:
+    """SIGINT and SIGTERM are held while the block runs (the writer finalising its files) and
+    their handlers restored after; yields the list of the signals that arrived. Only the main
+    thread can set handlers: elsewhere nothing is deferred."""
+    got: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield got
+        return
+
+    def hold(signum: int, frame: Any) -> None:
+        got.append(signum)
+
+    previous = {s: signal.signal(s, hold) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield got
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h if h is not None else signal.SIG_DFL)
 
 
 def _alive(pid: str) -> bool:

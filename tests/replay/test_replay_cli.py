@@ -109,6 +109,31 @@ def test_a_failure_midway_names_that_session_and_keeps_the_others(tmp_path, monk
     assert failed.session_id not in ids and seen[0].session_id in ids
 
 
+def test_an_error_midway_keeps_the_sessions_done_in_a_partial_report_and_propagates(tmp_path, monkeypatch):
+    # brk11 item 1b: any error but Ctrl-C removed the temporary directory: every session done was lost
+    from readbench.replay.report import ReplayWriter
+
+    real = ReplayWriter.add
+
+    def boom(self, result):
+        if self.sessions:
+            raise RuntimeError("disk on fire")
+        real(self, result)
+
+    monkeypatch.setattr(ReplayWriter, "add", boom)
+    out = tmp_path / "out"
+    res = CliRunner().invoke(replay_cmd, [str(DATA / "claude"), "--out", str(out)])
+    assert res.exit_code == 1 and isinstance(res.exception, RuntimeError)
+    assert f"error: stopped after 1 session(s) replayed -> {out}/report.md (partial)" in res.stderr
+    report = (out / "report.md").read_text()
+    assert ("**Partial: stopped by an error after 0 of 2 files (RuntimeError: disk on fire); the tables and this "
+            "report hold the 1 session(s) replayed before it.**") in report
+    import pandas as pd
+
+    assert len(set(pd.read_parquet(out / "calls.parquet")["file"])) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # no temporary directory left
+
+
 def test_save_calibration_appends_a_dated_row_the_simulator_then_uses(tmp_path, monkeypatch, pi_session):
     from readbench.cache import CallRecord, sample_cache_metrics
     from readbench.cache.calibration import load_rows, token_fit
@@ -133,6 +158,18 @@ def test_save_calibration_appends_a_dated_row_the_simulator_then_uses(tmp_path, 
     monkeypatch.setenv("READBENCH_CALIBRATION", str(tmp_path / "none.csv"))
     plain = sample_cache_metrics(calls, ["anthropic-5m"], priced_models={"anthropic-5m": "claude-sonnet-4.5"})
     assert doubled["cache_write_tokens_anthropic-5m"] == 2 * plain["cache_write_tokens_anthropic-5m"]
+
+
+def test_a_calibration_file_that_cannot_be_written_is_named_and_the_outputs_kept(tmp_path, monkeypatch, pi_session):
+    # brk11 item 12: a traceback after the success line
+    path, _ = planted_session(tmp_path, pi_session)
+    out = tmp_path / "o"
+    for table, reason in ((tmp_path, "Is a directory"), (Path("/proc/rw11.csv"), "No such file or directory")):
+        monkeypatch.setenv("READBENCH_CALIBRATION", str(table))
+        res = CliRunner().invoke(replay_cmd, [str(path), "--out", str(out), "--save-calibration"])
+        assert res.exit_code == 1 and isinstance(res.exception, SystemExit), res.output
+        assert res.stderr.splitlines()[-1] == f"calibration: cannot write {table}: {reason}; nothing saved"
+        assert (out / "report.md").exists()
 
 
 def _json_objects(tmp_path: Path, caches: str) -> list[dict]:
@@ -173,6 +210,20 @@ def test_out_at_the_filesystem_root_is_a_named_usage_error(tmp_path):
             "directory of its own") in res.output
 
 
+def test_an_out_that_cannot_be_written_is_a_usage_error_naming_out_and_why(tmp_path):
+    # brk11 item 11: `--out afile/sub` was a FileExistsError traceback, `--out /proc/x` blamed PATHS
+    (tmp_path / "afile").write_text("x")
+    session = str(DATA / "pi_session_v3.jsonl")
+    res = CliRunner().invoke(replay_cmd, [session, "--out", str(tmp_path / "afile" / "sub")])
+    assert res.exit_code == 2
+    assert (f"Invalid value for --out: {tmp_path}/afile/sub: cannot write in {tmp_path}/afile: Not a directory"
+            in res.output)
+    res = CliRunner().invoke(replay_cmd, [session, "--out", "/proc/rw11-out"])
+    assert res.exit_code == 2
+    assert "Invalid value for --out: /proc/rw11-out: cannot write in /proc: No such file or directory" in res.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
+
+
 def test_more_jobs_than_sessions_or_cpus_start_no_more_workers(monkeypatch):
     # issue 27 probe: --jobs 1000 on 4 files took 155 s against 21 s with one worker
     import readbench.replay.run as run
@@ -197,6 +248,18 @@ def test_more_jobs_than_sessions_or_cpus_start_no_more_workers(monkeypatch):
     assert started == [2]  # one session: no pool at all
 
 
+def _three_sessions(tmp_path: Path, pi_session) -> Path:
+    """A folder `in` of three pi sessions (a, b, c.jsonl), one id each."""
+    planted, _ = planted_session(tmp_path, pi_session)
+    src = tmp_path / "in"
+    src.mkdir()
+    for k, name in enumerate(("a.jsonl", "b.jsonl", "c.jsonl")):
+        head, rest = planted.read_text().split("\n", 1)
+        (src / name).write_text(json.dumps({**json.loads(head), "id": f"s{k}"}) + "\n" + rest)
+    planted.unlink()
+    return src
+
+
 def test_an_interrupted_replay_keeps_the_sessions_done_and_says_partial(tmp_path, monkeypatch, pi_session):
     # issue 27 probe: Ctrl-C or SIGTERM mid-replay threw away every session already replayed
     import readbench.replay.run as run
@@ -211,13 +274,7 @@ def test_an_interrupted_replay_keeps_the_sessions_done_and_says_partial(tmp_path
         return real(files, options)
 
     monkeypatch.setattr(run, "replay_group", interrupt_second)
-    planted, _ = planted_session(tmp_path, pi_session)
-    src = tmp_path / "in"
-    src.mkdir()
-    for k, name in enumerate(("a.jsonl", "b.jsonl", "c.jsonl")):  # three sessions: one id each
-        head, rest = planted.read_text().split("\n", 1)
-        (src / name).write_text(json.dumps({**json.loads(head), "id": f"s{k}"}) + "\n" + rest)
-    planted.unlink()
+    src = _three_sessions(tmp_path, pi_session)
     out = tmp_path / "out"
     res = CliRunner().invoke(replay_cmd, [str(src), "--out", str(out)])
     assert res.exit_code == 1
@@ -277,3 +334,99 @@ def test_stopping_a_replay_early_terminates_the_workers_instead_of_waiting_for_t
     _stop_workers(pool)
     pool.shutdown(wait=True, cancel_futures=True)
     assert isinstance(busy.exception(timeout=0), BrokenProcessPool)  # it did not sleep its 30 s out
+
+
+def _ctrl_c_while_finishing(monkeypatch) -> None:
+    """The report's first section sends SIGINT to this process: a Ctrl-C while the report is written."""
+    import signal
+
+    import readbench.replay.report as report
+
+    def ctrl_c(w):
+        signal.raise_signal(signal.SIGINT)
+        return []
+
+    monkeypatch.setattr(report, "SECTIONS", [ctrl_c, *report.SECTIONS])
+
+
+def test_a_second_ctrl_c_while_the_partial_report_is_written_keeps_it(tmp_path, monkeypatch, pi_session):
+    # brk11 item 2: the second Ctrl-C escaped the writer before its files were moved: no report,
+    # the tables stranded in .out.partial-<pid>, and the CLI still named out/report.md
+    import signal
+
+    import readbench.replay.run as run
+
+    real = run.replay_group
+    seen = []
+
+    def interrupt_second(files, options):
+        seen.append(files)
+        if len(seen) == 2:
+            raise KeyboardInterrupt
+        return real(files, options)
+
+    monkeypatch.setattr(run, "replay_group", interrupt_second)
+    _ctrl_c_while_finishing(monkeypatch)
+    src, out = _three_sessions(tmp_path, pi_session), tmp_path / "out"
+    res = CliRunner().invoke(replay_cmd, [str(src), "--out", str(out)])
+    assert res.exit_code == 1
+    assert res.stderr.splitlines()[-1] == f"interrupted: 1 session(s) replayed before it -> {out}/report.md (partial)"
+    assert "**Partial: interrupted after 1 of 3 files;" in (out / "report.md").read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in", "out"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
+
+
+def test_a_ctrl_c_while_a_whole_report_is_written_still_stops_the_run_and_says_so(tmp_path, monkeypatch, pi_session):
+    _ctrl_c_while_finishing(monkeypatch)
+    src, out = _three_sessions(tmp_path, pi_session), tmp_path / "out"
+    res = CliRunner().invoke(replay_cmd, [str(src), "--out", str(out), "--json"])
+    assert res.exit_code == 1 and res.stdout.count("\n") == 3
+    assert res.stderr.splitlines()[-1] == f"interrupted after the report was written: 3 session(s) replayed -> {out}/report.md"
+    assert "Partial" not in (out / "report.md").read_text()
+
+
+def test_a_ctrl_c_during_the_folder_walk_says_nothing_was_written(tmp_path, monkeypatch):
+    # brk11 item 2: it said `-> out/report.md (partial)`, and there was no out
+    import readbench.replay.run as run
+
+    def walk(paths):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(run, "session_files", walk)
+    out = tmp_path / "out"
+    res = CliRunner().invoke(replay_cmd, [str(DATA / "claude"), "--out", str(out)])
+    assert res.exit_code == 1
+    assert res.stderr.splitlines()[-1] == "interrupted before any session was replayed: nothing was written"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_replay_into_a_used_out_removes_the_previous_runs_outputs_and_nothing_else(tmp_path, pi_session):
+    # brk11 item 3: dcp.parquet, audit.parquet, dcp_*.png ... of the first run stayed beside the
+    # second run's tables (and `plan --design forked` read the stale fork points)
+    from readbench.replay.report import OUTPUT_FILES
+
+    out = tmp_path / "out"
+    session = str(planted_session(tmp_path, pi_session)[0])
+    res = CliRunner().invoke(replay_cmd, [session, "--out", str(out), "--audit", "--dcp", "all", "--gate-sweep",
+                                          "--fork-points"])
+    assert res.exit_code == 0, res.output
+    first = {p.name for p in out.iterdir()}
+    assert {"dcp.parquet", "audit.parquet", "fork_points.parquet", "dcp_cost.png"} <= first <= OUTPUT_FILES
+    (out / "notes.txt").write_text("mine")
+    (out / "mine.png").write_text("mine")
+    (out / "old").mkdir()
+    res = CliRunner().invoke(replay_cmd, [session, "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert sorted(p.name for p in out.iterdir()) == ["calls.parquet", "cost.png", "mine.png", "notes.txt", "old",
+                                                     "report.html", "report.md", "sessions.parquet"]
+
+
+def test_json_has_null_not_nan_for_an_unpriced_sessions_audit(tmp_path):
+    # brk11 item 8: `"billed_cost_usd": NaN` in the audit of an unpriced session is not JSON
+    session = tmp_path / "s1.jsonl"
+    session.write_text((DATA / "claude" / "s1.jsonl").read_text().replace("claude-opus-4-6", "claude-imaginary-9"))
+    res = CliRunner().invoke(replay_cmd, [str(session), "--out", str(tmp_path / "out"), "--json", "--audit"])
+    assert res.exit_code == 0, res.output
+    (line,) = res.stdout.splitlines()
+    audit = json.loads(line, parse_constant=lambda c: pytest.fail(f"{c} in --json"))["audit"]
+    assert (audit["billed_cost_usd"], audit["redelivered_cost_usd"], audit["redelivered_cost_share"]) == (None, None, None)
