@@ -11,9 +11,12 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
+
+if TYPE_CHECKING:
+    from readbench.replay.report import ReplayWriter
 
 __all__ = ["commands", "replay_cmd"]
 
@@ -124,6 +127,7 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
     dates: list[dt.date] = []
     stream = None
     writer: ReplayWriter | None = None
+    copies: dict[tuple[str, str], tuple[str, str]] = {}  # (harness, session id) -> (first file, its bill)
     try:
         from readbench.replay.run import session_files
 
@@ -140,6 +144,8 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
                     bar.warn(f"warning: {f.path}: {f.reason}")
                     failed_named += f.path in named
                 for res in results:
+                    if _copy_of_earlier(res.json, copies, writer, bar):
+                        continue
                     imported += 1
                     for w in res.warnings:
                         bar.warn(f"warning: {w}")
@@ -186,6 +192,31 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
         sys.exit(2)
     if calibration_failed:
         sys.exit(1)
+
+
+def _copy_of_earlier(obj: dict, copies: dict[tuple[str, str], tuple[str, str]], writer: "ReplayWriter", bar: Any) -> bool:
+    """Whether the session `obj` (`SessionResult.json`) is a copy of one replayed from an earlier
+    file (the same harness session id, calls and billed tokens: a backup, a synced folder): it is
+    then listed with the files not imported, and not replayed twice. The same id with other calls
+    (a file copied before the session went on) is replayed, with a warning that the calls both
+    files hold are counted twice. A tester's folder with a pi file and its backup counted $42.60
+    twice without a word (2026-12-07). Inspect logs are not checked: their session ids are sample
+    ids, which every arm's log repeats."""
+    if obj.get("harness") == "inspect" or not obj.get("session_id"):
+        return False
+    key = (str(obj.get("harness")), str(obj["session_id"]))
+    bill = json.dumps([obj.get("calls"), obj.get("billed_tokens")], sort_keys=True)
+    first = copies.setdefault(key, (str(obj.get("file")), bill))
+    if first[0] == str(obj.get("file")):
+        return False
+    if first[1] == bill:
+        reason = f"a copy of session {key[1]!r} in {first[0]} (the same calls and bill): replayed once"
+        writer.fail(str(obj.get("file")), reason)
+        bar.warn(f"warning: {obj.get('file')}: {reason}")
+        return True
+    bar.warn(f"warning: {obj.get('file')}: session {key[1]!r} is also in {first[0]}, with other calls: both are "
+             "replayed, and the calls both files hold are counted twice")
+    return False
 
 
 def _check_out(out: Path) -> None:

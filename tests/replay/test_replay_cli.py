@@ -430,3 +430,36 @@ def test_json_has_null_not_nan_for_an_unpriced_sessions_audit(tmp_path):
     (line,) = res.stdout.splitlines()
     audit = json.loads(line, parse_constant=lambda c: pytest.fail(f"{c} in --json"))["audit"]
     assert (audit["billed_cost_usd"], audit["redelivered_cost_usd"], audit["redelivered_cost_share"]) == (None, None, None)
+
+
+def test_a_copy_of_a_session_file_is_replayed_once_and_a_diverging_one_is_flagged(tmp_path, pi_session):
+    """A pi session file and its backup were both replayed: $42.60 billed counted twice, no word
+    (a tester's folder, 2026-12-07)."""
+    import pyarrow.parquet as pq
+
+    planted, _ = planted_session(tmp_path, pi_session)
+    src = planted.read_text()
+    planted.unlink()
+    d = tmp_path / "in"
+    d.mkdir()
+    (d / "a.jsonl").write_text(src)
+    (d / "b.jsonl").write_text(src)
+    out = tmp_path / "out"
+    res = CliRunner().invoke(replay_cmd, [str(d), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    table = pq.read_table(out / "sessions.parquet")  # a row per cache model the session was priced under
+    assert set(table.column("file").to_pylist()) == {str(d / "a.jsonl")}
+    sid = sorted(set(table.column("session_id").to_pylist()))
+    assert (f"warning: {d / 'b.jsonl'}: a copy of session {sid[0]!r} in {d / 'a.jsonl'} (the same calls and bill): "
+            "replayed once") in res.stderr
+    assert "1 session(s) replayed" in res.stderr
+    assert f"a copy of session {sid[0]!r}" in (out / "report.md").read_text()
+
+    lines = src.splitlines(keepends=True)
+    last_assistant = max(i for i, line in enumerate(lines) if '"role":"assistant"' in line.replace(" ", ""))
+    (d / "b.jsonl").write_text("".join(lines[:last_assistant]))  # the backup taken before the last call
+    res = CliRunner().invoke(replay_cmd, [str(d), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert set(pq.read_table(out / "sessions.parquet").column("file").to_pylist()) == {str(d / "a.jsonl"), str(d / "b.jsonl")}
+    assert (f"warning: {d / 'b.jsonl'}: session {sid[0]!r} is also in {d / 'a.jsonl'}, with other calls: both are "
+            "replayed, and the calls both files hold are counted twice") in res.stderr
