@@ -220,9 +220,11 @@ BENCHMARKS = ("per-call", "docker", "docker-exec", "replay", "replay-scale", "bi
 FORKED_MATRIX, FORKED_TASK_ARGS = "evals/nightly.yaml", ("per_family=1",)
 
 
-def run_bench(out_dir: Path = Path("results/bench"), only: tuple[str, ...] = (), scale_sessions: int = 8) -> dict[str, Any]:
+def run_bench(out_dir: Path = Path("results/bench"), only: tuple[str, ...] = (), scale_sessions: int = 8,
+              scale_from: Path | None = None) -> dict[str, Any]:
     """Run the benchmarks (`only` those of `BENCHMARKS` when given; `scale_sessions` synthetic
-    sessions for `replay-scale`), write ``bench.json`` and return the results.
+    sessions for `replay-scale`, or the user's recorded sessions under `scale_from`), write
+    ``bench.json`` and return the results.
 
     Raises:
         ValueError: an unknown benchmark name.
@@ -237,7 +239,7 @@ def run_bench(out_dir: Path = Path("results/bench"), only: tuple[str, ...] = (),
 
     todo = {"per-call": lambda: [bench_per_call(d) for d in ("pi-dcp", "dcp-gated")], "docker": bench_docker,
             "docker-exec": bench_docker_exec,
-            "replay": lambda: bench_replay(out_dir), "replay-scale": lambda: bench_replay_scale(out_dir, scale_sessions),
+            "replay": lambda: bench_replay(out_dir), "replay-scale": lambda: bench_replay_scale(out_dir, scale_sessions, source=scale_from),
             "big-read": bench_big_read, "agents": _bench_agents,
             "forked": lambda: bench_forked(FORKED_MATRIX, list(FORKED_TASK_ARGS))}
     keys = {"per-call": "per_call", "docker": "docker", "docker-exec": "docker_exec", "replay": "replay", "replay-scale": "replay_scale",
@@ -311,12 +313,22 @@ def _bench_agents() -> dict[str, Any]:
 @click.option("--scale-sessions", type=click.IntRange(min=3), default=8, show_default=True,
               help="Synthetic 450-call sessions for replay-scale (more than its 2 jobs: the figures are "
                    "projected to 1,000 from the cost of each session beyond the first 2).")
-def bench_cmd(only: tuple[str, ...], scale_sessions: int) -> None:
+@click.option("--scale-from", type=click.Path(exists=True, path_type=Path), default=None,
+              help="Run replay-scale on your own recorded sessions (a folder or file, at least 2 session "
+                   "files) instead of synthetic ones: real sessions are usually dearer per call.")
+def bench_cmd(only: tuple[str, ...], scale_sessions: int, scale_from: Path | None) -> None:
     """Measure harness overhead per model call, Docker start/stop per sample, recorded-session
     import and replay (and its scale: replay --dcp all x 5 cache models, with and without
     --audit --gate-sweep), a 100 MB read per variant, and the nightly matrix forked vs independent
     on one task per family (results/bench/)."""
-    click.echo(format_table(run_bench(only=only, scale_sessions=scale_sessions)))
+    if scale_from is not None:
+        from readbench.replay.run import session_files
+
+        n = len(session_files([str(scale_from)]))
+        if n < 2:
+            raise click.BadParameter(f"{scale_from}: {n} session file(s); replay-scale needs at least 2",
+                                     param_hint="--scale-from")
+    click.echo(format_table(run_bench(only=only, scale_sessions=scale_sessions, scale_from=scale_from)))
 
 
 commands = [bench_cmd]

@@ -60,12 +60,14 @@ def format_table(result: dict[str, Any]) -> str:
         for label, what in (("dcp", "replay --dcp all x 5 cache models"),
                             ("dcp_audit_sweep", "replay --dcp all x 5 cache models --audit --gate-sweep")):
             m = sc[label]
-            rows.append(f"| {what} ({sc['sessions']} x 450 calls, {sc['jobs']} jobs) | wall s per session / CPU s per "
+            sessions = (f"{sc['sessions']} x 450 calls" if sc.get("source", "synthetic") == "synthetic" else
+                        f"{sc['sessions']} of {sc['source']}, {sc.get('calls_per_session', float('nan')):.0f} calls each on average")
+            rows.append(f"| {what} ({sessions}, {sc['jobs']} jobs) | wall s per session / CPU s per "
                         f"session / start-up CPU s / peak RSS MB | {m['seconds_per_session']:.2f} / "
                         f"{m['cpu_seconds_per_session']:.2f} / {m['startup_cpu_seconds']:.1f} / {m['peak_rss_mb']:.0f} | "
                         f"<= {sc['goal_memory_mb']:.0f} MB |")
             rows.append(f"| the same, projected to {sc['goal_sessions']:,} sessions | wall s / CPU-bound s over "
-                        f"{sc['jobs']} cores | {m['extrapolated_seconds_for_goal']:.0f} / "
+                        f"{sc.get('goal_cores', sc['jobs'])} cores | {m['extrapolated_seconds_for_goal']:.0f} / "
                         f"{m['extrapolated_cpu_bound_seconds_for_goal']:.0f} | <= {sc['goal_seconds']:.0f} s |")
             if "cpu_per_session_x_floor" in m:
                 rows.append(f"| the same / floor (parsing + hashing each session file once: "

@@ -88,7 +88,8 @@ def bench_replay(out_dir: Path, sessions: int = 4, calls: int = 450, big_mb: flo
 
 #: Issue 14's scale goal: 1,000 sessions x 450 calls x 7 DCP configurations x 5 cache models in
 #: under 5 minutes on 2 cores, in under 2 GB.
-SCALE_GOAL = {"sessions": 1000, "calls": 450, "dcp": 7, "cache_models": 5, "seconds": 300.0, "memory_mb": 2048.0}
+SCALE_GOAL = {"sessions": 1000, "calls": 450, "dcp": 7, "cache_models": 5, "seconds": 300.0, "memory_mb": 2048.0,
+              "cores": 2}
 
 
 def _tree_rss_kb(pid: int) -> int:
@@ -172,10 +173,17 @@ def replay_stage_seconds(path: Path, reps: int = 2) -> dict[str, float]:
     return best
 
 
-def bench_replay_scale(out_dir: Path, sessions: int = 8, jobs: int = 2) -> dict[str, Any]:
+def bench_replay_scale(out_dir: Path, sessions: int = 8, jobs: int = 2, source: Path | None = None) -> dict[str, Any]:
     """`readbench replay --dcp all --cache <5 cache models> --jobs 2` over `sessions` synthetic
     450-call sessions (pi and Claude Code formats alternating), then the same with `--audit
     --gate-sweep` (the read audit, every read preset's counterfactual and the gate sweep).
+
+    `source`: a folder (or file) of the user's own recorded sessions, replayed instead of the
+    synthetic ones (`sessions` is then their number; `jobs` at most one less). Real sessions cost
+    more than the synthetic ones: pi-mono's two recorded pi sessions (453 and 484 calls, a mean of
+    543 blocks a request against 118) took 8.9 and 4.4 CPU s in-process against 3.3-3.9
+    (2026-12-07), so the synthetic figure is a floor for real use. `calls_per_session` gives the
+    mean calls of the sessions measured.
 
     Each command runs twice: over the first `jobs` files (one per worker: the start-up of the
     command and its workers, and the report, are paid once) and over all `sessions`; the
@@ -183,32 +191,48 @@ def bench_replay_scale(out_dir: Path, sessions: int = 8, jobs: int = 2) -> dict[
     which start-up does not blur. Per command: wall time, CPU time (user + system of the command
     and its workers), the peak resident memory of the command and its workers together, and the
     projection to the goal's 1,000 sessions: (start-up CPU + 1,000 x the CPU per session) /
-    `jobs` cores, a floor that a shared machine's load does not move (wall time does). Also the
+    the goal's 2 cores, a floor that a shared machine's load does not move (wall time does). Also the
     CPU seconds per stage of one pi and one Claude Code session in-process
     (`replay_stage_seconds`). Returns the figures.
 
     Raises:
-        ValueError: `sessions` <= `jobs` (nothing to take the difference of).
+        ValueError: `sessions` <= `jobs` (nothing to take the difference of); `source` holds fewer
+            than 2 session files.
     """
     import shutil
 
     from readbench.sessions.synth import write_claude_session, write_pi_session
 
-    if sessions <= jobs:
-        raise ValueError(f"--scale-sessions must exceed the {jobs} jobs (got {sessions}): the per-session cost is "
-                         "the difference between a run over all sessions and one over one session per worker")
     work = out_dir / "scale"
     shutil.rmtree(work, ignore_errors=True)
     (work / "in").mkdir(parents=True)
     (work / "first").mkdir()
-    for k in range(sessions):
-        writer = write_pi_session if k % 2 == 0 else write_claude_session
-        f = writer(work / "in" / f"s{k}.jsonl", seed=100 + k)
-        if k < jobs:
-            shutil.copy(f, work / "first" / f.name)
+    if source is not None:
+        from readbench.replay.run import session_files
+
+        files = [Path(f) for f, _ in session_files([str(source)])]
+        if len(files) < 2:
+            raise ValueError(f"--scale-from {source}: {len(files)} session file(s); the per-session cost needs at least 2 "
+                             "(the difference between a run over all of them and one over the first)")
+        sessions, jobs = len(files), min(jobs, len(files) - 1)
+        for k, f in enumerate(files):  # numbered copies: the walk order is the replay order, names may repeat
+            shutil.copy(f, work / "in" / f"s{k:04d}{f.suffix}")
+            if k < jobs:
+                shutil.copy(f, work / "first" / f"s{k:04d}{f.suffix}")
+    elif sessions <= jobs:
+        raise ValueError(f"--scale-sessions must exceed the {jobs} jobs (got {sessions}): the per-session cost is "
+                         "the difference between a run over all sessions and one over one session per worker")
+    else:
+        for k in range(sessions):
+            writer = write_pi_session if k % 2 == 0 else write_claude_session
+            f = writer(work / "in" / f"s{k}.jsonl", seed=100 + k)
+            if k < jobs:
+                shutil.copy(f, work / "first" / f.name)
     goal = SCALE_GOAL
-    out: dict[str, Any] = {"sessions": sessions, "jobs": jobs, "goal_sessions": goal["sessions"],
-                           "goal_seconds": goal["seconds"], "goal_memory_mb": goal["memory_mb"]}
+    out: dict[str, Any] = {"sessions": sessions, "jobs": jobs, "goal_sessions": goal["sessions"], "goal_cores": goal["cores"],
+                           "goal_seconds": goal["seconds"], "goal_memory_mb": goal["memory_mb"],
+                           "source": str(source) if source is not None else "synthetic",
+                           "calls_per_session": _mean_calls(sorted((work / "in").iterdir()))}
     for label, extra in (("dcp", []), ("dcp_audit_sweep", ["--audit", "--gate-sweep"])):
         runs = {}
         for name, n in (("first", jobs), ("in", sessions)):
@@ -221,7 +245,7 @@ def bench_replay_scale(out_dir: Path, sessions: int = 8, jobs: int = 2) -> dict[
         out[label] = {"seconds": w1, "cpu_seconds": c1, "seconds_per_session": w1 / sessions,
                       "cpu_seconds_per_session": per_session, "startup_cpu_seconds": startup,
                       "extrapolated_seconds_for_goal": w0 + (w1 - w0) / (sessions - jobs) * (goal["sessions"] - jobs),
-                      "extrapolated_cpu_bound_seconds_for_goal": (startup + goal["sessions"] * per_session) / jobs,
+                      "extrapolated_cpu_bound_seconds_for_goal": (startup + goal["sessions"] * per_session) / goal["cores"],
                       "peak_rss_mb": peak}
     from readbench.bench_floor import parse_hash_floor, ratio
 
@@ -229,6 +253,17 @@ def bench_replay_scale(out_dir: Path, sessions: int = 8, jobs: int = 2) -> dict[
     floor = out["floor_cpu_seconds_per_session"] = parse_hash_floor(sorted((work / "in").glob("*.jsonl"))) / sessions
     for label in ("dcp", "dcp_audit_sweep"):
         out[label]["cpu_per_session_x_floor"] = ratio(out[label]["cpu_seconds_per_session"], floor)
-    out["stages_cpu_seconds"] = {fmt: replay_stage_seconds(work / "in" / f"s{k}.jsonl")
-                                 for fmt, k in (("pi", 0), ("claude-code", 1))}
+    if source is None:
+        out["stages_cpu_seconds"] = {fmt: replay_stage_seconds(work / "in" / f"s{k}.jsonl")
+                                     for fmt, k in (("pi", 0), ("claude-code", 1))}
+    else:
+        out["stages_cpu_seconds"] = {f.name: replay_stage_seconds(f) for f in sorted((work / "in").iterdir())[:2]}
     return out
+
+
+def _mean_calls(files: list[Path]) -> float:
+    """Mean model calls per imported session of `files` (NaN when none imports)."""
+    from readbench.sessions.registry import ImportFailure, load_path
+
+    calls = [len(s.calls) for f in files for s in load_path(f, True) if not isinstance(s, ImportFailure)]
+    return sum(calls) / len(calls) if calls else float("nan")
