@@ -9,6 +9,7 @@ plus one line in `_FORMAT_MODULES` (or `FORMATS.register(...)` at run time; the 
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator
@@ -258,7 +259,32 @@ def load_path(path: Path, explicit: bool = True) -> Iterator[Session | ImportFai
     except Exception as exc:  # noqa: BLE001 - a value the importer did not foresee: this file fails, the walk goes on
         yield ImportFailure(str(path), f"the {fmt.name} importer could not read this file: {type(exc).__name__}: {exc}")
         return
-    yield from sessions
+    for session in sessions:
+        check_times(session)
+        yield session
+
+
+#: call start times outside these (Unix seconds: 2020-01-01 and 2100-01-01 UTC) are not plausible
+#: times of a recorded model call
+PLAUSIBLE_SECONDS = (1_577_836_800.0, 4_102_444_800.0)
+
+
+def check_times(session: Session) -> None:
+    """Warn (`session.issues`) when a call's recorded start time is not a plausible date
+    (`PLAUSIBLE_SECONDS`): milliseconds written as seconds, or a corrupt value. The cache
+    simulation reads the gaps between calls as TTL expiries, so such a session's simulated cost is
+    wrong (a tester's pi session with its times in the wrong unit simulated at $176 against a $30
+    bill, with no word; 2026-12-07). One warning per session, naming the first such call."""
+    lo, hi = PLAUSIBLE_SECONDS
+    bad = next((c for c in session.calls if c.ts_start_seconds is not None
+                and not lo <= c.ts_start_seconds < hi), None)
+    if bad is None:
+        return
+    when = (dt.datetime.fromtimestamp(bad.ts_start_seconds, dt.timezone.utc).isoformat(timespec="seconds")
+            if -6e10 < bad.ts_start_seconds < 2.5e11 else f"{bad.ts_start_seconds:.4g} s")
+    session.issues.warn(session.source, f"call {bad.index} starts at {when}, not a date between 2020 and 2100 (a time "
+                        "in the wrong unit, or a corrupt one?): the gaps between calls, and so the simulated cache "
+                        "expiries and cost, are not to be trusted")
 
 
 def _looks_like_json(path: Path) -> bool:

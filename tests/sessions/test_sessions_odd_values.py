@@ -114,3 +114,26 @@ def test_a_model_written_line_count_past_any_file_is_capped():
     assert _int(-(10**19)) == -MAX_LINE_ARG
     assert _int(120) == 120 and _int(120.0) == 120 and _int(" 7 ") == 7
     assert _int(True) is None and _int(1.5) is None and _int("²") is None
+
+
+def test_call_times_that_are_no_date_are_named_once(tmp_path):
+    """A pi session with its times in the wrong unit simulated at $176 against a $30 bill, no word."""
+    objs = _lines(write_claude_session(tmp_path / "src.jsonl", seed=6, calls=8, prompts=2))
+    for o in objs:  # every time 1,000 times too early: milliseconds read as seconds would be the reverse
+        if isinstance(o.get("timestamp"), str) and o["timestamp"].startswith("2025-"):
+            o["timestamp"] = "1970-01-21" + o["timestamp"][10:]
+    _write(tmp_path / "s.jsonl", objs)
+    (session,) = list(load_sessions([tmp_path / "s.jsonl"]))
+    warned = [w for w in session.issues.warnings if "not a date between 2020 and 2100" in w]
+    assert warned == [f"{tmp_path / 's.jsonl'}: call 0 starts at {_iso(session.calls[0].ts_start_seconds)}, not a "
+                      "date between 2020 and 2100 (a time in the wrong unit, or a corrupt one?): the gaps between "
+                      "calls, and so the simulated cache expiries and cost, are not to be trusted"]
+    ok = write_claude_session(tmp_path / "ok.jsonl", seed=6, calls=8, prompts=2)
+    (session,) = list(load_sessions([ok]))
+    assert not [w for w in session.issues.warnings if "not a date" in w]
+
+
+def _iso(seconds: float) -> str:
+    import datetime as dt
+
+    return dt.datetime.fromtimestamp(seconds, dt.timezone.utc).isoformat(timespec="seconds")
