@@ -276,13 +276,13 @@ def check_times(session: Session) -> None:
     wrong (a tester's pi session with its times in the wrong unit simulated at $176 against a $30
     bill, with no word; 2026-12-07). One warning per session, naming the first such call."""
     lo, hi = PLAUSIBLE_SECONDS
-    bad = next((c for c in session.calls if c.ts_start_seconds is not None
-                and not lo <= c.ts_start_seconds < hi), None)
+    bad = next(((c.index, t) for c in session.calls if (t := c.ts_start_seconds) is not None and not lo <= t < hi), None)
     if bad is None:
         return
-    when = (dt.datetime.fromtimestamp(bad.ts_start_seconds, dt.timezone.utc).isoformat(timespec="seconds")
-            if -6e10 < bad.ts_start_seconds < 2.5e11 else f"{bad.ts_start_seconds:.4g} s")
-    session.issues.warn(session.source, f"call {bad.index} starts at {when}, not a date between 2020 and 2100 (a time "
+    index, t = bad
+    when = (dt.datetime.fromtimestamp(t, dt.timezone.utc).isoformat(timespec="seconds")
+            if -6e10 < t < 2.5e11 else f"{t:.4g} s")
+    session.issues.warn(session.source, f"call {index} starts at {when}, not a date between 2020 and 2100 (a time "
                         "in the wrong unit, or a corrupt one?): the gaps between calls, and so the simulated cache "
                         "expiries and cost, are not to be trusted")
 
