@@ -72,7 +72,10 @@ def _dcp_option(value: str | None) -> tuple[str, ...]:
               help="Output directory (default results/replay-<UTC time>): parquet tables, report.md, report.html, figures. "
                    "In a directory used before, a previous replay's tables and figures are replaced or removed; "
                    "other files are left alone.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object per session on stdout (stable fields).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON object per session on stdout (stable fields); after Ctrl-C or SIGTERM, those of "
+                   "the sessions replayed before it, each with its own out-of-sample interval (not pooled: "
+                   "`out_of_sample_pool`).")
 @click.option("--save-calibration", is_flag=True,
               help="Append the token fit pooled over these sessions (per model) to the calibration file "
                    "($READBENCH_CALIBRATION or readbench/cache/calibration.csv); the simulator then uses it everywhere.")
@@ -121,7 +124,7 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
         raise click.BadParameter("the filesystem root cannot be a replay's output directory; name a directory of "
                                  "its own", param_hint="--out")
     _check_out(out)
-    imported = failed_named = 0
+    imported = failed_named = printed = 0
     levels: list[tuple[str, str, list]] = []
     harnesses: set[str] = set()
     dates: list[dt.date] = []
@@ -162,12 +165,17 @@ def replay_cmd(paths: tuple[str, ...], cache: str, dcp: str | None, context_wind
             if as_json:
                 for obj in writer.sessions:
                     click.echo(_json_line(obj))
+                    printed += 1
     except FileNotFoundError as exc:
         raise click.BadParameter(str(exc), param_hint="PATHS") from None
     except Locked as exc:  # issue 27 probe: two replays into one --out mixed their files
         raise click.ClickException(str(exc)) from None
     except KeyboardInterrupt:  # the writer kept what was done, marked partial
         click.echo(_interrupted(out, writer), err=True)
+        if as_json and writer is not None:  # brk11: stdout was empty though sessions had finished
+            with contextlib.suppress(KeyboardInterrupt):
+                for obj in writer.sessions[printed:]:
+                    click.echo(_json_line(obj))
         if stream is not None:
             with contextlib.suppress(KeyboardInterrupt):  # another Ctrl-C: the report is already written
                 stream.close()  # stops the worker pool, cancelling groups not started

@@ -260,6 +260,29 @@ def _three_sessions(tmp_path: Path, pi_session) -> Path:
     return src
 
 
+def test_an_interrupted_json_replay_prints_the_sessions_done(tmp_path, monkeypatch, pi_session):
+    """`--json` printed nothing after Ctrl-C though sessions had finished (brk11 item 8)."""
+    import readbench.replay.run as run
+
+    seen = []
+    real = run.replay_group
+
+    def interrupt_second(files, options):
+        seen.append(files)
+        if len(seen) == 2:
+            raise KeyboardInterrupt
+        return real(files, options)
+
+    monkeypatch.setattr(run, "replay_group", interrupt_second)
+    src = _three_sessions(tmp_path, pi_session)
+    res = CliRunner().invoke(replay_cmd, [str(src), "--json", "--out", str(tmp_path / "out")])
+    assert res.exit_code == 1
+    (line,) = res.stdout.splitlines()
+    obj = json.loads(line)
+    assert obj["file"] == str(src / "a.jsonl")
+    assert obj["out_of_sample_pool"] == {"pool": "own", "sessions": 0}  # not pooled: the run did not finish
+
+
 def test_an_interrupted_replay_keeps_the_sessions_done_and_says_partial(tmp_path, monkeypatch, pi_session):
     # issue 27 probe: Ctrl-C or SIGTERM mid-replay threw away every session already replayed
     import readbench.replay.run as run
