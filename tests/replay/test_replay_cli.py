@@ -260,8 +260,8 @@ def _three_sessions(tmp_path: Path, pi_session) -> Path:
     return src
 
 
-def test_an_interrupted_json_replay_prints_the_sessions_done(tmp_path, monkeypatch, pi_session):
-    """`--json` printed nothing after Ctrl-C though sessions had finished (brk11 item 8)."""
+def _ctrl_c_at_the_second_group(monkeypatch) -> None:
+    """A Ctrl-C when the replay reaches its second session group (the first is replayed)."""
     import readbench.replay.run as run
 
     seen = []
@@ -274,6 +274,11 @@ def test_an_interrupted_json_replay_prints_the_sessions_done(tmp_path, monkeypat
         return real(files, options)
 
     monkeypatch.setattr(run, "replay_group", interrupt_second)
+
+
+def test_an_interrupted_json_replay_prints_the_sessions_done(tmp_path, monkeypatch, pi_session):
+    """`--json` printed nothing after Ctrl-C though sessions had finished (brk11 item 8)."""
+    _ctrl_c_at_the_second_group(monkeypatch)
     src = _three_sessions(tmp_path, pi_session)
     res = CliRunner().invoke(replay_cmd, [str(src), "--json", "--out", str(tmp_path / "out")])
     assert res.exit_code == 1
@@ -285,18 +290,7 @@ def test_an_interrupted_json_replay_prints_the_sessions_done(tmp_path, monkeypat
 
 def test_an_interrupted_replay_keeps_the_sessions_done_and_says_partial(tmp_path, monkeypatch, pi_session):
     # issue 27 probe: Ctrl-C or SIGTERM mid-replay threw away every session already replayed
-    import readbench.replay.run as run
-
-    seen = []
-    real = run.replay_group
-
-    def interrupt_second(files, options):
-        seen.append(files)
-        if len(seen) == 2:
-            raise KeyboardInterrupt
-        return real(files, options)
-
-    monkeypatch.setattr(run, "replay_group", interrupt_second)
+    _ctrl_c_at_the_second_group(monkeypatch)
     src = _three_sessions(tmp_path, pi_session)
     out = tmp_path / "out"
     res = CliRunner().invoke(replay_cmd, [str(src), "--out", str(out)])
@@ -377,18 +371,7 @@ def test_a_second_ctrl_c_while_the_partial_report_is_written_keeps_it(tmp_path, 
     # the tables stranded in .out.partial-<pid>, and the CLI still named out/report.md
     import signal
 
-    import readbench.replay.run as run
-
-    real = run.replay_group
-    seen = []
-
-    def interrupt_second(files, options):
-        seen.append(files)
-        if len(seen) == 2:
-            raise KeyboardInterrupt
-        return real(files, options)
-
-    monkeypatch.setattr(run, "replay_group", interrupt_second)
+    _ctrl_c_at_the_second_group(monkeypatch)
     _ctrl_c_while_finishing(monkeypatch)
     src, out = _three_sessions(tmp_path, pi_session), tmp_path / "out"
     res = CliRunner().invoke(replay_cmd, [str(src), "--out", str(out)])
