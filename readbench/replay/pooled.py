@@ -27,7 +27,9 @@ redoes both over the run's sessions, never letting a session's second half infor
   simulator's own residual and the break randomness together. The pool is the same harness and
   model when it has at least `MIN_POOL` other sessions, else the same harness, else every session;
   below that the session keeps its own first-half interval (`bill.break_interval`: breaks and the
-  first half's per-call residuals) and the pool is `own`.
+  spread of the first half's per-call residuals around the prediction) and the pool is `own`.
+  With signed errors the pooled interval also carries the other sessions' mean error (split
+  conformal's usual score); the first half's own mean error is not carried (`break_interval`).
 
 The per-session pieces live here too: `break_interval` (a session's own first-half interval,
 computed in the worker), `_break_loss` and `_by_kind` (what a session hands to the pooling).
@@ -222,11 +224,18 @@ def pooled_section(w: Any) -> list[Any]:
     if not stats["sessions"]:
         return []
     pools = ", ".join(f"{k}: {v}" for k, v in sorted(stats["pools"].items()))
+    own = stats["pools"].get("own", 0)
+    first_half = "the session's own first half: its break rates and the spread of its per-call errors around the prediction"
+    where = "the out-of-sample errors of the other sessions (leave-one-out)"
+    if own == stats["sessions"]:
+        where = f"{first_half} (fewer than {MIN_POOL} other sessions to pool)"
+    elif own:
+        where += f" where {MIN_POOL} or more others exist, else ({own} of {stats['sessions']}) from {first_half}"
     return [
         Heading(2, "Out-of-sample agreement over the folder"),
         Paragraph("Each session's second half predicted from its first half, with break rates pooled over the first "
-                  "halves of the sessions of its harness and model, and a 90 % interval from the out-of-sample errors of "
-                  "the other sessions (leave-one-out; readbench.replay.pooled). No session's second half informs its own "
+                  f"halves of the sessions of its harness and model, and a 90 % interval (readbench.replay.pooled) from "
+                  f"{where}. No session's second half informs its own "
                   f"prediction or interval. Interval pools: {pools}."),
         Table(("sessions scored", "bill inside the 90 % interval", "median |error|", "billed $ (2nd halves)",
                "predicted $", "total error"),
@@ -250,10 +259,16 @@ def break_interval(rows: list[dict[str, Any]], calib: Calibration, base_cost: fl
     over the first half's k breaks in n priced calls; a kind the first half never saw takes its
     coarser kind's counts, `CALL_KINDS`), then each unseen priced call breaks with its kind's rate,
     adding its `break_cost_usd`. Residuals: `residuals` are the first half's per-call relative
-    errors (billed / simulated - 1, simulated under the first half's own calibration); each draw
-    resamples one per unseen priced call and adds it times the call's `sim_cost_usd` (a bootstrap
-    of the per-call residual). `base_cost`: the simulated cost without breaks. NaN bounds when no
-    call can break and there is no residual to draw.
+    errors (billed / simulated - 1, simulated under the first half's own calibration), centred on
+    their mean; each draw resamples one per unseen priced call and adds it times the call's
+    `sim_cost_usd` (a bootstrap of the per-call residual's spread). `base_cost`: the simulated cost
+    without breaks. NaN bounds when no call can break and there is no residual to draw.
+
+    Centred, because the interval is around the simulator's own prediction, which does not carry
+    the first half's mean error: uncentred, a first half the simulator over-priced by 27 % (a token
+    fit that failed on redacted content) moved the interval down by as much while the prediction
+    stayed, and the report counted a bill 36.6 % off its prediction as inside the interval (a
+    tester's synthetic Claude Code session, 2026-12-07). Its coverage now scores the prediction.
 
     `readbench.replay.pooled` replaces this interval by one pooled over the user's other sessions
     when there are enough of them."""
@@ -307,6 +322,7 @@ def _break_interval(rows: list[dict[str, Any]], calib: Calibration, base_cost: f
         hits = rng.random((INTERVAL_DRAWS, len(costs))) < p[:, None]
         total = total + hits @ costs
     if len(res) and len(sims):
+        res = res - res.mean()  # the spread of the simulator's error, not its first-half bias (docstring)
         draws = res[rng.integers(0, len(res), (INTERVAL_DRAWS, len(sims)))]
         total = total + draws @ sims
     lo, hi = np.quantile(total, [(1 - level) / 2, (1 + level) / 2])

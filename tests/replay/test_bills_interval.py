@@ -82,6 +82,40 @@ def test_the_own_interval_holds_the_first_halfs_per_call_residuals():
     assert all(math.isnan(x) for x in break_interval(rows, calib, 2.0))  # neither breaks nor residuals
 
 
+def test_the_own_interval_is_around_the_prediction_not_shifted_by_the_first_halfs_mean_error():
+    # a first half the simulator over-priced by 30 % at every call: its errors, centred, have no
+    # spread, so two unseen calls simulated at $1 each give 2.0 .. 2.0 (uncentred: 1.4 .. 1.4, an
+    # interval that excluded the prediction of 2.0 and "covered" a bill 30 % below it)
+    calib = Calibration(break_counts={}, break_rates={})
+    rows = [{"call_kind": "tool", "break_cost_usd": 0.0, "sim_cost_usd": 1.0}] * 2
+    assert break_interval(rows, calib, 2.0, residuals=[-0.3] * 4) == pytest.approx((2.0, 2.0))
+    # errors -20 % and 0: centred on their mean -10 %, they are -10 % and +10 %: as in the test above
+    assert break_interval(rows, calib, 2.0, residuals=[-0.2, 0.0]) == pytest.approx((1.8, 2.2))
+
+
+def test_the_report_says_where_each_sessions_interval_came_from():
+    from types import SimpleNamespace
+
+    from readbench.analysis._document import Paragraph
+    from readbench.replay.pooled import pooled_section
+
+    def text(sessions: list) -> str:
+        return next(x.text for x in pooled_section(SimpleNamespace(sessions=sessions)) if isinstance(x, Paragraph))
+
+    alone = text([_session(9.0, 10.0, {}, {})])
+    assert ("a 90 % interval (readbench.replay.pooled) from the session's own first half: its break rates and the spread "
+            "of its per-call errors around the prediction (fewer than 19 other sessions to pool). ") in alone
+    assert alone.endswith("Interval pools: own: 1.")
+    many = text([_session(10.0, 10.0, {}, {}) for _ in range(20)])
+    assert "from the out-of-sample errors of the other sessions (leave-one-out). " in many
+    assert many.endswith("Interval pools: harness+model: 20.")
+    # one session predicted at $0 has no error to pool: each of the other 19 has only 18 others
+    # with an error, and keeps its own interval; the $0 one pools the 19
+    mixed = text([_session(10.0, 0.0, {}, {})] + [_session(10.0, 10.0, {}, {}) for _ in range(19)])
+    assert ("from the out-of-sample errors of the other sessions (leave-one-out) where 19 or more others exist, else "
+            "(19 of 20) from the session's own first half: its break rates") in mixed
+
+
 def test_the_own_interval_is_the_same_on_one_blas_thread_as_on_several(monkeypatch):
     # a half session's size: 225 unseen calls, 3 kinds that can break, 225 first-half residuals; the
     # products run on one BLAS thread (no second one left spinning), giving what several gave

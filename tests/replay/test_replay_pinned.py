@@ -9,7 +9,9 @@ their exact `repr`, so a different summation order shows) and its SHA-256 compar
 digest recorded on main before the optimisations (64a4306; calls, sessions and the JSON
 re-recorded on main 065c108, whose bill check changed them; the read counterfactual's on main
 with issue 29's own-harness counterfactual; calls, sessions and the JSON re-recorded for issue 22's
-`opening` call kind, which changes the call_kind column and the break rates' keys). Spot values (row counts, one
+`opening` call kind, which changes the call_kind column and the break rates' keys; sessions and the JSON
+re-recorded on 2026-12-08 for the own out-of-sample interval centred on the prediction, which changes
+only the two interval fields). Spot values (row counts, one
 cost to the last digit) make a failure readable.
 """
 
@@ -82,8 +84,8 @@ PINNED: dict[str, dict[str, str]] = {
         "gate_candidates": "4f53cda18c2baa0c",
         "read_arm_reads": "2e58b854da3b65c2",
         "read_arms": "e8843670c133f7ae",
-        "sessions": "37cf82d23ec7ebed",
-        "json": "c8884160a8135452",
+        "sessions": "28501275dfd31b62",
+        "json": "b90928e69a2fc964",
     },
     "claude": {
         "audit": "9a45fa10e54aacf1",
@@ -94,8 +96,8 @@ PINNED: dict[str, dict[str, str]] = {
         "gate_candidates": "41035f8c774d94b2",
         "read_arm_reads": "fe642bc7b40f1ce5",
         "read_arms": "583fb7ece5f25bc5",
-        "sessions": "b2fe33dde3cf3a1d",
-        "json": "3b8319ec61663228",
+        "sessions": "e207d699017f505a",
+        "json": "8beb007b6c24c9f5",
     },
     "pi-rereads": {
         "audit": "4f4b0016cc9ab2f8",
@@ -106,8 +108,8 @@ PINNED: dict[str, dict[str, str]] = {
         "gate_candidates": "4f53cda18c2baa0c",
         "read_arm_reads": "d3d3177f6b3db6cf",
         "read_arms": "3cf334f5d65f79dd",
-        "sessions": "f58d9ff8fae78438",
-        "json": "45085ac2ae37e205",
+        "sessions": "ce0d5d94b5a00002",
+        "json": "9daa6eeb29faa9a4",
     },
 }
 
