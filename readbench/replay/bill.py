@@ -242,7 +242,7 @@ def _replay_one(out: SessionReplay, cache_model: str, when: dt.date, sets: Reque
                      and math.isfinite(r["sim_cost_usd"]) and math.isfinite(r["billed_cost_usd"])]
         summary = _summary(session, rows, scored, cache_model, mode, calib,
                            residuals if mode == "out_of_sample" else None)
-        summary["break_loss"] = _break_loss(rows, half) if mode == "out_of_sample" else [0, 0]
+        summary["break_loss_tokens"] = _break_loss(rows, half) if mode == "out_of_sample" else [0, 0]
         if mode == "out_of_sample" and not any(comparable[i] for i in range(half)):
             # nothing to fit on: the second half would be predicted from no bill at all
             for k in ("billed_cost_usd", "simulated_cost_usd", "cost_error", "simulated_cost_with_expected_breaks_usd",
@@ -347,7 +347,7 @@ def _summary(session, rows, scored, cache_model, mode, calib, residuals=None) ->
         "simulated_cost_interval_usd": (list(break_interval(priced, calib, sim_cost, residuals=residuals))
                                         if mode == "out_of_sample" and not math.isnan(sim_cost) else [math.nan, math.nan]),
         "break_counts": {k: list(v) for k, v in calib.break_counts.items()},
-        "break_cost_by_kind": _by_kind(priced),
+        "break_cost_usd_by_kind": _by_kind(priced),
         "priced_model": _dominant([r["priced_model"] for r in priced]),
         "cost_error_with_expected_breaks": ((sim_cost + (0.0 if math.isnan(expected) else expected)) - billed_cost) / billed_cost
         if billed_cost else math.nan,

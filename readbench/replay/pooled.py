@@ -16,8 +16,8 @@ redoes both over the run's sessions, never letting a session's second half infor
   Claude Code fine kind breaking at a rate of its own, where one notification of three breaking in
   one pool had put a third of the largest sessions' expected break cost on 13 calls that never broke. The
   prediction is the simulated cost without breaks plus each kind's pooled rate times what a
-  break at its calls would add (`break_cost_by_kind`: the whole cached prefix lost), times the
-  share of the cached prefix the first halves' breaks actually lost (`break_loss`, pooled the same
+  break at its calls would add (`break_cost_usd_by_kind`: the whole cached prefix lost), times the
+  share of the cached prefix the first halves' breaks actually lost (`break_loss_tokens`, pooled the same
   way: providers often re-read the system part after a break).
 - **Interval by leave-one-out (split conformal)**: the relative errors e = billed / predicted - 1
   of the *other* sessions of the pool give the interval predicted x (1 + [e_(lo), e_(hi)]), where
@@ -133,14 +133,14 @@ def _pool_rates(groups: dict[tuple[Any, Any], list[dict[str, Any]]]) -> dict[tup
 def _loss(group: list[dict[str, Any]]) -> float:
     """The share of the cached prefix a break loses, pooled over the first halves' breaks (1 when
     none was seen)."""
-    lost = sum((s["out_of_sample_inputs"].get("break_loss") or [0, 0])[0] for s in group)
-    risk = sum((s["out_of_sample_inputs"].get("break_loss") or [0, 0])[1] for s in group)
+    lost = sum((s["out_of_sample_inputs"].get("break_loss_tokens") or [0, 0])[0] for s in group)
+    risk = sum((s["out_of_sample_inputs"].get("break_loss_tokens") or [0, 0])[1] for s in group)
     return lost / risk if risk > 0 else 1.0
 
 
 def _predict(s: dict[str, Any], rates: dict[str, float], loss: float = 1.0) -> float:
     inp = s["out_of_sample_inputs"]
-    return inp["simulated_cost_usd_no_breaks"] + loss * sum(kind_rate(rates, k) * c for k, c in inp["break_cost_by_kind"].items())
+    return inp["simulated_cost_usd_no_breaks"] + loss * sum(kind_rate(rates, k) * c for k, c in inp["break_cost_usd_by_kind"].items())
 
 
 def _conformal(errors: list[float], level: float) -> tuple[float, float]:

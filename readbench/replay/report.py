@@ -17,9 +17,11 @@ The per-session JSON object (`session_json`) is a stable interface: `file`, `for
 calls, predicted from a calibration fitted on the first half, with the expected cost of the
 exogenous breaks at the first half's rate), `simulated_cost_usd_out_of_sample_interval` ([low,
 high]: the 90 % interval of that prediction when the second half's breaks are as random as the
-first half's, and the simulator's per-call error as large as on the first half),
+first half's, and the simulator's per-call error spread around it as on the first half),
 `out_of_sample_inputs` (what `readbench.replay.pooled` pools over sessions: `model`,
-`break_counts`, `break_cost_by_kind`, `break_loss`, `simulated_cost_usd_no_breaks`) and, filled in once every
+`break_counts` (call kind -> [breaks, priced calls]), `break_cost_usd_by_kind` (call kind -> USD a
+break at each would add), `break_loss_tokens` ([tokens lost, tokens at risk] at the first half's
+breaks), `simulated_cost_usd_no_breaks`) and, filled in once every
 session is replayed, `simulated_cost_usd_out_of_sample_pooled`,
 `simulated_cost_usd_out_of_sample_pooled_interval` and `out_of_sample_pool` (`readbench.replay.
 pooled`), `calls_read_within_5pct` (in-sample) and its `_raw`
@@ -119,8 +121,8 @@ def session_json(rep: SessionReplay, read_calls: int, blind_reads: int) -> dict[
         "calls_read_within_5pct_raw": raw["calls_read_within_5pct"],
         "calls_read_within_5pct_out_of_sample": oos["calls_read_within_5pct"],
         "out_of_sample_inputs": {"model": oos.get("priced_model"), "break_counts": oos.get("break_counts") or {},
-                                 "break_cost_by_kind": oos.get("break_cost_by_kind") or {},
-                                 "break_loss": oos.get("break_loss") or [0, 0],
+                                 "break_cost_usd_by_kind": oos.get("break_cost_usd_by_kind") or {},
+                                 "break_loss_tokens": oos.get("break_loss_tokens") or [0, 0],
                                  "simulated_cost_usd_no_breaks": oos["simulated_cost_usd"]},
         "unexplained_misses": raw["unexplained_misses"], "exogenous_breaks": ins["exogenous_breaks"],
         "billed_miss_reasons": raw["billed_miss_reasons"],
@@ -139,8 +141,8 @@ SESSION_COLUMNS: dict[str, str] = {
     "simulated_cost_interval_usd": "string", "billed_cache_read_ratio": "float64", "simulated_cache_read_ratio": "float64",
     "calls_read_within_5pct": "float64", "billed_misses": "int64", "unexplained_misses": "int64",
     "billed_miss_reasons": "string", "exogenous_breaks": "int64", "break_rates": "string", "head_tokens": "string",
-    "tier": "string", "token_fit": "string", "notes": "string", "break_counts": "string", "break_cost_by_kind": "string",
-    "priced_model": "string", "break_loss": "string",
+    "tier": "string", "token_fit": "string", "notes": "string", "break_counts": "string", "break_cost_usd_by_kind": "string",
+    "priced_model": "string", "break_loss_tokens": "string",
 }
 
 

@@ -16,7 +16,7 @@ from readbench.replay.pooled import KAPPA_BOUNDS, fine_kind_strength, pool_out_o
 def _session(counts: dict, costs: dict, model: str) -> dict:
     return {"harness": "claude-code", "billed_cost_usd_out_of_sample": 10.0,
             "simulated_cost_usd_out_of_sample_interval": [10.0, 10.0],
-            "out_of_sample_inputs": {"model": model, "break_counts": counts, "break_cost_by_kind": costs,
+            "out_of_sample_inputs": {"model": model, "break_counts": counts, "break_cost_usd_by_kind": costs,
                                      "simulated_cost_usd_no_breaks": 10.0}}
 
 

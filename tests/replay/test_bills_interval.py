@@ -17,7 +17,7 @@ from readbench.replay.records import Calibration
 def _session(billed: float, sim: float, counts: dict, costs: dict, harness: str = "pi", model: str = "m") -> dict:
     return {"harness": harness, "billed_cost_usd_out_of_sample": billed,
             "simulated_cost_usd_out_of_sample_interval": [sim, sim],
-            "out_of_sample_inputs": {"model": model, "break_counts": counts, "break_cost_by_kind": costs,
+            "out_of_sample_inputs": {"model": model, "break_counts": counts, "break_cost_usd_by_kind": costs,
                                      "simulated_cost_usd_no_breaks": sim}}
 
 
@@ -153,8 +153,8 @@ def test_the_expected_break_cost_is_scaled_by_the_pooled_share_of_the_prefix_bre
     # share 150 / 400; prediction = 10 + 0.375 x (2 / 8) x 4.0
     a = _session(10.0, 10.0, {"tool": [1, 4]}, {"tool": 4.0})
     b = _session(10.0, 10.0, {"tool": [1, 4]}, {"tool": 4.0})
-    a["out_of_sample_inputs"]["break_loss"] = [150, 200]
-    b["out_of_sample_inputs"]["break_loss"] = [0, 200]
+    a["out_of_sample_inputs"]["break_loss_tokens"] = [150, 200]
+    b["out_of_sample_inputs"]["break_loss_tokens"] = [0, 200]
     pool_out_of_sample([a, b])
     assert a["simulated_cost_usd_out_of_sample_pooled"] == pytest.approx(10.0 + 0.375 * 0.25 * 4.0)
 

@@ -11,7 +11,8 @@ re-recorded on main 065c108, whose bill check changed them; the read counterfact
 with issue 29's own-harness counterfactual; calls, sessions and the JSON re-recorded for issue 22's
 `opening` call kind, which changes the call_kind column and the break rates' keys; sessions and the JSON
 re-recorded on 2026-12-08 for the own out-of-sample interval centred on the prediction, which changes
-only the two interval fields). Spot values (row counts, one
+only the two interval fields; then again for the units in two field names, `break_cost_usd_by_kind` and
+`break_loss_tokens`, whose values are unchanged: renamed back, the digests are the previous ones). Spot values (row counts, one
 cost to the last digit) make a failure readable.
 """
 
@@ -84,8 +85,8 @@ PINNED: dict[str, dict[str, str]] = {
         "gate_candidates": "4f53cda18c2baa0c",
         "read_arm_reads": "2e58b854da3b65c2",
         "read_arms": "e8843670c133f7ae",
-        "sessions": "28501275dfd31b62",
-        "json": "b90928e69a2fc964",
+        "sessions": "1ba6388dd7cb1b9a",
+        "json": "fc90cfcc3a8bcc43",
     },
     "claude": {
         "audit": "9a45fa10e54aacf1",
@@ -96,8 +97,8 @@ PINNED: dict[str, dict[str, str]] = {
         "gate_candidates": "41035f8c774d94b2",
         "read_arm_reads": "fe642bc7b40f1ce5",
         "read_arms": "583fb7ece5f25bc5",
-        "sessions": "e207d699017f505a",
-        "json": "8beb007b6c24c9f5",
+        "sessions": "67bd8dad44d02706",
+        "json": "fa1821fdb0976f1a",
     },
     "pi-rereads": {
         "audit": "4f4b0016cc9ab2f8",
@@ -108,8 +109,8 @@ PINNED: dict[str, dict[str, str]] = {
         "gate_candidates": "4f53cda18c2baa0c",
         "read_arm_reads": "d3d3177f6b3db6cf",
         "read_arms": "3cf334f5d65f79dd",
-        "sessions": "ce0d5d94b5a00002",
-        "json": "9daa6eeb29faa9a4",
+        "sessions": "008588c024e7caf2",
+        "json": "ca8073b3d0077a8e",
     },
 }
 
