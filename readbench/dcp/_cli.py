@@ -12,8 +12,6 @@ from typing import Any
 
 import click
 
-from readbench.dcp._project import project
-from readbench.dcp._types import ContextUsage
 from readbench.dcp.configs import get_config
 
 __all__ = ["dcp_group"]
@@ -58,6 +56,8 @@ def project_cmd(
     Prints the projected messages (`*` marks a replaced one) and the statistics: items pruned
     per strategy, pi-dcp's footer "tokens saved" estimate and the earliest changed position.
     """
+    from readbench.dcp._project import project
+    from readbench.dcp._types import ContextUsage
     from readbench.sessions import load_messages
 
     cfg = _resolve_config(config_name)
