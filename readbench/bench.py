@@ -38,23 +38,18 @@ import statistics
 import subprocess
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from inspect_ai.model import (
-    ChatMessage,
-    ChatMessageAssistant,
-    ChatMessageSystem,
-    ChatMessageTool,
-    ChatMessageUser,
-)
-from inspect_ai.tool import ToolCall
 
 from readbench.bench_floor import floor_seconds, hash_floor, ratio
 from readbench.bench_table import format_table
 
 N_CALLS = 300
 RESULT_CHARS = 2_600  # ~650 tokens per tool result -> ~200k tokens after 300 calls
+
+if TYPE_CHECKING:
+    from inspect_ai.model import ChatMessage
 
 
 def synthetic_session(n_calls: int = N_CALLS, result_chars: int = RESULT_CHARS) -> list[ChatMessage]:
@@ -63,6 +58,10 @@ def synthetic_session(n_calls: int = N_CALLS, result_chars: int = RESULT_CHARS) 
     Every 10th call re-reads an earlier range (dedup candidates), every 25th is a failing bash
     test run (purge-error candidates). Returns the full history (2 + 2 * n_calls messages).
     """
+    # imported here: `readbench bench --help` needs none of inspect (readbench/cli.py)
+    from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageTool, ChatMessageUser
+    from inspect_ai.tool import ToolCall
+
     line = "    value = compute(alpha, beta) + offset  # synthetic line of python source\n"
     body = (line * (result_chars // len(line) + 1))[:result_chars]
     messages: list[ChatMessage] = [
@@ -140,7 +139,7 @@ def bench_docker(samples: int = 8) -> dict[str, Any]:
     from inspect_ai import Task, eval
     from inspect_ai.agent import react
     from inspect_ai.dataset import Sample
-    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+    from inspect_ai.model import ChatMessageTool, ModelOutput, ModelUsage, get_model
     from inspect_ai.tool import bash
 
     from readbench.sandbox.images import OFFLINE_BASE, compose_for, default_base
@@ -329,6 +328,3 @@ def bench_cmd(only: tuple[str, ...], scale_sessions: int, scale_from: Path | Non
             raise click.BadParameter(f"{scale_from}: {n} session file(s); replay-scale needs at least 2",
                                      param_hint="--scale-from")
     click.echo(format_table(run_bench(only=only, scale_sessions=scale_sessions, scale_from=scale_from)))
-
-
-commands = [bench_cmd]

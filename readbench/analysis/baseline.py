@@ -33,6 +33,7 @@ from typing import Any
 import pandas as pd
 
 from .regression import BaselineComparison, Tolerance, compare_to_baseline
+from .report_cli import DEFAULT_BASELINE
 from .smallest import run_smallest
 
 __all__ = ["BASELINE_FILES", "IncompleteRun", "RunInputs", "compare_run", "decision_text", "latest_run",
@@ -43,8 +44,6 @@ BASELINE_FILES = ("table.parquet", "run.json", "baseline.json", "report/report.m
 
 REFRESH = "make nightly && make baseline"
 """The commands that rebuild the nightly baseline (Makefile)."""
-DEFAULT_BASELINE = "analysis/baselines/nightly"
-"""Where `make nightly` finds the baseline and `make baseline` writes it."""
 
 
 class IncompleteRun(ValueError):

@@ -23,8 +23,7 @@ from pathlib import Path
 
 import click
 
-from .baseline import DEFAULT_BASELINE
-from .report_cli import smallest_options
+from .report_cli import DEFAULT_BASELINE, smallest_options
 
 __all__ = ["baseline", "compare"]
 

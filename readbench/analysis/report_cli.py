@@ -11,7 +11,11 @@ from pathlib import Path
 
 import click
 
-__all__ = ["baseline_option", "build_report", "load_table", "report", "smallest_options"]
+__all__ = ["DEFAULT_BASELINE", "baseline_option", "build_report", "load_table", "report", "smallest_options"]
+
+DEFAULT_BASELINE = "analysis/baselines/nightly"
+"""Where `make nightly` finds the baseline and `make baseline` writes it (here, in a module that
+imports no pandas, for the defaults of `readbench compare|baseline`, whose help needs no pandas)."""
 
 
 def _check_pp(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:

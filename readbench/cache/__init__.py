@@ -8,17 +8,39 @@ docs/specs/caching.md (rules, prices, simulator design), metrics.md (the per-sam
 - `sample_cache_metrics(calls, cache_models, unpruned_calls=...)` (metrics.py).
 - prices.csv / models.csv: dated data (prices.py).
 
-Importing this package loads neither the vocabulary nor the price tables (both are lazy);
-the adapter pulls in inspect_ai's message types.
+Importing this package loads neither the vocabulary nor the price tables (both are lazy), nor
+the adapter, which pulls in inspect_ai's message types (`CallRecord`, `RequestBuilder`,
+`calls_to_requests`, `sample_cache_metrics` are imported on first use).
 """
 
-from readbench.cache.adapter import CallRecord, RequestBuilder, calls_to_requests
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from readbench.cache.blocks import Block, Request
-from readbench.cache.metrics import sample_cache_metrics
 from readbench.cache.prices import get_model_spec, get_price
 from readbench.cache.registry import CACHE_MODELS, CacheModel
 from readbench.cache.simulate import RequestUsage, SimulationResult, simulate
 from readbench.cache.tokenizer import count_tokens
+
+if TYPE_CHECKING:
+    from readbench.cache.adapter import CallRecord, RequestBuilder, calls_to_requests
+    from readbench.cache.metrics import sample_cache_metrics
+
+# imported on first use (PEP 562): the adapter imports inspect_ai (~2 s), which `readbench cache
+# --help` and the simulator do not need (readbench/cli.py)
+_LAZY = {"CallRecord": "readbench.cache.adapter", "RequestBuilder": "readbench.cache.adapter",
+         "calls_to_requests": "readbench.cache.adapter", "sample_cache_metrics": "readbench.cache.metrics"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value  # looked up once
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "CACHE_MODELS",

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-__all__ = ["cache_group", "commands"]
+__all__ = ["cache_group"]
 
 
 @click.group("cache")
@@ -115,6 +115,3 @@ def models_cmd(as_json: bool) -> None:
                 f"{fmt(p.cache_write_5m_usd_per_mtok):>7} {fmt(p.cache_write_1h_usd_per_mtok):>7} "
                 f"{fmt(p.cache_write_30m_usd_per_mtok):>7} {fmt(p.cache_read_usd_per_mtok):>7}  {p.date.isoformat()}"
             )
-
-
-commands = [cache_group]

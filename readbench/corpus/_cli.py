@@ -12,7 +12,7 @@ import click
 from readbench.corpus._sources import FAMILIES
 from readbench.corpus.sizes import size_bucket
 
-__all__ = ["commands", "tasks_group"]
+__all__ = ["tasks_group"]
 
 
 def _csv(value: str | None) -> list[str] | None:
@@ -120,6 +120,3 @@ def stats_cmd(path) -> None:
         for name, n in sorted(Counter(map(key, recs)).items()):
             click.echo(f"  {name}\t{n}")
     click.echo(f"total\t{len(recs)}")
-
-
-commands = [tasks_group]

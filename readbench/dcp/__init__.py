@@ -18,15 +18,44 @@ read: one copy for the agent loop, the session replay and `replay_projections` (
 projected at every call boundary, dcp.md §7.5).
 """
 
-from readbench.dcp._cache import ProjectionCache
-from readbench.dcp._many import ProjectedCalls, project_calls
-from readbench.dcp._project import GateStep, gate_candidates, prefix_break_index, project
-from readbench.dcp._replay import ReplayCall, call_boundaries, replay_projections
-from readbench.dcp._sister import GateCandidate
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from readbench.dcp._strategy import STRATEGIES, DcpStrategy
-from readbench.dcp._types import ContextUsage, DcpState, DecisionRecord, GateInfo, Projection, ProjectionStats
-from readbench.dcp._usage import pi_context_usage, pi_estimate_tokens, reported_tokens
 from readbench.dcp.configs import CONFIG_NAMES, CONFIGS, DcpConfig, get_config, list_configs
+
+if TYPE_CHECKING:
+    from readbench.dcp._cache import ProjectionCache
+    from readbench.dcp._many import ProjectedCalls, project_calls
+    from readbench.dcp._project import GateStep, gate_candidates, prefix_break_index, project
+    from readbench.dcp._replay import ReplayCall, call_boundaries, replay_projections
+    from readbench.dcp._sister import GateCandidate
+    from readbench.dcp._types import ContextUsage, DcpState, DecisionRecord, GateInfo, Projection, ProjectionStats
+    from readbench.dcp._usage import pi_context_usage, pi_estimate_tokens, reported_tokens
+
+# imported on first use (PEP 562): they import inspect_ai (~2 s), which `readbench dcp --help` and
+# the configurations' registry do not need (readbench/cli.py)
+_LAZY = {
+    **dict.fromkeys(["ProjectionCache"], "readbench.dcp._cache"),
+    **dict.fromkeys(["ProjectedCalls", "project_calls"], "readbench.dcp._many"),
+    **dict.fromkeys(["GateStep", "gate_candidates", "prefix_break_index", "project"], "readbench.dcp._project"),
+    **dict.fromkeys(["ReplayCall", "call_boundaries", "replay_projections"], "readbench.dcp._replay"),
+    **dict.fromkeys(["GateCandidate"], "readbench.dcp._sister"),
+    **dict.fromkeys(["ContextUsage", "DcpState", "DecisionRecord", "GateInfo", "Projection", "ProjectionStats"],
+                    "readbench.dcp._types"),
+    **dict.fromkeys(["pi_context_usage", "pi_estimate_tokens", "reported_tokens"], "readbench.dcp._usage"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value  # looked up once
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "CONFIGS",

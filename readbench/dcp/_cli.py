@@ -12,11 +12,9 @@ from typing import Any
 
 import click
 
-from readbench.dcp._project import project
-from readbench.dcp._types import ContextUsage
 from readbench.dcp.configs import get_config
 
-__all__ = ["commands", "dcp_group"]
+__all__ = ["dcp_group"]
 
 
 def _resolve_config(raw: str) -> Any:
@@ -58,6 +56,8 @@ def project_cmd(
     Prints the projected messages (`*` marks a replaced one) and the statistics: items pruned
     per strategy, pi-dcp's footer "tokens saved" estimate and the earliest changed position.
     """
+    from readbench.dcp._project import project
+    from readbench.dcp._types import ContextUsage
     from readbench.sessions import load_messages
 
     cfg = _resolve_config(config_name)
@@ -172,6 +172,3 @@ def strategies_cmd(as_json: bool) -> None:
         click.echo(f"{d['name']}  [{d['family']}]  {d['origin']}")
         click.echo(f"    flag={d['flag'] or '(extra_strategies)'} min_band={d['min_band']} "
                    f"fast path={d['incremental'] or 'none (reference path)'} placeholder={json.dumps(d['placeholder'])}")
-
-
-commands = [dcp_group]

@@ -6,7 +6,7 @@ import json
 
 import click
 
-__all__ = ["agents_cmd", "commands"]
+__all__ = ["agents_cmd"]
 
 
 @click.command("agents")
@@ -25,6 +25,3 @@ def agents_cmd(as_json: bool) -> None:
         release = f"{d['package']}@{d['version']}" if d["package"] else "(built in)"
         click.echo(f"{d['name']:<{width}}  {release}{'' if d['runnable'] else '  (installable; not run yet)'}")
         click.echo(" " * (width + 2) + f"stock = {d['stock']}; runs: {d['runs']}")
-
-
-commands: list[click.Command] = [agents_cmd]

@@ -24,7 +24,7 @@ from readbench.read._session import ReadSession
 from readbench.read._types import ReadVariant
 from readbench.read.registry import PRESETS, get_variant, preset_names
 
-__all__ = ["commands", "read_cmd", "read_regular_file", "resolve_like_pi", "variants_cmd"]
+__all__ = ["read_cmd", "read_regular_file", "resolve_like_pi", "variants_cmd"]
 
 
 def resolve_like_pi(path: str) -> str:
@@ -181,6 +181,3 @@ def variants_cmd(as_json: bool, agent: str | None) -> None:
         click.echo(
             " " * (width + 2) + " ".join(f"{k}={json.dumps(v)}" for k, v in d["params"].items())
         )
-
-
-commands: list[click.Command] = [read_cmd, variants_cmd]

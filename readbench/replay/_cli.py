@@ -18,7 +18,7 @@ import click
 if TYPE_CHECKING:
     from readbench.replay.report import ReplayWriter
 
-__all__ = ["commands", "replay_cmd"]
+__all__ = ["replay_cmd"]
 
 
 def _cache_option(value: str) -> str | list[str]:
@@ -318,6 +318,3 @@ def _save_calibration(levels: list[tuple[str, str, list]], harnesses: set[str], 
         click.echo(f"calibration: {r.key}: billed ~ {r.a:.4f} x counted + {r.b:.1f} per block "
                    f"({r.calls} calls, {r.sessions} sessions) -> {path}", err=True)
     return True
-
-
-commands = [replay_cmd]

@@ -138,8 +138,9 @@ def _priced_models(session: Session, cache_model: str, notes: list[str]) -> tupl
                              f"row to readbench/cache/prices.csv; its {n} call{'s' if n != 1 else ''} are not compared "
                              "with the bill (their billed tokens are still reported)")
             elif family is not None and fam != family:
-                notes.append(f"model {c.model!r} is not a {family} model: under {cache_model} its calls are priced as "
-                             f"{default} (a what-if, not compared with the bill)")
+                # named, not "a {family} model": no article fits every family name (an openai, a gemini)
+                notes.append(f"model {c.model!r} is of the {fam} cache family, not {family}: under {cache_model} its "
+                             f"calls are priced as {default} (a what-if, not compared with the bill)")
         models.append(m if ok else default)
         comparable.append(ok and billed(c) is not None)
     return models, comparable

@@ -13,7 +13,6 @@ from pathlib import Path
 import click
 
 from readbench.analysis.report_cli import build_report, smallest_options
-from readbench.run.plan_cli import plan
 from readbench.sim._cli import sim_group
 
 RESULTS = Path("results")
@@ -213,6 +212,3 @@ def calibrate_cmd(profiles: tuple[str, ...], against: tuple[str, ...], variant: 
     for c in calibration:
         click.echo(f"{c.profile:<14} {c.samples:>7} {c.blind_read_share:>11.3f} {c.reads_per_file:>10.2f} "
                    f"{c.reread_ratio:>8.3f} {c.success_rate:>8.3f}")
-
-
-commands = [eval_cmd, plan]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-__all__ = ["commands"]
+__all__ = ["doctor_cmd", "images_cmd", "k8s_values_cmd"]
 
 
 def _source_names() -> list[str]:
@@ -154,6 +154,3 @@ def doctor_cmd() -> None:
         found = res.stdout.strip()[:19] if res.returncode == 0 else "missing (run `sudo sandboxes/build-base-image.sh`)"
         click.echo(f"base image {OFFLINE_BASE}: {found}")
     sys.exit(0 if status.ok else 1)
-
-
-commands: list[click.Command] = [images_cmd, k8s_values_cmd, doctor_cmd]

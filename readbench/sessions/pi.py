@@ -25,6 +25,10 @@ parent (to find the active branch: from the last entry back to the root, as pi's
   and tool definitions (`toolsAdded`/`toolsRemoved`): they become the request's system message
   and tools; `context_edit` replaces (or, with `replacement: null`, drops) an earlier message;
   `usage` entries of kind `cache_warm` are calls that send the current prompt.
+A legacy branch file (header `branchedFrom`: its parent's file) starts with its parent's entries as
+they are (their times predate the branch's header): it is imported with its parent's file when both
+are given (`_group_key`), and a call both files hold (the same start time, tool call ids and usage:
+`legacy_billing_id`) keeps its place in the branch's requests but is billed in the parent's only.
 Thinking-level changes are events and set the call's `params` to `thinking=on|off`: a switch
 between off and on changed the cached prefix in the recorded bills, a budget-only change did not
 (sessions.md §5, cause 1).
@@ -32,6 +36,9 @@ between off and on changed the cached prefix in the recorded bills, a budget-onl
 
 from __future__ import annotations
 
+import hashlib
+import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -112,6 +119,7 @@ class _Walk:
         # pi 0.26-0.30 (legacy files whose header no longer names the model) sends a non-empty
         # aborted or errored reply, and pi's provider answers its unanswered tool calls
         self.sends_aborted = "version" not in header and not ({"provider", "modelId", "thinkingLevel"} & set(header))
+        self.legacy = "version" not in header  # calls get `legacy_billing_id`s
         self.unanswered: dict[str, str] = {}  # toolCall id -> tool name, of a kept aborted reply
         self.kept: list[tuple[str, ChatMessage]] = []  # (entry id, message) sent so far, in order
         self.by_entry: dict[str, ChatMessage] = {}
@@ -238,6 +246,7 @@ class _Walk:
             ts_end_seconds=ts, usage=_usage(raw.get("usage"), self.issues, where), cost_usd=_cost(raw.get("usage")),
             cost_detail=_cost_detail(raw.get("usage")), output=msg,
             params=self._thinking_params(), stop_reason=stop, tools=self.tools_tuple,
+            billing_id=legacy_billing_id(raw) if self.legacy else None,
         )
         if stop in _DROPPED_STOPS and not (self.sends_aborted and _sent_by_pi(raw)):
             self.dropped_calls.update(c.id for c in msg.tool_calls or [])
@@ -390,6 +399,36 @@ def _sniff(head: bytes, objects: list[dict[str, Any]]) -> bool:
     return sniff(objects)
 
 
+def legacy_billing_id(raw: dict[str, Any]) -> str:
+    """The `Call.billing_id` of a legacy pi assistant message (pi records no response id): its
+    request start (`timestamp`, ms), its tool call ids and its `usage`, hashed. A legacy branch
+    file copies its parent's entries as they are (sessions.md §1, `branchedFrom`; the copied
+    entries keep their times, earlier than the branch's header), so a call of the branch with
+    the parent call's id is that call, billed once (`readbench.sessions.billing.bill_once`); two
+    requests the provider billed separately differ in start time or tool call ids."""
+    content = raw.get("content")
+    blocks = content if isinstance(content, list) else []
+    calls = [b.get("id") for b in blocks if isinstance(b, dict) and b.get("type") == "toolCall"]
+    key = json.dumps([raw.get("timestamp"), calls, raw.get("usage")], sort_keys=True, default=str)
+    return "pi-" + hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def _group_key(objects: list[dict[str, Any]]) -> str | None:
+    """A legacy file's root session id: a branch file's `branchedFrom` names its parent's file
+    (`<time>_<session id>.jsonl`, sessions.md §1), whose calls it copies; the parent's is its own
+    `id`. Imported together, the calls both hold are billed once (`bill_once`). A branch of a
+    branch is grouped with no file (its key is its parent's id, the parent's is the root's). None
+    for versions 2-3."""
+    header = objects[0] if objects and objects[0].get("type") == "session" else None
+    if header is None or "version" in header:
+        return None
+    parent = header.get("branchedFrom")
+    if isinstance(parent, str) and parent:
+        name = re.split(r"[\\/]", parent)[-1].removesuffix(".jsonl")
+        return name.rpartition("_")[2] or None
+    return str(header["id"]) if header.get("id") else None
+
+
 FORMATS = [
     SessionFormat(
         name="pi",
@@ -397,5 +436,6 @@ FORMATS = [
         description="pi session JSONL, legacy (no version) and versions 2-3 (~/.pi/agent/sessions)",
         sniff=_sniff,
         load=load,
+        group_key=_group_key,
     )
 ]

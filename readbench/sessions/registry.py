@@ -200,13 +200,22 @@ def _group_key(path: Path) -> tuple[str, str] | None:
 
 def load_group(files: list[tuple[Path, bool]]) -> list[Session | ImportFailure]:
     """The sessions of one group of `group_session_files` (or ImportFailures), with each billed
-    call counted once across them (`readbench.sessions.billing.bill_once`)."""
+    call counted once across them (`readbench.sessions.billing.bill_once`). A session with the
+    format and id of an earlier one of the group is a copy of its file (a backup, a synced folder,
+    a copy taken before the session went on) and keeps its bills: the replay replays an exact copy
+    once and warns about a diverging one (`readbench.replay._cli._copy_of_earlier`)."""
     from readbench.sessions.billing import bill_once
 
     items: list[Session | ImportFailure] = []
     for path, explicit in files:
         items.extend(load_path(path, explicit))
-    bill_once(x for x in items if isinstance(x, Session))
+    seen: set[tuple[str, str]] = set()
+    distinct = []
+    for x in items:
+        if isinstance(x, Session) and (x.format, x.session_id) not in seen:
+            seen.add((x.format, x.session_id))
+            distinct.append(x)
+    bill_once(distinct)
     return items
 
 

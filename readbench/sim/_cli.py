@@ -126,6 +126,3 @@ def fit_cmd(sessions: tuple[str, ...], name: str, base: str, seed: int, bootstra
     where = "" if out_path is None or Path(out_path) == user_profiles_path() else \
         f" (set READBENCH_PROFILES={path} to use it)"
     click.echo(f"wrote {name} to {path}; run it as readbench/{name}{where}")
-
-
-commands: list[click.Command] = [sim_group]

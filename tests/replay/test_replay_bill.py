@@ -285,3 +285,16 @@ def test_readbench_s_own_simulated_agent_is_named_as_such_not_as_a_model_to_pric
     assert ("model 'readbench/sim-mixed' is readbench's simulated agent: it has no provider and no bill; its calls are "
             "simulated as claude-sonnet-5.5 (a what-if, not compared with a bill)") in notes
     assert not any("add it to readbench/cache/prices.csv" in n for n in notes)
+
+
+def test_a_model_of_another_cache_family_is_named_with_both_families(tmp_path, pi_session):
+    """The note reads for every family name (it said "not a openai model")."""
+    f = (pi_session().user(WORDS).assistant("Done.", 0.0, (3, 0, 2050, 40)).write(tmp_path / "s.jsonl"))
+    (s,) = load_file(f)
+    rep = replay_session(s, ["openai", "anthropic-5m", "gemini-implicit"])
+    assert [n for n in rep.notes if "cache family" in n] == [
+        "model 'claude-sonnet-4-5' is of the anthropic cache family, not openai: under openai its calls are priced "
+        "as gpt-5.6-terra (a what-if, not compared with the bill)",
+        "model 'claude-sonnet-4-5' is of the anthropic cache family, not gemini: under gemini-implicit its calls "
+        "are priced as gemini-2.5-flash (a what-if, not compared with the bill)",
+    ]

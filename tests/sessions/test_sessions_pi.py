@@ -285,3 +285,49 @@ def test_nan_or_negative_usage_is_a_named_unpriced_call(tmp_path):
         f"{f}:5: usage is not a bill (BilledUsage.cache_read_tokens must be an int >= 0, got -500): the call is "
         "left unpriced",
     ]
+
+
+def _legacy_line(obj: dict) -> str:
+    return json.dumps(obj) + "\n"
+
+
+def _legacy_pi(header: dict, turns: list[tuple[str, int, int]]) -> str:
+    """A legacy pi file: per turn (tool call id, request start ms, uncached input tokens) a user
+    prompt, an assistant reply with one read call and its result."""
+    lines = [_legacy_line({"type": "session", "timestamp": "2025-12-09T00:00:00.000Z", "cwd": "/repo",
+                           "provider": "anthropic", "modelId": "claude-opus-4-5", "thinkingLevel": "off", **header})]
+    for call_id, start, tokens in turns:
+        lines.append(_legacy_line({"type": "message", "timestamp": "2025-12-08T22:41:05.306Z", "message": {
+            "role": "user", "content": [{"type": "text", "text": f"look at {call_id}"}], "timestamp": start - 5}}))
+        lines.append(_legacy_line({"type": "message", "timestamp": "2025-12-08T22:41:09.000Z", "message": {
+            "role": "assistant", "content": [{"type": "toolCall", "id": call_id, "name": "read",
+                                              "arguments": {"path": "a.py"}}],
+            "api": "anthropic-messages", "provider": "anthropic", "model": "claude-opus-4-5",
+            "usage": {"input": tokens, "output": 10, "cacheRead": 0, "cacheWrite": 0, "totalTokens": tokens + 10,
+                      "cost": {"input": 0.0, "output": 0.0, "cacheRead": 0, "cacheWrite": 0, "total": 0.0}},
+            "stopReason": "toolUse", "timestamp": start}}))
+        lines.append(_legacy_line({"type": "message", "timestamp": "2025-12-08T22:41:10.000Z", "message": {
+            "role": "toolResult", "toolCallId": call_id, "toolName": "read",
+            "content": [{"type": "text", "text": "x = 1"}], "isError": False, "timestamp": start + 10}}))
+    return "".join(lines)
+
+
+def test_legacy_branch_file_bills_the_calls_it_copies_once(tmp_path: Path) -> None:
+    """A legacy branch file (`branchedFrom`, sessions.md §1) starts with its parent's entries as
+    they are: beside the parent, those calls keep their place in the branch's requests but are
+    billed in the parent's file only; the branch's own call keeps its bill."""
+    from readbench.sessions import load_sessions
+
+    parent_id, branch_id = "d97339c6-6c10-4827-846b-9ff1d9c3dc37", "ffae836b-9420-4060-ac13-7745215f90ff"
+    parent = tmp_path / f"2025-12-09T00-52-54-397Z_{parent_id}.jsonl"
+    parent.write_text(_legacy_pi({"id": parent_id}, [("toolu_1", 1765233665294, 2775), ("toolu_2", 1765233669399, 40)]))
+    branch = tmp_path / f"2025-12-09T00-53-29-825Z_{branch_id}.jsonl"
+    branch.write_text(_legacy_pi(
+        {"id": branch_id, "branchedFrom": f"/Users/u/.pi/agent/sessions/--repo--/{parent.name}"},
+        [("toolu_1", 1765233665294, 2775), ("toolu_2", 1765233669399, 40), ("toolu_3", 1765233700000, 77)]))
+    sessions = {s.session_id: s for s in load_sessions([tmp_path])}
+    assert [c.usage.input_tokens if c.usage else None for c in sessions[parent_id].calls] == [2775, 40]
+    assert [c.usage.input_tokens if c.usage else None for c in sessions[branch_id].calls] == [None, None, 77]
+    assert [c.billed_in for c in sessions[branch_id].calls] == [f"{parent}#{parent_id}"] * 2 + [None]
+    assert [c.n_messages for c in sessions[branch_id].calls] == [1, 4, 7]  # the requests are unchanged
+    assert sessions[branch_id].issues.skipped["call:billed_in_another_copy"] == 2
