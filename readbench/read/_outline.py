@@ -126,6 +126,29 @@ _SKIP_PYTHON = _SKIP_COMMON | frozenset(
     }
 )
 
+
+@functools.lru_cache(maxsize=1)
+def _python_expressions() -> frozenset[str]:
+    """The node types of Python's expression statements: every concrete kind under the
+    grammar's `expression_statement` supertype (assignments, `yield`, calls, operators, literals,
+    lambdas, comprehensions, ...; docs/specs/variants.md "C"). This grammar makes
+    `expression_statement` a hidden supertype, so these nodes stand in blocks where the
+    statement was (`_SKIP_PYTHON`'s "expression_statement" no longer matches one). None of them
+    is a definition, and none holds a statement: Python's expressions (lambda bodies, f-string
+    interpolations and comprehensions included) are made of expressions only."""
+    lang = _parser("python").language
+    supertypes = {lang.node_kind_for_id(t): t for t in lang.supertypes}  # node_kind_is_supertype says True of any kind
+    found: set[str] = set()
+    todo = [supertypes["expression_statement"]] if "expression_statement" in supertypes else []
+    while todo:
+        for t in lang.subtypes(todo.pop()):
+            if t in supertypes.values():
+                todo.append(t)
+            else:
+                found.add(lang.node_kind_for_id(t))
+    return frozenset(found - set(_KINDS["python"]))
+
+
 _NAME_TYPES = {
     "identifier",
     "field_identifier",
@@ -225,9 +248,17 @@ def _code_outline(root: Any, language: str, bodies: list[tuple[int, int]] | None
     ``bodies``, when given, also receives the 0-based (start_row, end_row) of every
     ``function_definition``'s body met on the way (Python): the same nodes in the same order as
     SWE-agent's body query (`python_function_bodies`), so one walk serves both (a tree's nodes cost
-    a Python object each)."""
+    a Python object each).
+
+    A Python expression-level node (`_python_expressions`) is not entered when its subtree holds no
+    ERROR or MISSING node (`has_error`; asked once of the root when the whole tree is clean): a
+    tree-sitter node without errors follows its grammar rule, and no Python expression rule holds a
+    statement, so such a subtree holds no definition (nor a function body) and skipping it changes
+    neither list. Only a subtree with an error, where recovery may have nested anything, is walked."""
     entries: list[OutlineEntry] = []
     skip = _SKIP_PYTHON if language == "python" else _SKIP_COMMON
+    expressions = _python_expressions() if language == "python" else frozenset()
+    clean = not root.has_error
 
     def visit(node: Any, depth: int) -> None:
         if bodies is not None and node.type == "function_definition":
@@ -235,7 +266,8 @@ def _code_outline(root: Any, language: str, bodies: list[tuple[int, int]] | None
             if body is not None:
                 bodies.append((body.start_point[0], body.end_point[0]))
         for child in node.named_children:
-            if child.type in skip:
+            kind_name = child.type
+            if kind_name in skip or (kind_name in expressions and (clean or not child.has_error)):
                 continue
             kind = _kind_of(child, language)
             if kind is None:
