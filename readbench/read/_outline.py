@@ -126,6 +126,27 @@ _SKIP_PYTHON = _SKIP_COMMON | frozenset(
     }
 )
 
+
+#: The node types of Python's expression statements: the concrete kinds under tree-sitter-python's
+#: `expression_statement` supertype (assignments, `yield`, calls, operators, literals, lambdas,
+#: comprehensions; tests/read/test_read_mapped.py checks the list against the grammar's own).
+#: This grammar makes `expression_statement` a hidden supertype, so these nodes stand in blocks
+#: where the statement was (`_SKIP_PYTHON`'s "expression_statement" no longer matches one).
+#: None of them is a definition, and none holds a statement: Python's expressions (lambda bodies,
+#: f-string interpolations and comprehensions included) are made of expressions only
+#: (`_code_outline`; docs/specs/variants.md "C").
+_PYTHON_EXPRESSIONS = frozenset(
+    {
+        "as_pattern", "assignment", "attribute", "augmented_assignment", "await", "binary_operator",
+        "boolean_operator", "call", "comparison_operator", "concatenated_string", "conditional_expression",
+        "dictionary", "dictionary_comprehension", "ellipsis", "false", "float", "generator_expression",
+        "identifier", "integer", "lambda", "list", "list_comprehension", "list_splat", "named_expression",
+        "none", "not_operator", "parenthesized_expression", "set", "set_comprehension", "string",
+        "subscript", "true", "tuple", "tuple_expression", "unary_operator", "yield",
+    }
+)
+
+
 _NAME_TYPES = {
     "identifier",
     "field_identifier",
@@ -225,9 +246,17 @@ def _code_outline(root: Any, language: str, bodies: list[tuple[int, int]] | None
     ``bodies``, when given, also receives the 0-based (start_row, end_row) of every
     ``function_definition``'s body met on the way (Python): the same nodes in the same order as
     SWE-agent's body query (`python_function_bodies`), so one walk serves both (a tree's nodes cost
-    a Python object each)."""
+    a Python object each).
+
+    A Python expression-level node (`_PYTHON_EXPRESSIONS`) is not entered when its subtree holds no
+    ERROR or MISSING node (`has_error`; asked once of the root when the whole tree is clean): a
+    tree-sitter node without errors follows its grammar rule, and no Python expression rule holds a
+    statement, so such a subtree holds no definition (nor a function body) and skipping it changes
+    neither list. Only a subtree with an error, where recovery may have nested anything, is walked."""
     entries: list[OutlineEntry] = []
     skip = _SKIP_PYTHON if language == "python" else _SKIP_COMMON
+    expressions = _PYTHON_EXPRESSIONS if language == "python" else frozenset()
+    clean = not root.has_error
 
     def visit(node: Any, depth: int) -> None:
         if bodies is not None and node.type == "function_definition":
@@ -235,7 +264,8 @@ def _code_outline(root: Any, language: str, bodies: list[tuple[int, int]] | None
             if body is not None:
                 bodies.append((body.start_point[0], body.end_point[0]))
         for child in node.named_children:
-            if child.type in skip:
+            kind_name = child.type
+            if kind_name in skip or (kind_name in expressions and (clean or not child.has_error)):
                 continue
             kind = _kind_of(child, language)
             if kind is None:

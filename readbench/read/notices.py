@@ -17,6 +17,7 @@ at), `remaining` (lines after the returned ones), `line`, `call`, `tokens`.
 from __future__ import annotations
 
 import itertools
+import operator
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -181,13 +182,40 @@ def number_prefix(n: int, style: str) -> str:
 
 
 _ROWS = {name: prefix.replace("{n", "{0") + "{1}" for name, prefix in NUMBER_STYLES.items()}
+_PREFIX_FORMATS = {name: prefix.replace("{n", "{0").format for name, prefix in NUMBER_STYLES.items()}
+
+#: Line numbers up to this one have their prefixes kept per style (`_prefixes`): at most about
+#: 6 MB per style, held only once a listing reaches that far.
+PREFIX_TABLE_MAX = 100_000
+_PREFIX_TABLE: dict[str, list[str]] = {}
+
+
+def _prefixes(style: str, first: int, count: int) -> list[str] | None:
+    """`[number_prefix(n, style) for n in range(first, first + count)]`, sliced from a table of
+    the prefixes made once per style and line number (a replay numbers the same line numbers
+    under several presets and reads: formatting each was most of `number_rows`); None beyond
+    `PREFIX_TABLE_MAX` or below 1. Raises KeyError for an unknown style."""
+    fmt = _PREFIX_FORMATS[style]
+    end = first + count
+    if first < 1 or end - 1 > PREFIX_TABLE_MAX:
+        return None
+    table = _PREFIX_TABLE.setdefault(style, [""])  # index 0 unused: table[n] is line n's prefix
+    if len(table) < end:
+        table.extend(map(fmt, range(len(table), end)))
+    return table[first:end]
 
 
 def number_rows(lines: Iterable[str], first: int, style: str) -> str:
     """`number_prefix(n, style) + line` for each line, numbered from `first`, joined by
-    newlines: one format call per line, looped at C speed (a 2,000-line listing under every
-    read preset of a replay). Raises KeyError for an unknown style."""
-    return "\n".join(map(_ROWS[style].format, itertools.count(first), lines))
+    newlines, at C speed: the prefixes come from `_prefixes`' table (formatted once per style
+    and number), one format call per line past it (a 2,000-line listing under every read preset
+    of a replay). Raises KeyError for an unknown style."""
+    rows = _ROWS[style]
+    lines = lines if isinstance(lines, list) else list(lines)
+    prefixes = _prefixes(style, first, len(lines))
+    if prefixes is None:
+        return "\n".join(map(rows.format, itertools.count(first), lines))
+    return "\n".join(map(operator.add, prefixes, lines))
 
 
 @dataclass(frozen=True)
@@ -244,7 +272,9 @@ def _canonical_run(rows: list[str], start: int) -> tuple[str, int, int] | None:
     fmt = NUMBER_STYLES[style].replace("{n", "{0").format
     if not rows[start].startswith(fmt(first)):
         return None
-    ok = list(map(str.startswith, itertools.islice(rows, start, None), map(fmt, itertools.count(first))))
+    expected = _prefixes(style, first, len(rows) - start)
+    ok = list(map(str.startswith, itertools.islice(rows, start, None),
+                  map(fmt, itertools.count(first)) if expected is None else expected))
     k = ok.index(False) if False in ok else len(ok)  # rows start..start+k-1 carry the prefixes
     if start + k < len(rows):
         stop = _NUMBER_ROW.match(rows[start + k])

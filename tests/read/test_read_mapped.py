@@ -373,3 +373,65 @@ def test_one_walk_gives_the_python_outline_and_every_function_body():
     assert bodies == [(7, 9), (8, 8), (12, 12), (16, 18), (18, 18), (20, 20)]
     assert _outline._code_outline(tree.root_node, "python") == entries
     assert _outline.python_function_bodies(text) == bodies
+
+
+def test_python_expression_kinds_are_the_grammars_expression_statements():
+    """`_PYTHON_EXPRESSIONS` is every concrete kind under the grammar's `expression_statement`
+    supertype, and holds no definition or statement."""
+    from readbench.read import _outline
+
+    lang = _outline._parser("python").language
+    if not hasattr(lang, "subtypes"):
+        pytest.skip("this tree-sitter binding does not list a grammar's supertypes")
+    supertypes = {lang.node_kind_for_id(t): t for t in lang.supertypes}  # node_kind_is_supertype says True of any kind
+    found: set[str] = set()
+    todo = [supertypes["expression_statement"]]
+    while todo:
+        for t in lang.subtypes(todo.pop()):
+            if t in supertypes.values():
+                todo.append(t)
+            else:
+                found.add(lang.node_kind_for_id(t))
+    assert _outline._PYTHON_EXPRESSIONS == found
+    assert not found & {"function_definition", "class_definition", "decorated_definition", "block", "module",
+                        "if_statement", "with_statement", "ERROR", "expression_statement"}
+
+
+class _Node:
+    """A stand-in tree-sitter node (type, named children, has_error, rows) for the walk."""
+
+    def __init__(self, type_: str, row: int, children: list["_Node"] | None = None, error: bool = False) -> None:
+        self.type, self.named_children = type_, children or []
+        self.children = self.named_children
+        self.child_count = len(self.named_children)
+        self.is_named = True
+        self.has_error = error or any(c.has_error for c in self.named_children)
+        self.start_point = (row, 0)
+        self.end_point = (max([row] + [c.end_point[0] for c in self.named_children]), 5)
+
+    def child_by_field_name(self, name: str) -> "_Node | None":
+        if name == "name":
+            return _Name()
+        return next((c for c in self.named_children if c.type == "block"), None) if name == "body" else None
+
+
+class _Name:
+    text = b"f"
+
+
+def test_the_walk_enters_an_expression_only_when_its_subtree_has_an_error():
+    """A clean expression subtree cannot hold a definition and is skipped; one with an error (where
+    recovery may nest anything) is walked, so a definition under it is still found."""
+    from readbench.read import _outline
+    from readbench.read._outline import OutlineEntry as E
+
+    def tree(error: bool) -> _Node:
+        fn = _Node("function_definition", 3, [_Node("block", 4, [_Node("pass_statement", 4)])])
+        return _Node("module", 0, [_Node("assignment", 1, [fn, _Node("ERROR", 5, error=error)])])
+
+    bodies: list[tuple[int, int]] = []
+    assert _outline._code_outline(tree(True), "python", bodies) == [E("def", "f", 4, 5, 0)]
+    assert bodies == [(4, 4)]
+    # no error anywhere (a real clean tree never nests a def in an assignment): not entered
+    bodies = []
+    assert _outline._code_outline(tree(False), "python", bodies) == [] and bodies == []

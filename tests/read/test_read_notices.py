@@ -90,6 +90,20 @@ def test_numbered_frame_splits_claude_codes_reminders_from_the_listing():
     assert n.number_rows([], 1, "tab") == ""
 
 
+def test_number_rows_from_the_prefix_table_equal_formatted_rows():
+    """The table's prefixes (`_prefixes`) give the rows one format per line gives: inside the
+    table, across its end, past it, from 0 or below, and for lines given as a generator."""
+    edge = n.PREFIX_TABLE_MAX
+    for s in n.NUMBER_STYLES:
+        for first, count in ((1, 2000), (7, 3), (edge - 2, 5), (edge, 1), (edge + 1, 4), (0, 3), (-2, 4), (5, 0)):
+            lines = [f"x{k}\t{{}}" for k in range(count)]
+            want = "\n".join(n.number_prefix(first + k, s) + t for k, t in enumerate(lines))
+            assert n.number_rows(lines, first, s) == want
+            assert n.number_rows(iter(lines), first, s) == want
+    with pytest.raises(KeyError):
+        n.number_rows(["a"], 1, "roman")
+
+
 def test_numbered_frame_refuses_mixed_styles_and_unnumbered_text():
     assert n.numbered_frame("     1→a\n2\tb") is None  # no one style writes both
     assert n.numbered_frame("1→a\n     2→b") is None
