@@ -12,7 +12,9 @@ with issue 29's own-harness counterfactual; calls, sessions and the JSON re-reco
 `opening` call kind, which changes the call_kind column and the break rates' keys; sessions and the JSON
 re-recorded on 2026-12-08 for the own out-of-sample interval centred on the prediction, which changes
 only the two interval fields; then again for the units in two field names, `break_cost_usd_by_kind` and
-`break_loss_tokens`, whose values are unchanged: renamed back, the digests are the previous ones). Spot values (row counts, one
+`break_loss_tokens`, whose values are unchanged: renamed back, the digests are the previous ones; the JSON
+once more for the wording of the what-if note, "is of the anthropic cache family, not openai" for "is not a
+openai model": with the old wording put back, the previous digests). Spot values (row counts, one
 cost to the last digit) make a failure readable.
 """
 
@@ -86,7 +88,7 @@ PINNED: dict[str, dict[str, str]] = {
         "read_arm_reads": "2e58b854da3b65c2",
         "read_arms": "e8843670c133f7ae",
         "sessions": "1ba6388dd7cb1b9a",
-        "json": "fc90cfcc3a8bcc43",
+        "json": "524306588b43d43a",
     },
     "claude": {
         "audit": "9a45fa10e54aacf1",
@@ -98,7 +100,7 @@ PINNED: dict[str, dict[str, str]] = {
         "read_arm_reads": "fe642bc7b40f1ce5",
         "read_arms": "583fb7ece5f25bc5",
         "sessions": "67bd8dad44d02706",
-        "json": "fa1821fdb0976f1a",
+        "json": "6dec9dca0efcf995",
     },
     "pi-rereads": {
         "audit": "4f4b0016cc9ab2f8",
@@ -110,7 +112,7 @@ PINNED: dict[str, dict[str, str]] = {
         "read_arm_reads": "d3d3177f6b3db6cf",
         "read_arms": "3cf334f5d65f79dd",
         "sessions": "008588c024e7caf2",
-        "json": "ca8073b3d0077a8e",
+        "json": "59d7220ee8438cc5",
     },
 }
 
