@@ -273,6 +273,23 @@ def decision_text(report_md: str) -> str:
     return match.group(0).rstrip() + "\n" if match else ""
 
 
+def _check_replaceable(run_dir: Path, out: Path) -> None:
+    """Refuse an `out` that `write_baseline` must not delete: the run itself or a directory holding
+    it (``--out results``), or an existing directory that is not a baseline (no ``baseline.json``).
+
+    Raises:
+        ValueError: the message names `out` and why; nothing is written.
+    """
+    run, target = run_dir.resolve(), out.resolve()
+    if target == run or target in run.parents:
+        where = "is the run directory" if target == run else f"holds the run directory {run_dir}"
+        raise ValueError(f"--out {out} {where}: writing the baseline there would delete the run's logs; "
+                         "nothing written (give the baseline its own directory, e.g. analysis/baselines/<matrix>)")
+    if target.is_dir() and any(target.iterdir()) and not (target / "baseline.json").is_file():
+        raise ValueError(f"--out {out} exists and is not a baseline directory (no baseline.json): it would be "
+                         "replaced; nothing written (give a new or empty directory, or an existing baseline)")
+
+
 def write_baseline(run_dir: Path, out_dir: Path, decisions_dir: Path | None = None) -> Path:
     """Make the complete run `run_dir` the baseline in `out_dir` (replacing what is there).
 
@@ -285,7 +302,8 @@ def write_baseline(run_dir: Path, out_dir: Path, decisions_dir: Path | None = No
             the reason); nothing is written.
         FileNotFoundError: `run_dir` is not a run directory.
         ValueError: `out_dir` holds the baseline of another matrix (e.g. a smoke run given for
-            the nightly baseline); nothing is written.
+            the nightly baseline), is or holds `run_dir`, or is a directory other than a baseline
+            (`_check_replaceable`); nothing is written.
     """
     from .completeness import incomplete_line, scan_logs
     from .report_cli import build_report
@@ -300,6 +318,7 @@ def write_baseline(run_dir: Path, out_dir: Path, decisions_dir: Path | None = No
     if not (run_dir / "run.json").is_file():
         raise IncompleteRun(f"{run_dir}/run.json is missing: readbench eval did not finish recording the run")
     meta = json.loads((run_dir / "run.json").read_text())
+    _check_replaceable(run_dir, out)
     old = _meta(out).get("matrix")
     if old is not None and old != meta.get("matrix"):
         raise ValueError(f"{out} is the baseline of matrix {old!r}, {run_dir} a run of {meta.get('matrix')!r}: "

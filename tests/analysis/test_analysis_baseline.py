@@ -153,3 +153,34 @@ def test_a_run_of_another_matrix_is_named_as_the_cause(run_dir, tmp_path):
     assert (f"note: this run is of matrix {meta['matrix']!r}, the baseline of 'weekly': compare a run of the "
             "baseline's matrix (make nightly) or a baseline of this one "
             f"(make baseline BASELINE=analysis/baselines/{meta['matrix']})") in r.output.splitlines()
+
+
+def test_baseline_out_never_deletes_the_run_or_a_directory_that_is_not_a_baseline(run_dir, tmp_path):
+    """brk12: `readbench baseline RUN --out RUN` (or --out results, --out analysis) replaced the
+    directory with the baseline and so deleted the run's logs (or every run)."""
+    results = tmp_path / "results"
+    run = results / "run1"
+    (run / "logs").mkdir(parents=True)
+    for p in (run_dir / "logs").glob("*.eval"):
+        p.rename(run / "logs" / p.name)
+    (run / "run.json").write_text((run_dir / "run.json").read_text())
+    logs = sorted(p.name for p in (run / "logs").iterdir())
+    for out, why in ((run, f"--out {run} is the run directory: writing the baseline there would delete the run's "
+                           "logs; nothing written"),
+                     (results, f"--out {results} holds the run directory {run}: writing the baseline there would "
+                               "delete the run's logs; nothing written")):
+        with pytest.raises(ValueError, match=f"^{why}"):
+            write_baseline(run, out)
+        assert sorted(p.name for p in (run / "logs").iterdir()) == logs
+    other = tmp_path / "analysis"
+    (other / "decisions").mkdir(parents=True)
+    (other / "notes.md").write_text("mine")
+    r = CliRunner().invoke(baseline_cmd, [str(run), "--out", str(other), "--decisions", str(tmp_path / "dec")])
+    assert r.exit_code == 1
+    assert r.output.strip() == (f"Error: --out {other} exists and is not a baseline directory (no baseline.json): "
+                                "it would be replaced; nothing written (give a new or empty directory, or an "
+                                "existing baseline)")
+    assert (other / "notes.md").read_text() == "mine"
+    # a new directory, then the same baseline again, are fine
+    good = write_baseline(run, tmp_path / "bl")
+    assert write_baseline(run, good) == good and (good / "baseline.json").is_file()
