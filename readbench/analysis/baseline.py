@@ -173,8 +173,9 @@ def compare_run(run_dir: Path, baseline_dir: Path, tolerance: Tolerance | None =
     base_table, base_meta = load_baseline(baseline_dir)
     run = load_run(run_dir)
     small = run_smallest(run.meta, *smallest)
-    if run.table.empty:
-        return BaselineComparison((), (), run.incomplete, tolerance or Tolerance(), small)
+    if run.table.empty:  # no sample at all is never "no regression"
+        reasons = run.incomplete or (f"{Path(run_dir) / 'table.parquet'} has no rows: no sample of the run finished",)
+        return BaselineComparison((), (), reasons, tolerance or Tolerance(), small)
     result = compare_to_baseline(run.table, base_table, tolerance=tolerance, expected_arms=run.expected_arms,
                                  smallest=small)
     return BaselineComparison(result.checks, tuple(_meta_notes(run.meta, base_meta)) + result.notes,

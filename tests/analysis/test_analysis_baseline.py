@@ -184,3 +184,18 @@ def test_baseline_out_never_deletes_the_run_or_a_directory_that_is_not_a_baselin
     # a new directory, then the same baseline again, are fine
     good = write_baseline(run, tmp_path / "bl")
     assert write_baseline(run, good) == good and (good / "baseline.json").is_file()
+
+
+def test_a_run_table_with_no_rows_is_no_verdict(run_dir, tmp_path):
+    """brk12: a copied run whose table.parquet has no rows gave `no regression in 0 checks of 0
+    arm(s)` and exit 0."""
+    import pandas as pd
+
+    good = write_baseline(run_dir, tmp_path / "bl")
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    pd.read_parquet(good / "table.parquet").iloc[:0].to_parquet(copy / "table.parquet")
+    (copy / "run.json").write_text((run_dir / "run.json").read_text())
+    r = CliRunner().invoke(compare_cmd, [str(copy), "--baseline", str(good)])
+    assert r.exit_code == 2, r.output
+    assert r.output.splitlines()[0] == f"incomplete: {copy / 'table.parquet'} has no rows: no sample of the run finished"
