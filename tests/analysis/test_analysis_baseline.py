@@ -199,3 +199,21 @@ def test_a_run_table_with_no_rows_is_no_verdict(run_dir, tmp_path):
     r = CliRunner().invoke(compare_cmd, [str(copy), "--baseline", str(good)])
     assert r.exit_code == 2, r.output
     assert r.output.splitlines()[0] == f"incomplete: {copy / 'table.parquet'} has no rows: no sample of the run finished"
+
+
+def test_compare_with_an_unwritable_out_prints_the_verdict_and_never_exits_1(run_dir, tmp_path):
+    """brk12: `compare --out afile/sub` crashed with a traceback after the comparison (exit 1, which
+    `make nightly` reads as "regressions"), and the verdict was not printed."""
+    good = write_baseline(run_dir, tmp_path / "bl")
+    (tmp_path / "afile").write_text("")
+    out = tmp_path / "afile" / "sub"
+    r = CliRunner().invoke(compare_cmd, [str(run_dir), "--baseline", str(good), "--out", str(out),
+                                         "--smallest-success-pp", "99.99"])
+    assert r.exit_code == 2, r.output
+    assert r.exception is None or isinstance(r.exception, SystemExit)
+    assert r.output.splitlines()[-2].startswith("no regression in 12 checks of 2 arm(s) against ")
+    assert r.output.splitlines()[-2].endswith(f"; details: not written ({out}: Not a directory)")
+    assert r.output.splitlines()[-1] == f"readbench compare: compare.md and compare.json were not written ({out}: " \
+        "Not a directory)"
+    r = CliRunner().invoke(compare_cmd, [str(run_dir), "--baseline", str(good), "--out", str(out)])
+    assert r.exit_code == 3, r.output  # underpowered stays underpowered
