@@ -125,3 +125,18 @@ def test_cli_refuses_a_profile_name_with_a_path_before_reading_sessions(tmp_path
     assert result.exit_code == 2
     assert "Invalid value for --name: profile name 'sim-../x' must be 'sim-' then letters" in result.output
     assert not (tmp_path / "p.toml").exists()
+
+
+def test_one_session_gives_fitted_knobs_without_a_made_up_interval(sessions):
+    """brk12: a fit from one session printed a "95% interval" of [x, x] for every knob (the bootstrap
+    over sessions resamples the one session to itself)."""
+    one = fit_profile(sessions[:1], "sim-one", base="sim-diligent", seed=0, bootstrap=200)
+    many = fit_profile(sessions[:2], "sim-two", base="sim-diligent", seed=0, bootstrap=200)
+    fitted = [k for k in one.knobs if k.identified]
+    assert fitted and {k.knob for k in fitted} <= set(TRUTH)
+    assert {(k.interval, k.note) for k in fitted} == {
+        (None, "fitted; no interval: the bootstrap resamples sessions and there is 1")}
+    assert one.evidence == "fitted from 1 session: inspect, sim, 1970-01-01..1970-01-01"
+    assert one.profile.summary == "fitted by readbench sim fit (1 session: no bootstrap; base sim-diligent)"
+    assert one.knob("p_grep_first").value == fit_profile(sessions[:1], "sim-one", bootstrap=1).knob("p_grep_first").value
+    assert all(k.interval is not None for k in many.knobs if k.identified)
