@@ -288,6 +288,7 @@ def write_profile(result: FitResult, path: str | Path | None = None) -> Path:
 
     Raises:
         ValueError: the file exists but is not TOML, or the name is a built-in profile's.
+        OSError: the file cannot be read or written (a directory, a missing or read-only parent).
     """
     import tomllib
 
@@ -302,8 +303,10 @@ def write_profile(result: FitResult, path: str | Path | None = None) -> Path:
     if target.exists():
         try:
             table = tomllib.loads(target.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as exc:
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise ValueError(f"{target}: not a readable profile file ({exc}); nothing written") from None
+        if not isinstance(table.get("profiles", {}), dict):
+            raise ValueError(f"{target}: not a readable profile file ('profiles' is not a table); nothing written")
     row = profile_row(result.profile)
     row["fit"] = {k.knob: {"identified": k.identified, "observations": k.observations, "note": k.note,
                            **({"interval": _toml_value(k.interval)} if k.interval is not None else {})}
