@@ -202,8 +202,9 @@ def calibrate_cmd(profiles: tuple[str, ...], against: tuple[str, ...], variant: 
         try:
             used, recorded, simulated, rows = calibrate_against(
                 profiles[0], list(against), variant=variant, families=fams, limit=limit, per_family=per_family,
-                sandbox_kind=sandbox_kind, log_dir=log_dir, max_turns=max_turns)
-        except ValueError as ex:
+                sandbox_kind=sandbox_kind, log_dir=log_dir, max_turns=max_turns,
+                skipped=lambda path, reason: click.echo(f"skipped {path}: {reason}", err=True))
+        except (ValueError, RuntimeError) as ex:  # RuntimeError: the corpus run did not finish (named)
             raise click.ClickException(str(ex))
         if as_json:  # undefined (NaN) and infinite differences are null: bare NaN/Infinity is not JSON
             click.echo(json.dumps(_finite({"variant": used, "recorded": asdict(recorded),
@@ -221,8 +222,11 @@ def calibrate_cmd(profiles: tuple[str, ...], against: tuple[str, ...], variant: 
             click.echo(f"{r.metric:<18} {num(r.recorded, '>9.3f', 9)} {num(r.simulated, '>9.3f', 9)} "
                        f"{num(r.relative_difference, '>+7.0%', 7)}  " + ("yes" if r.within else f"no: {r.why}"))
         return
-    calibration = run_calibration(names, variant=variant or "stock", limit=limit, per_family=per_family,
-                                  sandbox_kind=sandbox_kind, log_dir=log_dir, families=fams)
+    try:
+        calibration = run_calibration(names, variant=variant or "stock", limit=limit, per_family=per_family,
+                                      sandbox_kind=sandbox_kind, log_dir=log_dir, families=fams)
+    except (ValueError, RuntimeError) as ex:  # a run that did not finish, a sample without metrics: named
+        raise click.ClickException(str(ex))
     if as_json:
         click.echo(json.dumps([asdict(r) for r in calibration], indent=2))
         return

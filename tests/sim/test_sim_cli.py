@@ -106,3 +106,26 @@ def test_calibrate_against_sessions_without_reads_says_undefined_not_0(tmp_path,
     r = CliRunner().invoke(main, ["sim", "calibrate", "--profile", "sim-diligent", "--against", str(noreads), "--json"])
     data = json.loads(r.output, parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))
     assert data["recorded"]["reads_per_file"] is None and data["rows"][1]["relative_difference"] is None
+
+
+def test_calibrate_against_names_skipped_files_and_a_run_that_did_not_finish(tmp_path, monkeypatch):
+    """brk12: files under --against that were not sessions were dropped without a word (the shape
+    compared fewer sessions than given), and a corpus run that ended in error was a traceback."""
+    import readbench.run.calibrate as run_calibrate
+    from readbench.cli import main
+    from readbench.sessions.synth import write_pi_session
+
+    write_pi_session(tmp_path / "s.jsonl", seed=0, calls=20, prompts=2)
+    (tmp_path / "notes.jsonl").write_text("{}\n")
+
+    class Log:
+        status, error, location = "error", "sandbox failed to start", ""
+
+    monkeypatch.setattr(run_calibrate, "inspect_eval", lambda *a, **k: [Log()])
+    monkeypatch.setattr(run_calibrate, "read_strategies_task", lambda **k: None)
+    r = CliRunner().invoke(main, ["sim", "calibrate", "--profile", "sim-diligent", "--against", str(tmp_path)])
+    assert r.exit_code == 1 and not isinstance(r.exception, RuntimeError), r.output
+    assert r.output.splitlines() == [
+        f"skipped {tmp_path / 'notes.jsonl'}: not a recorded session of any known format (tried: pi, claude-code, "
+        "codex, codex-legacy, inspect)",
+        "Error: calibration run of sim-diligent ended with status error: sandbox failed to start"]
