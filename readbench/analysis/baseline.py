@@ -107,8 +107,21 @@ def load_run(run_dir: Path) -> RunInputs:
 
 
 def _meta(run_dir: Path) -> dict[str, Any]:
+    """``run.json`` of a run or baseline directory ({} when missing).
+
+    Raises:
+        ValueError: the file is not UTF-8 JSON holding an object (the message names the file).
+    """
     path = run_dir / "run.json"
-    return json.loads(path.read_text()) if path.is_file() else {}
+    if not path.is_file():
+        return {}
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as ex:
+        raise ValueError(f"{path}: not a readable run.json ({ex})") from None
+    if not isinstance(meta, dict):
+        raise ValueError(f"{path}: not a readable run.json (a JSON object is expected, got {type(meta).__name__})")
+    return meta
 
 
 def _no_meta(run_dir: Path) -> tuple[str, ...]:
@@ -230,7 +243,7 @@ def latest_run(results: Path, matrix: str) -> Path:
     runs = sorted((p for p in Path(results).glob("*/run.json") if not p.parent.is_symlink()),
                   key=lambda p: p.stat().st_mtime, reverse=True)
     for meta in runs:
-        if json.loads(meta.read_text()).get("matrix") != matrix or not (meta.parent / "logs").is_dir():
+        if _meta(meta.parent).get("matrix") != matrix or not (meta.parent / "logs").is_dir():
             continue
         scan = scan_logs(meta.parent / "logs")
         if scan.arms and scan.complete:

@@ -217,3 +217,19 @@ def test_compare_with_an_unwritable_out_prints_the_verdict_and_never_exits_1(run
         "Not a directory)"
     r = CliRunner().invoke(compare_cmd, [str(run_dir), "--baseline", str(good), "--out", str(out)])
     assert r.exit_code == 3, r.output  # underpowered stays underpowered
+
+
+def test_an_unreadable_run_json_is_named(run_dir, tmp_path):
+    """brk11 item 13 / brk12: a baseline's broken run.json gave `no verdict: Expecting value: line 1
+    column 1 (char 0)` (no file named), and a run.json holding a list was a traceback."""
+    good = write_baseline(run_dir, tmp_path / "bl")
+    (good / "run.json").write_text("{")
+    r = CliRunner().invoke(compare_cmd, [str(run_dir), "--baseline", str(good)])
+    assert r.exit_code == 2
+    assert r.output.splitlines()[-1] == (f"no verdict: {good / 'run.json'}: not a readable run.json (Expecting "
+                                         "property name enclosed in double quotes: line 1 column 2 (char 1))")
+    (good / "run.json").write_text("[1, 2]")
+    r = CliRunner().invoke(compare_cmd, [str(run_dir), "--baseline", str(good)])
+    assert r.exit_code == 2 and "Traceback" not in r.output
+    assert r.output.splitlines()[-1] == (f"no verdict: {good / 'run.json'}: not a readable run.json (a JSON object "
+                                         "is expected, got list)")
