@@ -79,8 +79,8 @@ def load_run(run_dir: Path) -> RunInputs:
     """The table, ``run.json`` and the incompleteness of `run_dir` (``results/<run-id>/``).
 
     With ``logs/``, every log's status is read (`completeness.scan_logs`) and ``table.parquet``
-    plus ``report/`` are rebuilt (`report_cli.build_report`) when the table is missing or older
-    than a log. Without ``logs/`` (a copied run), ``table.parquet`` and its ``arm_status`` are used.
+    plus ``report/`` are rebuilt (`report_cli.build_report`) when the table is missing, older
+    than a log or not a readable parquet file. Without ``logs/`` (a copied run), ``table.parquet`` and its ``arm_status`` are used.
 
     Raises:
         FileNotFoundError: `run_dir` has neither ``logs/`` nor ``table.parquet``.
@@ -99,11 +99,21 @@ def load_run(run_dir: Path) -> RunInputs:
         if not scan.arms:
             incomplete.append(f"{logs} holds no readbench log: the run did not start")
             return RunInputs(pd.DataFrame(), _meta(run_dir), tuple(incomplete) + _no_meta(run_dir))
-        if _stale(table_path, logs):
+        if _stale(table_path, logs) or not _readable(table_path):  # a truncated table is rebuilt from the logs
             build_report(run_dir)
     elif not table_path.is_file():
         raise FileNotFoundError(f"{str(run_dir)!r} has neither logs/ nor table.parquet: not a run directory")
     return RunInputs(read_table(table_path), _meta(run_dir), tuple(incomplete) + _no_meta(run_dir))
+
+
+def _readable(table: Path) -> bool:
+    import pyarrow.parquet as pq
+
+    try:
+        pq.read_metadata(table)
+    except (OSError, ValueError):  # pyarrow's ArrowInvalid is a ValueError
+        return False
+    return True
 
 
 def _meta(run_dir: Path) -> dict[str, Any]:

@@ -233,3 +233,15 @@ def test_an_unreadable_run_json_is_named(run_dir, tmp_path):
     assert r.exit_code == 2 and "Traceback" not in r.output
     assert r.output.splitlines()[-1] == (f"no verdict: {good / 'run.json'}: not a readable run.json (a JSON object "
                                          "is expected, got list)")
+
+
+def test_a_truncated_table_next_to_its_logs_is_rebuilt_not_no_verdict(run_dir, tmp_path):
+    """brk12: a table.parquet cut short (a killed `readbench report`) newer than the logs made
+    compare say `no verdict: Could not open Parquet input source ...` although the logs were there."""
+    good = write_baseline(run_dir, tmp_path / "bl")
+    table = run_dir / "table.parquet"
+    table.write_bytes(table.read_bytes()[:1000])
+    r = CliRunner().invoke(compare_cmd, [str(run_dir), "--baseline", str(good), "--smallest-success-pp", "99.99"])
+    assert r.exit_code == 0, r.output
+    assert r.output.splitlines()[-1].startswith("no regression in 12 checks of 2 arm(s) against ")
+    assert len(__import__("pandas").read_parquet(table)) == 6
