@@ -347,10 +347,17 @@ def write_baseline(run_dir: Path, out_dir: Path, decisions_dir: Path | None = No
     if old is not None and old != meta.get("matrix"):
         raise ValueError(f"{out} is the baseline of matrix {old!r}, {run_dir} a run of {meta.get('matrix')!r}: "
                          "give the baseline of another matrix its own directory (--out)")
-    build_report(run_dir)  # the table and report of exactly these logs, with this code
     staging = out.with_name(out.name + ".new")
-    shutil.rmtree(staging, ignore_errors=True)
-    (staging / "report").mkdir(parents=True)
+    try:
+        shutil.rmtree(staging, ignore_errors=True)
+        (staging / "report").mkdir(parents=True)
+    except OSError as ex:  # before the report is rebuilt: a typo in --out costs nothing
+        raise ValueError(f"cannot write the baseline to {out}: {ex.strerror or ex}; nothing written") from None
+    try:
+        build_report(run_dir)  # the table and report of exactly these logs, with this code
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
     shutil.copy2(run_dir / "table.parquet", staging / "table.parquet")
     shutil.copy2(run_dir / "run.json", staging / "run.json")
     for path in sorted((run_dir / "report").iterdir()):
@@ -369,12 +376,21 @@ def write_baseline(run_dir: Path, out_dir: Path, decisions_dir: Path | None = No
     shutil.rmtree(out, ignore_errors=True)
     staging.rename(out)
     if decisions_dir is not None:
-        decision = decision_text((out / "report" / "report.md").read_text())
-        Path(decisions_dir).mkdir(parents=True, exist_ok=True)
-        full = os.path.relpath(out / "report" / "report.md", decisions_dir)
-        (Path(decisions_dir) / f"{matrix}.md").write_text(
-            f"# Decision: matrix {matrix}\n\nProduced by readbench from the accepted run now in `{out.as_posix()}` "
-            f"(run at commit {revision or 'unknown'}; baseline written {provenance['created']}). Rebuild: "
-            f"`{provenance['rebuild']}`. The full report with figures: [{full}]({full}).\n\n"
-            + decision.replace("## Decision", "## The report's decision", 1))
+        try:
+            _write_decision(out, Path(decisions_dir), matrix, revision, provenance)
+        except OSError as ex:
+            raise ValueError(f"the baseline is written to {out}, but not the decision "
+                             f"{Path(decisions_dir) / f'{matrix}.md'}: {ex.strerror or ex}") from None
     return out
+
+
+def _write_decision(out: Path, decisions_dir: Path, matrix: str, revision: str, provenance: dict[str, Any]) -> None:
+    """``<decisions_dir>/<matrix>.md``: the report's decision section and the commands that rebuild it."""
+    decision = decision_text((out / "report" / "report.md").read_text())
+    decisions_dir.mkdir(parents=True, exist_ok=True)
+    full = os.path.relpath(out / "report" / "report.md", decisions_dir)
+    (decisions_dir / f"{matrix}.md").write_text(
+        f"# Decision: matrix {matrix}\n\nProduced by readbench from the accepted run now in `{out.as_posix()}` "
+        f"(run at commit {revision or 'unknown'}; baseline written {provenance['created']}). Rebuild: "
+        f"`{provenance['rebuild']}`. The full report with figures: [{full}]({full}).\n\n"
+        + decision.replace("## Decision", "## The report's decision", 1))

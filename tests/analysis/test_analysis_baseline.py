@@ -245,3 +245,19 @@ def test_a_truncated_table_next_to_its_logs_is_rebuilt_not_no_verdict(run_dir, t
     assert r.exit_code == 0, r.output
     assert r.output.splitlines()[-1].startswith("no regression in 12 checks of 2 arm(s) against ")
     assert len(__import__("pandas").read_parquet(table)) == 6
+
+
+def test_baseline_to_an_unwritable_out_or_decisions_is_named_not_a_traceback(run_dir, tmp_path):
+    """brk12: `baseline --out /proc/bl` blamed RUN_DIR and named the staging directory
+    ('Invalid value for RUN_DIR: ... /proc/bl.new'); `--decisions afile/dec` was a traceback after
+    the baseline had been written."""
+    (tmp_path / "afile").write_text("")
+    r = CliRunner().invoke(baseline_cmd, [str(run_dir), "--out", str(tmp_path / "afile" / "bl")])
+    assert r.exit_code == 1
+    assert r.output == f"Error: cannot write the baseline to {tmp_path / 'afile' / 'bl'}: Not a directory; nothing written\n"
+    r = CliRunner().invoke(baseline_cmd, [str(run_dir), "--out", str(tmp_path / "bl"),
+                                          "--decisions", str(tmp_path / "afile" / "dec")])
+    assert r.exit_code == 1 and not isinstance(r.exception, OSError), r.output
+    assert r.output == (f"Error: the baseline is written to {tmp_path / 'bl'}, but not the decision "
+                        f"{tmp_path / 'afile' / 'dec' / 'nightly.md'}: Not a directory\n")
+    assert (tmp_path / "bl" / "baseline.json").is_file()
