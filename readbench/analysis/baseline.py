@@ -78,8 +78,8 @@ def load_run(run_dir: Path) -> RunInputs:
     """The table, ``run.json`` and the incompleteness of `run_dir` (``results/<run-id>/``).
 
     With ``logs/``, every log's status is read (`completeness.scan_logs`) and ``table.parquet``
-    plus ``report/`` are rebuilt (`report_cli.build_report`) when the table is missing or older
-    than a log. Without ``logs/`` (a copied run), ``table.parquet`` and its ``arm_status`` are used.
+    plus ``report/`` are rebuilt (`report_cli.build_report`) when the table is missing, older
+    than a log or not a readable parquet file. Without ``logs/`` (a copied run), ``table.parquet`` and its ``arm_status`` are used.
 
     Raises:
         FileNotFoundError: `run_dir` has neither ``logs/`` nor ``table.parquet``.
@@ -98,16 +98,39 @@ def load_run(run_dir: Path) -> RunInputs:
         if not scan.arms:
             incomplete.append(f"{logs} holds no readbench log: the run did not start")
             return RunInputs(pd.DataFrame(), _meta(run_dir), tuple(incomplete) + _no_meta(run_dir))
-        if _stale(table_path, logs):
+        if _stale(table_path, logs) or not _readable(table_path):  # a truncated table is rebuilt from the logs
             build_report(run_dir)
     elif not table_path.is_file():
         raise FileNotFoundError(f"{str(run_dir)!r} has neither logs/ nor table.parquet: not a run directory")
     return RunInputs(read_table(table_path), _meta(run_dir), tuple(incomplete) + _no_meta(run_dir))
 
 
+def _readable(table: Path) -> bool:
+    import pyarrow.parquet as pq
+
+    try:
+        pq.read_metadata(table)
+    except (OSError, ValueError):  # pyarrow's ArrowInvalid is a ValueError
+        return False
+    return True
+
+
 def _meta(run_dir: Path) -> dict[str, Any]:
+    """``run.json`` of a run or baseline directory ({} when missing).
+
+    Raises:
+        ValueError: the file is not UTF-8 JSON holding an object (the message names the file).
+    """
     path = run_dir / "run.json"
-    return json.loads(path.read_text()) if path.is_file() else {}
+    if not path.is_file():
+        return {}
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as ex:
+        raise ValueError(f"{path}: not a readable run.json ({ex})") from None
+    if not isinstance(meta, dict):
+        raise ValueError(f"{path}: not a readable run.json (a JSON object is expected, got {type(meta).__name__})")
+    return meta
 
 
 def _no_meta(run_dir: Path) -> tuple[str, ...]:
@@ -172,8 +195,9 @@ def compare_run(run_dir: Path, baseline_dir: Path, tolerance: Tolerance | None =
     base_table, base_meta = load_baseline(baseline_dir)
     run = load_run(run_dir)
     small = run_smallest(run.meta, *smallest)
-    if run.table.empty:
-        return BaselineComparison((), (), run.incomplete, tolerance or Tolerance(), small)
+    if run.table.empty:  # no sample at all is never "no regression"
+        reasons = run.incomplete or (f"{Path(run_dir) / 'table.parquet'} has no rows: no sample of the run finished",)
+        return BaselineComparison((), (), reasons, tolerance or Tolerance(), small)
     result = compare_to_baseline(run.table, base_table, tolerance=tolerance, expected_arms=run.expected_arms,
                                  smallest=small)
     return BaselineComparison(result.checks, tuple(_meta_notes(run.meta, base_meta)) + result.notes,
@@ -228,7 +252,7 @@ def latest_run(results: Path, matrix: str) -> Path:
     runs = sorted((p for p in Path(results).glob("*/run.json") if not p.parent.is_symlink()),
                   key=lambda p: p.stat().st_mtime, reverse=True)
     for meta in runs:
-        if json.loads(meta.read_text()).get("matrix") != matrix or not (meta.parent / "logs").is_dir():
+        if _meta(meta.parent).get("matrix") != matrix or not (meta.parent / "logs").is_dir():
             continue
         scan = scan_logs(meta.parent / "logs")
         if scan.arms and scan.complete:
@@ -272,6 +296,23 @@ def decision_text(report_md: str) -> str:
     return match.group(0).rstrip() + "\n" if match else ""
 
 
+def _check_replaceable(run_dir: Path, out: Path) -> None:
+    """Refuse an `out` that `write_baseline` must not delete: the run itself or a directory holding
+    it (``--out results``), or an existing directory that is not a baseline (no ``baseline.json``).
+
+    Raises:
+        ValueError: the message names `out` and why; nothing is written.
+    """
+    run, target = run_dir.resolve(), out.resolve()
+    if target == run or target in run.parents:
+        where = "is the run directory" if target == run else f"holds the run directory {run_dir}"
+        raise ValueError(f"--out {out} {where}: writing the baseline there would delete the run's logs; "
+                         "nothing written (give the baseline its own directory, e.g. analysis/baselines/<matrix>)")
+    if target.is_dir() and any(target.iterdir()) and not (target / "baseline.json").is_file():
+        raise ValueError(f"--out {out} exists and is not a baseline directory (no baseline.json): it would be "
+                         "replaced; nothing written (give a new or empty directory, or an existing baseline)")
+
+
 def write_baseline(run_dir: Path, out_dir: Path, decisions_dir: Path | None = None) -> Path:
     """Make the complete run `run_dir` the baseline in `out_dir` (replacing what is there).
 
@@ -284,7 +325,8 @@ def write_baseline(run_dir: Path, out_dir: Path, decisions_dir: Path | None = No
             the reason); nothing is written.
         FileNotFoundError: `run_dir` is not a run directory.
         ValueError: `out_dir` holds the baseline of another matrix (e.g. a smoke run given for
-            the nightly baseline); nothing is written.
+            the nightly baseline), is or holds `run_dir`, or is a directory other than a baseline
+            (`_check_replaceable`); nothing is written.
     """
     from .completeness import incomplete_line, scan_logs
     from .report_cli import build_report
@@ -299,14 +341,22 @@ def write_baseline(run_dir: Path, out_dir: Path, decisions_dir: Path | None = No
     if not (run_dir / "run.json").is_file():
         raise IncompleteRun(f"{run_dir}/run.json is missing: readbench eval did not finish recording the run")
     meta = json.loads((run_dir / "run.json").read_text())
+    _check_replaceable(run_dir, out)
     old = _meta(out).get("matrix")
     if old is not None and old != meta.get("matrix"):
         raise ValueError(f"{out} is the baseline of matrix {old!r}, {run_dir} a run of {meta.get('matrix')!r}: "
                          "give the baseline of another matrix its own directory (--out)")
-    build_report(run_dir)  # the table and report of exactly these logs, with this code
     staging = out.with_name(out.name + ".new")
-    shutil.rmtree(staging, ignore_errors=True)
-    (staging / "report").mkdir(parents=True)
+    try:
+        shutil.rmtree(staging, ignore_errors=True)
+        (staging / "report").mkdir(parents=True)
+    except OSError as ex:  # before the report is rebuilt: a typo in --out costs nothing
+        raise ValueError(f"cannot write the baseline to {out}: {ex.strerror or ex}; nothing written") from None
+    try:
+        build_report(run_dir)  # the table and report of exactly these logs, with this code
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
     shutil.copy2(run_dir / "table.parquet", staging / "table.parquet")
     shutil.copy2(run_dir / "run.json", staging / "run.json")
     for path in sorted((run_dir / "report").iterdir()):
@@ -325,12 +375,21 @@ def write_baseline(run_dir: Path, out_dir: Path, decisions_dir: Path | None = No
     shutil.rmtree(out, ignore_errors=True)
     staging.rename(out)
     if decisions_dir is not None:
-        decision = decision_text((out / "report" / "report.md").read_text())
-        Path(decisions_dir).mkdir(parents=True, exist_ok=True)
-        full = os.path.relpath(out / "report" / "report.md", decisions_dir)
-        (Path(decisions_dir) / f"{matrix}.md").write_text(
-            f"# Decision: matrix {matrix}\n\nProduced by readbench from the accepted run now in `{out.as_posix()}` "
-            f"(run at commit {revision or 'unknown'}; baseline written {provenance['created']}). Rebuild: "
-            f"`{provenance['rebuild']}`. The full report with figures: [{full}]({full}).\n\n"
-            + decision.replace("## Decision", "## The report's decision", 1))
+        try:
+            _write_decision(out, Path(decisions_dir), matrix, revision, provenance)
+        except OSError as ex:
+            raise ValueError(f"the baseline is written to {out}, but not the decision "
+                             f"{Path(decisions_dir) / f'{matrix}.md'}: {ex.strerror or ex}") from None
     return out
+
+
+def _write_decision(out: Path, decisions_dir: Path, matrix: str, revision: str, provenance: dict[str, Any]) -> None:
+    """``<decisions_dir>/<matrix>.md``: the report's decision section and the commands that rebuild it."""
+    decision = decision_text((out / "report" / "report.md").read_text())
+    decisions_dir.mkdir(parents=True, exist_ok=True)
+    full = os.path.relpath(out / "report" / "report.md", decisions_dir)
+    (decisions_dir / f"{matrix}.md").write_text(
+        f"# Decision: matrix {matrix}\n\nProduced by readbench from the accepted run now in `{out.as_posix()}` "
+        f"(run at commit {revision or 'unknown'}; baseline written {provenance['created']}). Rebuild: "
+        f"`{provenance['rebuild']}`. The full report with figures: [{full}]({full}).\n\n"
+        + decision.replace("## Decision", "## The report's decision", 1))

@@ -8,7 +8,9 @@ Exit codes of ``readbench compare`` (and so of ``make nightly``):
 - 1: at least one regression, one line each on stdout;
 - 2: no verdict: the run is incomplete (a partial arm, an unreadable log, no run.json, a
   missing headline column), it shares nothing with the baseline, or the input is unusable
-  (no baseline, not a run directory: click's usage errors also exit 2);
+  (no baseline, not a run directory: click's usage errors also exit 2), or compare.md and
+  compare.json could not be written to ``--out`` when nothing else set the code (the verdict's
+  lines are printed all the same);
 - 3: underpowered: no regression was found, but a success or cost check cannot detect the
   smallest difference that matters (``smallest_difference`` of the run's matrix, or
   ``--smallest-success-pp`` / ``--smallest-cost-ratio``) at 80 % power and the Holm level, one
@@ -66,8 +68,13 @@ def compare(run_dir: Path, baseline_dir: Path, tolerance_success: float, toleran
         traceback.print_exc()
         click.echo("no verdict: readbench compare failed (traceback above)", err=True)
         sys.exit(2)
-    label = baseline_dir.as_posix()
-    path = write_comparison(result, out_dir or run_dir / "compare", label)
+    label, out = baseline_dir.as_posix(), out_dir or run_dir / "compare"
+    try:  # an unwritable --out: the verdict is still printed, and a crash's exit 1 would read as "regression"
+        details = str(write_comparison(result, out, label))
+    except OSError as ex:
+        details, failed = f"not written ({out}: {ex.strerror or ex})", True
+    else:
+        failed = False
     for reason in result.incomplete:
         click.echo(f"incomplete: {reason}")
     for check in result.regressions:
@@ -76,8 +83,10 @@ def compare(run_dir: Path, baseline_dir: Path, tolerance_success: float, toleran
         click.echo(f"UNDERPOWERED {check.underpowered_line()}")
     for note in result.notes:
         click.echo(f"note: {note}")
-    click.echo(f"{result.summary(label)}; details: {path}")
-    sys.exit(result.exit_code)
+    click.echo(f"{result.summary(label)}; details: {details}")
+    if failed:
+        click.echo(f"readbench compare: compare.md and compare.json were {details}", err=True)
+    sys.exit(result.exit_code or (2 if failed else 0))
 
 
 @click.command("baseline")

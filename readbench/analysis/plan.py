@@ -91,7 +91,7 @@ def plan_comparisons(
     effect : float, default 0.05
         Success difference to detect, a fraction in (0, 1) (0.05 = 5 percentage points).
     cost_ratio : float or None, default 0.9
-        Cost ratio arm / baseline to detect (0.9 = 10 % cheaper), > 0 and != 1; None skips cost.
+        Cost ratio arm / baseline to detect (0.9 = 10 % cheaper), finite, > 0 and != 1; None skips cost.
     power, alpha : float
         Target power and two-sided level.
 
@@ -102,8 +102,8 @@ def plan_comparisons(
     """
     if not 0 < effect < 1:
         raise ValueError(f"effect ({effect!r}) must be a fraction in (0, 1), e.g. 0.05 for 5 pp")
-    if cost_ratio is not None and (not cost_ratio > 0 or cost_ratio == 1):
-        raise ValueError(f"cost ratio ({cost_ratio!r}) must be > 0 and != 1, e.g. 0.9 for 10% cheaper")
+    if cost_ratio is not None and (not 0 < cost_ratio < math.inf or cost_ratio == 1):
+        raise ValueError(f"cost ratio ({cost_ratio!r}) must be finite, > 0 and != 1, e.g. 0.9 for 10% cheaper")
     df = prepare(table, exclude, baseline)
     rows: list[PlanRow] = []
     for c in comparisons:
@@ -121,13 +121,14 @@ def plan_comparisons(
     return tuple(rows)
 
 
-def effect_text(metric: str, effect: float) -> str:
-    """An analysis-scale effect in the reader's unit: ``"5.0 pp"`` or ``"a ratio of 0.900×"``."""
+def effect_text(metric: str, effect: float, *, target: bool = False) -> str:
+    """An analysis-scale effect in the reader's unit: ``"5.0 pp"`` or ``"a ratio of 0.900×"``.
+    A `target` (the effect the user asked to detect) is always given as its ratio."""
     if math.isnan(effect):
         return F.DASH
     if metric == SUCCESS:
         return "more than 100 pp" if math.isinf(effect) else f"{100 * effect:.1f} pp"
-    if effect > math.log(100.0):  # as the report says it (analysis/_decision._cost_only), not 8.8e42×
+    if effect > math.log(100.0) and not target:  # as the report says it (analysis/_decision._cost_only), not 8.8e42×
         return "no ratio between 0.01× and 100×"
     return f"a ratio of {math.exp(-effect):.3f}× (or {math.exp(effect):.3f}×)"
 
@@ -163,7 +164,7 @@ def format_plan(rows: tuple[PlanRow, ...], *, power: float, alpha: float) -> str
         for note in vc.notes:
             lines.append(f"  assumption: {note}")
         lines.append(f"  this run detects at least {effect_text(r.metric, r.detectable)}")
-        target = effect_text(r.metric, r.plan.effect)
+        target = effect_text(r.metric, r.plan.effect, target=True)
         for p in r.plans:
             lines.append(f"  to detect {target}: {need_text(p)}")
         lines.append("")

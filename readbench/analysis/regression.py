@@ -31,7 +31,9 @@ What is compared when the two runs differ (named, never silently passed or faile
   left out of the pairs;
 - epochs and cache models present on one side only: a note; pairs and metrics use the common ones;
 - columns the run has and the baseline lacks are ignored (they are not headline metrics); a
-  headline column the run lacks makes the run incomplete (no verdict);
+  headline column the run lacks makes the run incomplete (no verdict), and so does an arm whose
+  paired samples all lack a value the baseline has (e.g. every cost NaN); pairs with a value
+  missing on one side are left out of that check, with a note;
 - a partial arm (``arm_status``, `completeness`) is never a verdict: the comparison is
   incomplete (`BaselineComparison.exit_code` 2); so is a run whose compared arms pair fewer than
   half of their baseline samples (`MIN_COVERAGE`: the run no longer covers the baseline).
@@ -219,10 +221,22 @@ def compare_to_baseline(run: pd.DataFrame, baseline: pd.DataFrame, *, tolerance:
         if pairs.empty:
             notes.append(f"arm {arm}: shares no (task, epoch) with the baseline, not compared")
             continue
-        for c in (_check(arm, pairs, m, tol) for m in metrics):
-            if c is not None:
-                checks.append(c)
-                check_pairs.append(pairs)
+        for m in metrics:
+            col = "success01" if m == SUCCESS else m
+            now_nan, then_nan = pairs[f"{col}_t"].isna(), pairs[f"{col}_b"].isna()
+            c = _check(arm, pairs, m, tol)
+            if c is None:  # no pair has the metric on both sides: never a silent pass
+                if now_nan.all() and not then_nan.all():
+                    incomplete.append(f"{arm} · {m}: no value in any of this run's {len(pairs)} paired samples "
+                                      "(the baseline has them): not checked")
+                else:
+                    notes.append(f"{arm} · {m}: no pair has a value on both sides, not compared")
+                continue
+            if (now_nan | then_nan).any():
+                notes.append(f"{arm} · {m}: {int((now_nan | then_nan).sum())} of {len(pairs)} pairs left out, "
+                             f"no value ({int(now_nan.sum())} in this run, {int(then_nan.sum())} in the baseline)")
+            checks.append(c)
+            check_pairs.append(pairs)
     if not checks and not incomplete:
         incomplete.append("nothing to compare: no arm shares a (task, epoch) with the baseline")
     elif checks and paired < min_coverage * expected:

@@ -11,6 +11,7 @@ every cache model m in the run, ``f"{name}_{m}"`` for name in `CACHE_METRICS`.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -265,10 +266,16 @@ def _fill_errored(df: pd.DataFrame, known: list[str]) -> pd.DataFrame:
 
 
 def write_table(table: pd.DataFrame, path: str | Path) -> Path:
-    """Write `table` as parquet (``table.parquet``) and return the path written."""
+    """Write `table` as parquet (``table.parquet``) and return the path written. The file is
+    written beside and then renamed, so an interrupted write never leaves a truncated table."""
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
-    table.to_parquet(out, index=False)
+    tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
+    try:
+        table.to_parquet(tmp, index=False)
+        os.replace(tmp, out)
+    finally:
+        tmp.unlink(missing_ok=True)
     return out
 
 

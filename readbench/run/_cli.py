@@ -6,9 +6,11 @@ because it runs the benchmark task."""
 from __future__ import annotations
 
 import json
+import math
 import sys
 from dataclasses import asdict, replace
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -150,6 +152,17 @@ def eval_cmd(matrix_path: str, models: tuple[str, ...], sandbox_kind: str, run_i
         sys.exit(130 if interrupted else 1)
 
 
+def _finite(obj: Any) -> Any:
+    """`obj` with every NaN or infinite float replaced by None (JSON has neither)."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite(v) for v in obj]
+    return obj
+
+
 @sim_group.command("calibrate")
 @click.option("--profile", "profiles", multiple=True, help="Profile to run (repeatable; default: every plain profile).")
 @click.option("--against", "against", multiple=True, type=click.Path(exists=True),
@@ -188,23 +201,31 @@ def calibrate_cmd(profiles: tuple[str, ...], against: tuple[str, ...], variant: 
         try:
             used, recorded, simulated, rows = calibrate_against(
                 profiles[0], list(against), variant=variant, families=fams, limit=limit, per_family=per_family,
-                sandbox_kind=sandbox_kind, log_dir=log_dir, max_turns=max_turns)
-        except ValueError as ex:
+                sandbox_kind=sandbox_kind, log_dir=log_dir, max_turns=max_turns,
+                skipped=lambda path, reason: click.echo(f"skipped {path}: {reason}", err=True))
+        except (ValueError, RuntimeError) as ex:  # RuntimeError: the corpus run did not finish (named)
             raise click.ClickException(str(ex))
-        if as_json:
-            click.echo(json.dumps({"variant": used, "recorded": asdict(recorded), "simulated": asdict(simulated),
-                                   "rows": [asdict(r) for r in rows]}, indent=2))
+        if as_json:  # undefined (NaN) and infinite differences are null: bare NaN/Infinity is not JSON
+            click.echo(json.dumps(_finite({"variant": used, "recorded": asdict(recorded),
+                                           "simulated": asdict(simulated), "rows": [asdict(r) for r in rows]}),
+                                  indent=2, allow_nan=False))
             return
         click.echo(f"{profiles[0]} under {used}: {simulated.sessions} corpus samples ({simulated.calls} calls, "
                    f"{simulated.prompts} prompts) vs {recorded.sessions} recorded sessions ({recorded.calls} calls, "
                    f"{recorded.prompts} prompts)")
         click.echo(f"{'metric':<18} {'recorded':>9} {'simulated':>9} {'diff':>7}  within 10%")
+        def num(x: float, spec: str, width: int) -> str:
+            return format(x, spec) if not math.isnan(x) else "n/a".rjust(width)
+
         for r in rows:
-            click.echo(f"{r.metric:<18} {r.recorded:>9.3f} {r.simulated:>9.3f} {r.relative_difference:>+7.0%}  "
-                       + ("yes" if r.within else f"no: {r.why}"))
+            click.echo(f"{r.metric:<18} {num(r.recorded, '>9.3f', 9)} {num(r.simulated, '>9.3f', 9)} "
+                       f"{num(r.relative_difference, '>+7.0%', 7)}  " + ("yes" if r.within else f"no: {r.why}"))
         return
-    calibration = run_calibration(names, variant=variant or "stock", limit=limit, per_family=per_family,
-                                  sandbox_kind=sandbox_kind, log_dir=log_dir, families=fams)
+    try:
+        calibration = run_calibration(names, variant=variant or "stock", limit=limit, per_family=per_family,
+                                      sandbox_kind=sandbox_kind, log_dir=log_dir, families=fams)
+    except (ValueError, RuntimeError) as ex:  # a run that did not finish, a sample without metrics: named
+        raise click.ClickException(str(ex))
     if as_json:
         click.echo(json.dumps([asdict(r) for r in calibration], indent=2))
         return

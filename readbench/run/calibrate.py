@@ -5,6 +5,7 @@ tabulated by readbench.sim.calibrate (docs/specs/sim-agent.md, "Calibration tabl
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ from inspect_ai import eval as inspect_eval
 
 from readbench.harness import HARNESSES, read_preset
 from readbench.run.task import read_strategies_task
-from readbench.sessions import load_sessions
+from readbench.sessions import ImportFailure, load_sessions
 from readbench.sim.calibrate import (
     CalibrationRow,
     ShapeRow,
@@ -57,7 +58,8 @@ def run_calibration(profiles: list[str], *, variant: str = "stock", limit: int |
 def calibrate_against(profile: str, session_paths: list[str], *, variant: str | None = None,
                       families: list[str] | None = None, limit: int | None = None, per_family: int | None = None,
                       sandbox_kind: str = "auto", log_dir: str | Path = "results/calibration",
-                      max_turns: int = 600) -> tuple[str, Any, Any, list[ShapeRow]]:
+                      max_turns: int = 600,
+                      skipped: Callable[[str, str], None] | None = None) -> tuple[str, Any, Any, list[ShapeRow]]:
     """Run ``profile`` on the corpus under the recorded harness's read preset and compare shapes.
 
     Args:
@@ -68,6 +70,7 @@ def calibrate_against(profile: str, session_paths: list[str], *, variant: str | 
             their task offered: name one then).
         families, limit, per_family: the corpus tasks to run (default: the long sessions).
         max_turns: model calls per sample (long sessions need hundreds).
+        skipped: called with (path, reason) for every file that is not an importable session.
 
     Returns:
         (variant, recorded Shape, simulated Shape, rows).
@@ -77,7 +80,13 @@ def calibrate_against(profile: str, session_paths: list[str], *, variant: str | 
             without a preset, and no ``variant``.
         RuntimeError: the run did not finish.
     """
-    recorded_sessions = [s for s in load_sessions(session_paths) if not hasattr(s, "reason") and s.calls]
+    recorded_sessions = []
+    for s in load_sessions(session_paths):
+        if isinstance(s, ImportFailure):
+            if skipped is not None:
+                skipped(s.path, s.reason)
+        elif s.calls:
+            recorded_sessions.append(s)
     if not recorded_sessions:
         raise ValueError("no recorded session with model calls under the given paths")
     harnesses = sorted({s.harness for s in recorded_sessions})

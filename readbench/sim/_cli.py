@@ -92,7 +92,11 @@ def fit_cmd(sessions: tuple[str, ...], name: str, base: str, seed: int, bootstra
         check_profile_name(name, "--name")
     except ValueError as ex:
         raise click.BadParameter(str(ex).removeprefix("--name: "), param_hint="--name") from None
-    if base not in profile_names():
+    try:
+        known = profile_names()
+    except ValueError as ex:  # a malformed user profile file: named, not a traceback (issue 27)
+        raise click.ClickException(str(ex)) from None
+    if base not in known:
         raise click.BadParameter(f"unknown profile {base!r}", param_hint="--base")
     loaded = []
     for item in load_sessions(sessions):
@@ -103,14 +107,21 @@ def fit_cmd(sessions: tuple[str, ...], name: str, base: str, seed: int, bootstra
     if not loaded:
         raise click.ClickException("no session with model calls was imported; nothing fitted")
     result = fit_profile(loaded, name, base=base, seed=seed, bootstrap=bootstrap, min_observations=min_observations)
-    try:
-        path = write_profile(result, out_path)
+    target = Path(out_path) if out_path is not None else user_profiles_path()
+    try:  # the fit is printed whether or not it could be saved (it may have taken minutes)
+        path: Path | None = write_profile(result, out_path)
+        failure = ""
     except ValueError as ex:
-        raise click.ClickException(str(ex))
+        path, failure = None, str(ex)
+    except OSError as ex:  # name the part of the path that failed (`afile` in afile/sub.toml)
+        culprit = f"{ex.filename}: " if ex.filename and Path(ex.filename) in target.parents else ""
+        path, failure = None, f"cannot write {target}: {culprit}{ex.strerror or ex}; nothing written"
     if as_json:
-        click.echo(json.dumps({"profile": name, "path": str(path), "evidence": result.evidence,
+        click.echo(json.dumps({"profile": name, "path": str(path) if path else None, "evidence": result.evidence,
                                "tool_mix": result.tool_mix,
                                "knobs": [asdict(k) for k in result.knobs]}, indent=2, default=list))
+        if failure:
+            raise click.ClickException(f"{failure} (the fit above was not saved)")
         return
     click.echo(f"{name}: {result.evidence}")
     header = ("knob", "value", "95% interval", "obs", "source")
@@ -123,6 +134,8 @@ def fit_cmd(sessions: tuple[str, ...], name: str, base: str, seed: int, bootstra
     click.echo(f"tool mix of all calls: {mix}")
     unidentified = [k.knob for k in result.knobs if not k.identified]
     click.echo(f"kept defaults ({base}): {', '.join(unidentified) or 'none'}")
+    if failure:
+        raise click.ClickException(f"{failure} (the fit above was not saved)")
     where = "" if out_path is None or Path(out_path) == user_profiles_path() else \
         f" (set READBENCH_PROFILES={path} to use it)"
     click.echo(f"wrote {name} to {path}; run it as readbench/{name}{where}")

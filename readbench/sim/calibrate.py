@@ -10,6 +10,7 @@ scorer's metrics, readbench.metrics.reads: ``read_calls``, ``blind_reads``, ``re
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +27,9 @@ _DRIVERS = {
     "calls_per_prompt": ("calls_per_prompt",),
     "read_result_share": ("window_lines", "explore_tools", "think_tokens"),
 }
+
+_NEEDS = {"reread_ratio": "read with a known delivered range", "lines_per_read": "read with a known delivered range",
+          "read_result_share": "request tokens"}
 
 
 @dataclass(frozen=True)
@@ -93,8 +97,9 @@ class ShapeRow:
     Attributes:
         metric: one of readbench.sim.shape.METRICS.
         recorded, simulated: the metric's values.
-        relative_difference: (simulated - recorded) / recorded (inf when recorded is 0 and simulated not).
-        within: |relative_difference| <= 10 %.
+        relative_difference: (simulated - recorded) / recorded (inf when recorded is 0 and simulated not;
+            NaN when a side does not define the metric, e.g. it has no reads).
+        within: |relative_difference| <= 10 % (False when undefined).
         why: for a miss, what the data say about it (knobs that drive the metric and kept their
             default, the contrast between the files read); empty when within.
     """
@@ -116,6 +121,11 @@ def compare_shapes(recorded: Any, simulated: Any, profile: str) -> list[ShapeRow
     rows = []
     for metric in METRICS:
         r, s = float(getattr(recorded, metric)), float(getattr(simulated, metric))
+        if math.isnan(r) or math.isnan(s):  # no reads on a side: nothing to compare, not a 0 (issue 16)
+            sides = [name for name, v in (("the recorded sessions", r), ("the corpus run", s)) if math.isnan(v)]
+            rows.append(ShapeRow(metric, r, s, float("nan"), False,
+                                 f"undefined: {' and '.join(sides)} have no {_NEEDS.get(metric, 'reads')}"))
+            continue
         rel = (s - r) / r if r else (0.0 if s == 0 else float("inf"))
         within = abs(rel) <= TOLERANCE
         why = []

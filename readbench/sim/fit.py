@@ -15,7 +15,8 @@ estimator re-run; ``numpy.random.default_rng(seed)``, so a fit is deterministic 
 | ``explore_before_share`` | mean share of a prompt's calls before it first touched its target |
 | ``explore_tools`` | shares of read / grep / bash among calls that touch neither the target nor run tests |
 
-A knob with fewer than ``min_observations`` observations (or a degenerate regression) keeps
+With a single session there is nothing to resample: knobs are fitted without an interval (the
+note says so). A knob with fewer than ``min_observations`` observations (or a degenerate regression) keeps
 the base profile's value and the result says so; ``p_use_map`` (variant C's map exists in no
 harness), ``max_fix_attempts``, ``max_step_actions`` and ``context_window_tokens`` are never
 identified by sessions.
@@ -55,7 +56,8 @@ class KnobFit:
         knob: the knob name.
         value: the profile's value (fitted, or the base's when not identified).
         interval: 95 % bootstrap interval: ``(low, high)`` for a scalar; for a range or the tool
-            weights one ``(low, high)`` per component; None when not identified.
+            weights one ``(low, high)`` per component; None when not identified, or fitted from
+            a single session (the bootstrap resamples sessions).
         observations: how many observations the estimate pooled.
         identified: True when fitted from the sessions.
         note: how it was estimated, or why it was not.
@@ -200,7 +202,9 @@ def fit_evidence(evs: Sequence[Evidence], name: str, *, base: str = "sim-diligen
     point = _estimates(evs)
     rng = np.random.default_rng(seed)
     draws: dict[str, list[Any]] = {k: [] for k in point}
-    for _ in range(bootstrap):
+    # the bootstrap resamples sessions: one session resamples to itself, so its "interval" would
+    # be the point estimate twice; no interval is given then (the knob is still fitted)
+    for _ in range(bootstrap if len(evs) > 1 else 0):
         sample = [evs[i] for i in rng.integers(0, len(evs), len(evs))]
         for k, (v, _n) in _estimates(sample).items():
             draws[k].append(v)
@@ -218,8 +222,13 @@ def fit_evidence(evs: Sequence[Evidence], name: str, *, base: str = "sim-diligen
             continue
         value = _cast(knob, est)
         values[knob] = value
-        fits.append(KnobFit(knob, value, _interval(draws[knob]), n, True, "fitted"))
-    summary = f"fitted by readbench sim fit (seed {seed}, {bootstrap} bootstrap resamples; base {base})"
+        if len(evs) > 1:
+            fits.append(KnobFit(knob, value, _interval(draws[knob]), n, True, "fitted"))
+        else:
+            fits.append(KnobFit(knob, value, None, n, True,
+                                "fitted; no interval: the bootstrap resamples sessions and there is 1"))
+    resampled = f"seed {seed}, {bootstrap} bootstrap resamples" if len(evs) > 1 else "1 session: no bootstrap"
+    summary = f"fitted by readbench sim fit ({resampled}; base {base})"
     profile = replace(default, name=name, summary=summary, evidence=evidence, **values)
     mix = Counter[str]()
     for e in evs:
@@ -235,7 +244,7 @@ def describe_sessions(evs: Sequence[Evidence]) -> str:
     models = ", ".join(sorted({e.model for e in evs if e.model})) or "model not recorded"
     dates = sorted(dt.datetime.fromtimestamp(e.started, dt.timezone.utc).date() for e in evs if e.started is not None)
     span = f"{dates[0]}..{dates[-1]}" if dates else "dates not recorded"
-    return f"fitted from {len(evs)} sessions: {harnesses}, {models}, {span}"
+    return f"fitted from {len(evs)} session{'s' if len(evs) != 1 else ''}: {harnesses}, {models}, {span}"
 
 
 def fit_profile(sessions: Sequence[Session], name: str, *, base: str = "sim-diligent", seed: int = 0,
@@ -279,6 +288,7 @@ def write_profile(result: FitResult, path: str | Path | None = None) -> Path:
 
     Raises:
         ValueError: the file exists but is not TOML, or the name is a built-in profile's.
+        OSError: the file cannot be read or written (a directory, a missing or read-only parent).
     """
     import tomllib
 
@@ -293,8 +303,10 @@ def write_profile(result: FitResult, path: str | Path | None = None) -> Path:
     if target.exists():
         try:
             table = tomllib.loads(target.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as exc:
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise ValueError(f"{target}: not a readable profile file ({exc}); nothing written") from None
+        if not isinstance(table.get("profiles", {}), dict):
+            raise ValueError(f"{target}: not a readable profile file ('profiles' is not a table); nothing written")
     row = profile_row(result.profile)
     row["fit"] = {k.knob: {"identified": k.identified, "observations": k.observations, "note": k.note,
                            **({"interval": _toml_value(k.interval)} if k.interval is not None else {})}

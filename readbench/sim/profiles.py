@@ -161,9 +161,13 @@ def user_profiles_path() -> Path:
 def _user(path: str, mtime_ns: int) -> dict[str, Any]:
     try:
         table = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ValueError(f"{path}: not a readable profile file ({exc})") from None
+    except OSError as exc:  # a directory, no permission
+        raise ValueError(f"{path}: cannot read the profile file ({exc.strerror or exc})") from None
     rows = table.get("profiles", {})
+    if not isinstance(rows, dict) or not all(isinstance(row, dict) for row in rows.values()):
+        raise ValueError(f"{path}: not a readable profile file ('profiles' must be a table of [profiles.NAME] tables)")
     builtin = _builtin()
     for name, row in rows.items():
         check_profile_name(name, path)

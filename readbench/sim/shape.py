@@ -29,13 +29,16 @@ from readbench.sim.evidence import prompt_tools
 
 __all__ = ["METRICS", "Shape", "session_shape", "shape_of"]
 
+_NAN = float("nan")
+
 METRICS = ("blind_read_share", "reads_per_file", "reread_ratio", "lines_per_read", "calls_per_prompt",
            "read_result_share")
 
 
 @dataclass(frozen=True)
 class Shape:
-    """The six metrics (module docstring) over ``sessions`` sessions, with the counts behind them."""
+    """The six metrics (module docstring) over ``sessions`` sessions, with the counts behind them.
+    A metric the sessions do not define (no read, no delivered line, no request token) is NaN, not 0."""
 
     sessions: int
     calls: int
@@ -135,11 +138,11 @@ def shape_of(sessions: Iterable[Session]) -> Shape:
     lines = sorted(n for o in ones for n in o.file_lines)
     return Shape(
         sessions=len(ones), calls=sum(o.calls for o in ones), prompts=sum(o.prompts for o in ones), reads=reads,
-        blind_read_share=sum(o.blind for o in ones) / reads if reads else 0.0,
-        reads_per_file=sum(o.reads / o.files for o in with_files) / len(with_files) if with_files else 0.0,
-        reread_ratio=sum(1 - o.unique / o.delivered for o in with_lines) / len(with_lines) if with_lines else 0.0,
-        lines_per_read=sum(o.delivered for o in ones) / max(1, sum(o.ranged_reads for o in ones)),
+        blind_read_share=sum(o.blind for o in ones) / reads if reads else _NAN,
+        reads_per_file=sum(o.reads / o.files for o in with_files) / len(with_files) if with_files else _NAN,
+        reread_ratio=sum(1 - o.unique / o.delivered for o in with_lines) / len(with_lines) if with_lines else _NAN,
+        lines_per_read=sum(o.delivered for o in ones) / ranged if (ranged := sum(o.ranged_reads for o in ones)) else _NAN,
         calls_per_prompt=sum(o.calls for o in ones) / max(1, sum(o.prompts for o in ones)),
-        read_result_share=sum(o.read_tokens for o in ones) / max(1, sum(o.tokens for o in ones)),
+        read_result_share=sum(o.read_tokens for o in ones) / tokens if (tokens := sum(o.tokens for o in ones)) else _NAN,
         median_file_lines=float(lines[len(lines) // 2]) if lines else None,
     )

@@ -153,3 +153,111 @@ def test_a_run_of_another_matrix_is_named_as_the_cause(run_dir, tmp_path):
     assert (f"note: this run is of matrix {meta['matrix']!r}, the baseline of 'weekly': compare a run of the "
             "baseline's matrix (make nightly) or a baseline of this one "
             f"(make baseline BASELINE=analysis/baselines/{meta['matrix']})") in r.output.splitlines()
+
+
+def test_baseline_out_never_deletes_the_run_or_a_directory_that_is_not_a_baseline(run_dir, tmp_path):
+    """brk12: `readbench baseline RUN --out RUN` (or --out results, --out analysis) replaced the
+    directory with the baseline and so deleted the run's logs (or every run)."""
+    results = tmp_path / "results"
+    run = results / "run1"
+    (run / "logs").mkdir(parents=True)
+    for p in (run_dir / "logs").glob("*.eval"):
+        p.rename(run / "logs" / p.name)
+    (run / "run.json").write_text((run_dir / "run.json").read_text())
+    logs = sorted(p.name for p in (run / "logs").iterdir())
+    for out, why in ((run, f"--out {run} is the run directory: writing the baseline there would delete the run's "
+                           "logs; nothing written"),
+                     (results, f"--out {results} holds the run directory {run}: writing the baseline there would "
+                               "delete the run's logs; nothing written")):
+        with pytest.raises(ValueError, match=f"^{why}"):
+            write_baseline(run, out)
+        assert sorted(p.name for p in (run / "logs").iterdir()) == logs
+    other = tmp_path / "analysis"
+    (other / "decisions").mkdir(parents=True)
+    (other / "notes.md").write_text("mine")
+    r = CliRunner().invoke(baseline_cmd, [str(run), "--out", str(other), "--decisions", str(tmp_path / "dec")])
+    assert r.exit_code == 1
+    assert r.output.strip() == (f"Error: --out {other} exists and is not a baseline directory (no baseline.json): "
+                                "it would be replaced; nothing written (give a new or empty directory, or an "
+                                "existing baseline)")
+    assert (other / "notes.md").read_text() == "mine"
+    # a new directory, then the same baseline again, are fine
+    good = write_baseline(run, tmp_path / "bl")
+    assert write_baseline(run, good) == good and (good / "baseline.json").is_file()
+
+
+def test_a_run_table_with_no_rows_is_no_verdict(run_dir, tmp_path):
+    """brk12: a copied run whose table.parquet has no rows gave `no regression in 0 checks of 0
+    arm(s)` and exit 0."""
+    import pandas as pd
+
+    good = write_baseline(run_dir, tmp_path / "bl")
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    pd.read_parquet(good / "table.parquet").iloc[:0].to_parquet(copy / "table.parquet")
+    (copy / "run.json").write_text((run_dir / "run.json").read_text())
+    r = CliRunner().invoke(compare_cmd, [str(copy), "--baseline", str(good)])
+    assert r.exit_code == 2, r.output
+    assert r.output.splitlines()[0] == f"incomplete: {copy / 'table.parquet'} has no rows: no sample of the run finished"
+
+
+def test_compare_with_an_unwritable_out_prints_the_verdict_and_never_exits_1(run_dir, tmp_path):
+    """brk12: `compare --out afile/sub` crashed with a traceback after the comparison (exit 1, which
+    `make nightly` reads as "regressions"), and the verdict was not printed."""
+    good = write_baseline(run_dir, tmp_path / "bl")
+    (tmp_path / "afile").write_text("")
+    out = tmp_path / "afile" / "sub"
+    r = CliRunner().invoke(compare_cmd, [str(run_dir), "--baseline", str(good), "--out", str(out),
+                                         "--smallest-success-pp", "99.99"])
+    assert r.exit_code == 2, r.output
+    assert r.exception is None or isinstance(r.exception, SystemExit)
+    assert r.output.splitlines()[-2].startswith("no regression in 12 checks of 2 arm(s) against ")
+    assert r.output.splitlines()[-2].endswith(f"; details: not written ({out}: Not a directory)")
+    assert r.output.splitlines()[-1] == f"readbench compare: compare.md and compare.json were not written ({out}: " \
+        "Not a directory)"
+    r = CliRunner().invoke(compare_cmd, [str(run_dir), "--baseline", str(good), "--out", str(out)])
+    assert r.exit_code == 3, r.output  # underpowered stays underpowered
+
+
+def test_an_unreadable_run_json_is_named(run_dir, tmp_path):
+    """brk11 item 13 / brk12: a baseline's broken run.json gave `no verdict: Expecting value: line 1
+    column 1 (char 0)` (no file named), and a run.json holding a list was a traceback."""
+    good = write_baseline(run_dir, tmp_path / "bl")
+    (good / "run.json").write_text("{")
+    r = CliRunner().invoke(compare_cmd, [str(run_dir), "--baseline", str(good)])
+    assert r.exit_code == 2
+    assert r.output.splitlines()[-1] == (f"no verdict: {good / 'run.json'}: not a readable run.json (Expecting "
+                                         "property name enclosed in double quotes: line 1 column 2 (char 1))")
+    (good / "run.json").write_text("[1, 2]")
+    r = CliRunner().invoke(compare_cmd, [str(run_dir), "--baseline", str(good)])
+    assert r.exit_code == 2 and "Traceback" not in r.output
+    assert r.output.splitlines()[-1] == (f"no verdict: {good / 'run.json'}: not a readable run.json (a JSON object "
+                                         "is expected, got list)")
+
+
+def test_a_truncated_table_next_to_its_logs_is_rebuilt_not_no_verdict(run_dir, tmp_path):
+    """brk12: a table.parquet cut short (a killed `readbench report`) newer than the logs made
+    compare say `no verdict: Could not open Parquet input source ...` although the logs were there."""
+    good = write_baseline(run_dir, tmp_path / "bl")
+    table = run_dir / "table.parquet"
+    table.write_bytes(table.read_bytes()[:1000])
+    r = CliRunner().invoke(compare_cmd, [str(run_dir), "--baseline", str(good), "--smallest-success-pp", "99.99"])
+    assert r.exit_code == 0, r.output
+    assert r.output.splitlines()[-1].startswith("no regression in 12 checks of 2 arm(s) against ")
+    assert len(__import__("pandas").read_parquet(table)) == 6
+
+
+def test_baseline_to_an_unwritable_out_or_decisions_is_named_not_a_traceback(run_dir, tmp_path):
+    """brk12: `baseline --out /proc/bl` blamed RUN_DIR and named the staging directory
+    ('Invalid value for RUN_DIR: ... /proc/bl.new'); `--decisions afile/dec` was a traceback after
+    the baseline had been written."""
+    (tmp_path / "afile").write_text("")
+    r = CliRunner().invoke(baseline_cmd, [str(run_dir), "--out", str(tmp_path / "afile" / "bl")])
+    assert r.exit_code == 1
+    assert r.output == f"Error: cannot write the baseline to {tmp_path / 'afile' / 'bl'}: Not a directory; nothing written\n"
+    r = CliRunner().invoke(baseline_cmd, [str(run_dir), "--out", str(tmp_path / "bl"),
+                                          "--decisions", str(tmp_path / "afile" / "dec")])
+    assert r.exit_code == 1 and not isinstance(r.exception, OSError), r.output
+    assert r.output == (f"Error: the baseline is written to {tmp_path / 'bl'}, but not the decision "
+                        f"{tmp_path / 'afile' / 'dec' / 'nightly.md'}: Not a directory\n")
+    assert (tmp_path / "bl" / "baseline.json").is_file()

@@ -142,3 +142,22 @@ def test_a_cost_effect_past_100x_reads_as_the_report_says_it():
     assert effect_text("cost", math.log(8.8e42)) == "no ratio between 0.01× and 100×"
     assert effect_text("cost", math.inf) == "no ratio between 0.01× and 100×"
     assert effect_text("cost", math.log(1.25)) == "a ratio of 0.800× (or 1.250×)"
+
+
+def test_plan_refuses_an_infinite_cost_ratio_and_names_a_target_past_100x(make_logs):
+    """brk12: `plan --cost-ratio inf` answered "to detect no ratio between 0.01× and 100×: about 18
+    tasks", and `--cost-ratio 150` printed the same words for a target the user had asked for."""
+    import math
+
+    from readbench.analysis.plan import effect_text
+
+    log_dir = make_logs([{"variant": "stock", "dcp": "off"}, {"variant": "B", "dcp": "off"}], _metrics, epochs=2)
+    run_dir = log_dir.parent
+    (run_dir / "run.json").write_text(json.dumps({"matrix": "unit"}))
+    bad = CliRunner().invoke(plan, ["--from", str(run_dir), "--cost-ratio", "inf"])
+    assert bad.exit_code == 2 and "cost ratio (inf) must be finite, > 0 and != 1, e.g. 0.9" in bad.output
+    res = CliRunner().invoke(plan, ["--from", str(run_dir), "--cost-ratio", "150"])
+    assert res.exit_code == 0, res.output
+    assert "to detect a ratio of 0.007× (or 150.000×): " in res.output
+    assert "to detect no ratio between" not in res.output
+    assert effect_text("cost", math.log(150), target=True) == "a ratio of 0.007× (or 150.000×)"

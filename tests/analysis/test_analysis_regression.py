@@ -297,3 +297,21 @@ def test_the_nightly_against_its_committed_baseline_gives_a_verdict_at_the_matri
     drops = {round(c.detectable, 3) for c in r.checks if c.metric == "success"}
     assert drops == {round(_detectable_drop(75, 8, 72), 3)} == {0.388}
     assert compare_to_baseline(table, table).exit_code == 3
+
+
+def test_missing_values_are_named_and_a_metric_with_none_is_no_verdict(base):
+    """brk12: a run whose cost under one cache model was NaN in every row passed with exit 0 ("no
+    regression in 64 checks": those checks vanished), and NaN in some rows left pairs out silently."""
+    run = base.copy()
+    run["cost_usd_deepseek"] = np.nan
+    r = compare_to_baseline(run, base, smallest=LOOSE)
+    assert r.exit_code == 2
+    assert r.incomplete == tuple(f"{arm} @ readbench/sim-mixed · cost_usd_deepseek: no value in any of this run's 60 "
+                                 "paired samples (the baseline has them): not checked" for arm in ("stock × off", "B × off"))
+    assert "cost_usd_deepseek" not in {c.metric for c in r.checks}
+    run = base.copy()
+    run.loc[_b(run) & (run["source"] == "a"), "cost_usd_openai"] = np.nan
+    r = compare_to_baseline(run, base, smallest=LOOSE)
+    assert r.exit_code == 0 and not r.incomplete
+    assert r.notes == ("B × off @ readbench/sim-mixed · cost_usd_openai: 10 of 60 pairs left out, no value (10 in this "
+                       "run, 0 in the baseline)",)

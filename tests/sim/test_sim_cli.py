@@ -62,3 +62,70 @@ def test_a_user_profile_named_with_a_path_is_refused(tmp_path, monkeypatch):
     assert result.exit_code == 1
     assert result.output == (f"Error: {f}: profile name 'sim-../x' must be 'sim-' then letters, digits, '.', '_' "
                              "or '-' (no '/' or '..'): it becomes the model name readbench/<name>\n")
+
+
+def test_calibrate_against_sessions_without_reads_says_undefined_not_0(tmp_path, monkeypatch):
+    """brk12: recorded sessions with no file read had blind-read share, reads per file, re-read
+    ratio, lines per read and read-result share 0.0 (as if measured), '+inf%' differences, and
+    --json printed bare `Infinity` (not JSON)."""
+    import math
+
+    import readbench.run.calibrate as run_calibrate
+    from readbench.cli import main
+    from readbench.sessions import load_sessions
+    from readbench.sessions.synth import write_pi_session
+    from readbench.sim.calibrate import compare_shapes
+    from readbench.sim.shape import shape_of
+
+    path = write_pi_session(tmp_path / "s.jsonl", seed=0, calls=40, prompts=3)
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    for obj in lines:  # every read becomes `ls`: a session that never read a file
+        for c in (obj.get("message") or {}).get("content", []) if isinstance(obj.get("message"), dict) else []:
+            if isinstance(c, dict) and c.get("type") == "toolCall" and c.get("name") == "read":
+                c["name"], c["arguments"] = "bash", {"command": "ls"}
+    noreads = tmp_path / "noreads.jsonl"
+    noreads.write_text("".join(json.dumps(o) + "\n" for o in lines))
+    recorded = shape_of(list(load_sessions([str(noreads)])))
+    simulated = shape_of(list(load_sessions([str(path)])))
+    assert recorded.reads == 0 and simulated.reads > 0
+    assert all(math.isnan(getattr(recorded, m)) for m in ("blind_read_share", "reads_per_file", "reread_ratio",
+                                                          "lines_per_read"))
+    rows = {r.metric: r for r in compare_shapes(recorded, simulated, "sim-diligent")}
+    assert rows["blind_read_share"].why == "undefined: the recorded sessions have no reads"
+    assert rows["lines_per_read"].why == "undefined: the recorded sessions have no read with a known delivered range"
+    assert math.isnan(rows["reads_per_file"].relative_difference) and not rows["reads_per_file"].within
+    assert rows["calls_per_prompt"].recorded == 40 / 3  # defined without reads: compared as before
+
+    monkeypatch.setattr(run_calibrate, "calibrate_against",
+                        lambda *a, **k: ("stock", recorded, simulated, list(rows.values())))
+    r = CliRunner().invoke(main, ["sim", "calibrate", "--profile", "sim-diligent", "--against", str(noreads)])
+    assert r.exit_code == 0, r.output
+    line = next(x for x in r.output.splitlines() if x.startswith("reads_per_file"))
+    assert line == (f"reads_per_file           n/a {simulated.reads_per_file:>9.3f}     n/a  "
+                    "no: undefined: the recorded sessions have no reads")
+    r = CliRunner().invoke(main, ["sim", "calibrate", "--profile", "sim-diligent", "--against", str(noreads), "--json"])
+    data = json.loads(r.output, parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))
+    assert data["recorded"]["reads_per_file"] is None and data["rows"][1]["relative_difference"] is None
+
+
+def test_calibrate_against_names_skipped_files_and_a_run_that_did_not_finish(tmp_path, monkeypatch):
+    """brk12: files under --against that were not sessions were dropped without a word (the shape
+    compared fewer sessions than given), and a corpus run that ended in error was a traceback."""
+    import readbench.run.calibrate as run_calibrate
+    from readbench.cli import main
+    from readbench.sessions.synth import write_pi_session
+
+    write_pi_session(tmp_path / "s.jsonl", seed=0, calls=20, prompts=2)
+    (tmp_path / "notes.jsonl").write_text("{}\n")
+
+    class Log:
+        status, error, location = "error", "sandbox failed to start", ""
+
+    monkeypatch.setattr(run_calibrate, "inspect_eval", lambda *a, **k: [Log()])
+    monkeypatch.setattr(run_calibrate, "read_strategies_task", lambda **k: None)
+    r = CliRunner().invoke(main, ["sim", "calibrate", "--profile", "sim-diligent", "--against", str(tmp_path)])
+    assert r.exit_code == 1 and not isinstance(r.exception, RuntimeError), r.output
+    assert r.output.splitlines() == [
+        f"skipped {tmp_path / 'notes.jsonl'}: not a recorded session of any known format (tried: pi, claude-code, "
+        "codex, codex-legacy, inspect)",
+        "Error: calibration run of sim-diligent ended with status error: sandbox failed to start"]

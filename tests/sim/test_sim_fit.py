@@ -125,3 +125,48 @@ def test_cli_refuses_a_profile_name_with_a_path_before_reading_sessions(tmp_path
     assert result.exit_code == 2
     assert "Invalid value for --name: profile name 'sim-../x' must be 'sim-' then letters" in result.output
     assert not (tmp_path / "p.toml").exists()
+
+
+def test_one_session_gives_fitted_knobs_without_a_made_up_interval(sessions):
+    """brk12: a fit from one session printed a "95% interval" of [x, x] for every knob (the bootstrap
+    over sessions resamples the one session to itself)."""
+    one = fit_profile(sessions[:1], "sim-one", base="sim-diligent", seed=0, bootstrap=200)
+    many = fit_profile(sessions[:2], "sim-two", base="sim-diligent", seed=0, bootstrap=200)
+    fitted = [k for k in one.knobs if k.identified]
+    assert fitted and {k.knob for k in fitted} <= set(TRUTH)
+    assert {(k.interval, k.note) for k in fitted} == {
+        (None, "fitted; no interval: the bootstrap resamples sessions and there is 1")}
+    assert one.evidence == "fitted from 1 session: inspect, sim, 1970-01-01..1970-01-01"
+    assert one.profile.summary == "fitted by readbench sim fit (1 session: no bootstrap; base sim-diligent)"
+    assert one.knob("p_grep_first").value == fit_profile(sessions[:1], "sim-one", bootstrap=1).knob("p_grep_first").value
+    assert all(k.interval is not None for k in many.knobs if k.identified)
+
+
+def test_cli_prints_the_fit_when_the_profile_file_cannot_be_written(tmp_path, monkeypatch):
+    """brk12: an unwritable --out (or a profile file whose `profiles` is not a table, or a
+    $READBENCH_PROFILES that is a directory) crashed with a traceback after the fit, which was lost."""
+    from readbench.sessions.synth import write_pi_session
+    from readbench.sim._cli import sim_group
+
+    session = write_pi_session(tmp_path / "s.jsonl", seed=0, calls=60, prompts=4)
+    (tmp_path / "afile").write_text("")
+    monkeypatch.setenv("READBENCH_PROFILES", str(tmp_path / "p.toml"))
+    r = CliRunner().invoke(sim_group, ["fit", str(session), "--name", "x", "--bootstrap", "2",
+                                       "--out", str(tmp_path / "afile" / "sub.toml")])
+    assert r.exit_code == 1 and not isinstance(r.exception, OSError), r.output
+    assert r.output.splitlines()[1].split() == ["knob", "value", "95%", "interval", "obs", "source"]
+    assert r.output.splitlines()[-1] == (f"Error: cannot write {tmp_path / 'afile' / 'sub.toml'}: {tmp_path / 'afile'}: "
+                                         "File exists; nothing written (the fit above was not saved)")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("profiles = 3\n")
+    r = CliRunner().invoke(sim_group, ["fit", str(session), "--name", "x", "--bootstrap", "2", "--out", str(bad),
+                                       "--json"])
+    assert r.exit_code == 1 and r.output.startswith("{"), r.output
+    assert r.output.splitlines()[-1] == (f"Error: {bad}: not a readable profile file ('profiles' is not a table); "
+                                         "nothing written (the fit above was not saved)")
+    assert bad.read_text() == "profiles = 3\n"
+    for env, why in ((bad, "not a readable profile file ('profiles' must be a table of [profiles.NAME] tables)"),
+                     (tmp_path, "cannot read the profile file (Is a directory)")):
+        monkeypatch.setenv("READBENCH_PROFILES", str(env))
+        r = CliRunner().invoke(sim_group, ["fit", str(session), "--name", "x"])
+        assert (r.exit_code, r.output) == (1, f"Error: {env}: {why}\n")
