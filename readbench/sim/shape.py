@@ -94,8 +94,8 @@ def session_shape(session: Session) -> _One:
         by_call.setdefault(r.call_index, []).append(r)
     for call in session.calls:
         for r in by_call.get(call.index, []):
-            if r.first_line is None or r.last_line is None or r.last_line < r.first_line:
-                continue
+            if not r.found or r.first_line is None or r.last_line is None or r.last_line < r.first_line:
+                continue  # a read with no result delivered nothing: its range is only what was asked for
             lines = set(range(r.first_line, r.last_line + 1))
             path = r.path
             fresh = lines - seen.setdefault(path, set())

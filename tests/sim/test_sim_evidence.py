@@ -103,6 +103,23 @@ def test_shape_of_the_same_session(tmp_path):
     assert shape.calls_per_prompt == 5.0
 
 
+def test_a_read_that_got_no_result_delivered_no_lines(tmp_path):
+    # the session ends on a shell read of a range whose result was never recorded (the session
+    # stopped): it asked for 5,000 lines (a tester's asked for 300 million, and the shape's set of
+    # line numbers ran the machine out of memory) and delivered none, so lines per read are those
+    # of the four reads with a result
+    path = tmp_path / "s.jsonl"
+    session = _session(tmp_path)
+    last = json.loads(path.read_text().splitlines()[-1])
+    at = last["message"]["timestamp"] + 5000
+    extra = _assistant(99, at, at + 1000, "Let me look.", ("bash", {"command": "sed -n '1,5000p' src/util.py"}))
+    path.write_text(path.read_text() + json.dumps(extra) + "\n")
+    shape = shape_of(load_file(path))
+    assert shape.calls == 11 and shape.reads == 5
+    assert shape.lines_per_read == (120 + 40 + 2000 + 500) / 4
+    assert session.calls  # the fixture itself still loads
+
+
 def test_test_paths():
     assert is_test_path("tests/test_core.py") and is_test_path("pkg/test/x.py") and is_test_path("conftest.py")
     assert not is_test_path("src/core.py") and not is_test_path("latest.py")
