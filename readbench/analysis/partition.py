@@ -114,6 +114,29 @@ def sort_rows(table: pd.DataFrame, baseline: tuple[str, str] = ("stock", "off"))
             .drop(columns="_not_base"))
 
 
+class UnknownSampleError(ValueError):
+    """An `exclude` id that matches no sample of the table (`check_exclude`)."""
+
+
+def check_exclude(table: pd.DataFrame, exclude: Iterable[str]) -> None:
+    """Refuse `exclude` ids (`classify_rows`) that match no sample of `table`: a misspelt id
+    would leave the task the user meant to remove in every denominator without a word.
+
+    Raises
+    ------
+    UnknownSampleError
+        A ValueError naming each id that matches no sample id nor sample key (``id#epoch``),
+        with an example of the table's ids.
+    """
+    ids = set(table["sample_id"].astype(str)) if "sample_id" in table.columns else set()
+    keys = ({sample_key(s, e) for s, e in zip(table["sample_id"], table["epoch"])}
+            if ids and "epoch" in table.columns else set())
+    unknown = [x for x in dict.fromkeys(exclude) if x not in ids and x not in keys]
+    if unknown:
+        example = f" (ids look like {min(keys or ids)!r})" if keys or ids else " (the table has no samples)"
+        raise UnknownSampleError(f"{', '.join(repr(x) for x in unknown)}: no such sample in the run{example}")
+
+
 def classify_rows(table: pd.DataFrame, exclude: Iterable[str] = ()) -> pd.Series:
     """Bucket name per row of `table` (index aligned), by the rules in the module docstring.
 

@@ -60,9 +60,11 @@ def build_report(
     skipped, partial arms are flagged and left out of the comparisons, and the table gets the
     column ``arm_status``. Returns the path of ``report.md``. Raises FileNotFoundError when
     ``run_dir/logs`` is missing and ValueError for logs without readbench samples (see
-    `table.tidy_table`) or one arm name with two definitions (see `completeness.scan_logs`).
+    `table.tidy_table`), one arm name with two definitions (see `completeness.scan_logs`) or an
+    `exclude` id that matches no sample (`partition.check_exclude`; nothing is written then).
     """
     from .completeness import drop_unfinished, scan_logs
+    from .partition import check_exclude
     from .real_models import log_settings
     from .report import render_report
     from .smallest import run_smallest
@@ -75,6 +77,7 @@ def build_report(
         if scan.unreadable:
             raise ValueError(f"{ex}; unreadable: {', '.join(u.path for u in scan.unreadable)}") from None
         raise
+    check_exclude(table, exclude)  # before anything is written
     write_table(table, run_dir / "table.parquet")
     meta_path = run_dir / "run.json"
     # an interrupted run has no run.json yet: its directory name is the run id (the title read
@@ -124,9 +127,13 @@ def baseline_option(ctx: click.Context, param: click.Parameter, value: str) -> t
 def report(run_dir: Path, baseline: tuple[str, str], exclude: tuple[str, ...], smallest_success_pp: float | None,
            smallest_cost_ratio: float | None) -> None:
     """Rebuild RUN_DIR/table.parquet and RUN_DIR/report/ from RUN_DIR/logs alone."""
+    from .partition import UnknownSampleError
+
     try:
         path = build_report(run_dir, baseline=baseline, exclude=exclude,
                             smallest=(smallest_success_pp, smallest_cost_ratio))
+    except UnknownSampleError as ex:
+        raise click.BadParameter(str(ex), param_hint="--exclude")
     except (FileNotFoundError, ValueError) as ex:
         raise click.BadParameter(str(ex), param_hint="RUN_DIR")
     click.echo(str(path))

@@ -161,3 +161,22 @@ def test_plan_refuses_an_infinite_cost_ratio_and_names_a_target_past_100x(make_l
     assert "to detect a ratio of 0.007× (or 150.000×): " in res.output
     assert "to detect no ratio between" not in res.output
     assert effect_text("cost", math.log(150), target=True) == "a ratio of 0.007× (or 150.000×)"
+
+
+def test_an_exclude_id_that_matches_no_sample_is_refused_by_plan_and_report(make_logs):
+    """brk12: `plan --exclude zzz` (a misspelt task id) planned with the task still in every
+    denominator and said nothing; `report` did the same. Both now refuse it before writing."""
+    from readbench.analysis.report_cli import report
+
+    log_dir = make_logs([{"variant": "stock", "dcp": "off"}, {"variant": "B", "dcp": "off"}], _metrics, epochs=2)
+    run_dir = log_dir.parent
+    (run_dir / "run.json").write_text(json.dumps({"matrix": "unit"}))
+    bad = CliRunner().invoke(plan, ["--from", str(run_dir), "--exclude", "repoA/locate/9", "--exclude", "repoA/locate/1"])
+    assert bad.exit_code == 2
+    assert ("Invalid value for --exclude: 'repoA/locate/9': no such sample in the run (ids look like "
+            "'repoA/locate/1#1')") in bad.output
+    ok = CliRunner().invoke(plan, ["--from", str(run_dir), "--exclude", "repoA/locate/1", "--exclude", "repoA/locate/2#2"])
+    assert ok.exit_code == 0, ok.output
+    rep = CliRunner().invoke(report, [str(run_dir), "--exclude", "repoA/locate/1#3"])
+    assert rep.exit_code == 2 and "Invalid value for --exclude: 'repoA/locate/1#3': no such sample" in rep.output
+    assert not (run_dir / "table.parquet").exists() and not (run_dir / "report").exists()  # nothing written
