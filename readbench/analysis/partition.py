@@ -114,8 +114,13 @@ def sort_rows(table: pd.DataFrame, baseline: tuple[str, str] = ("stock", "off"))
             .drop(columns="_not_base"))
 
 
-class UnknownSampleError(ValueError):
-    """An `exclude` id that matches no sample of the table (`check_exclude`)."""
+class NotInRunError(ValueError):
+    """An `exclude` id or a baseline arm that the table does not have (`check_exclude`,
+    `check_baseline`); `option` names the command-line option that gave it."""
+
+    def __init__(self, message: str, option: str) -> None:
+        super().__init__(message)
+        self.option = option
 
 
 def check_exclude(table: pd.DataFrame, exclude: Iterable[str]) -> None:
@@ -124,7 +129,7 @@ def check_exclude(table: pd.DataFrame, exclude: Iterable[str]) -> None:
 
     Raises
     ------
-    UnknownSampleError
+    NotInRunError
         A ValueError naming each id that matches no sample id nor sample key (``id#epoch``),
         with an example of the table's ids.
     """
@@ -134,7 +139,24 @@ def check_exclude(table: pd.DataFrame, exclude: Iterable[str]) -> None:
     unknown = [x for x in dict.fromkeys(exclude) if x not in ids and x not in keys]
     if unknown:
         example = f" (ids look like {min(keys or ids)!r})" if keys or ids else " (the table has no samples)"
-        raise UnknownSampleError(f"{', '.join(repr(x) for x in unknown)}: no such sample in the run{example}")
+        raise NotInRunError(f"{', '.join(repr(x) for x in unknown)}: no such sample in the run{example}", "--exclude")
+
+
+def check_baseline(table: pd.DataFrame, baseline: tuple[str, str]) -> None:
+    """Refuse a `baseline` (variant, dcp) that is no arm of `table`: every comparison would be
+    left out, and a plan or report of none reads like a finished one.
+
+    Raises
+    ------
+    NotInRunError
+        A ValueError naming the baseline and the table's arms (VARIANT:DCP).
+    """
+    if "variant" not in table.columns or "dcp" not in table.columns or table.empty:
+        return
+    arms = sorted({f"{v}:{d}" for v, d in zip(table["variant"].astype(str), table["dcp"].astype(str))})
+    if f"{baseline[0]}:{baseline[1]}" not in arms:
+        raise NotInRunError(f"{baseline[0]}:{baseline[1]}: no such arm in the run (its arms: {', '.join(arms)})",
+                            "--baseline")
 
 
 def classify_rows(table: pd.DataFrame, exclude: Iterable[str] = ()) -> pd.Series:

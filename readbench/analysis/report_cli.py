@@ -47,6 +47,7 @@ def build_report(
     baseline: tuple[str, str] = ("stock", "off"),
     exclude: tuple[str, ...] = (),
     smallest: tuple[float | None, float | None] = (None, None),
+    require_baseline: bool = False,
 ) -> Path:
     """Read ``run_dir/logs``, write ``run_dir/table.parquet`` and ``run_dir/report/``.
 
@@ -61,10 +62,13 @@ def build_report(
     column ``arm_status``. Returns the path of ``report.md``. Raises FileNotFoundError when
     ``run_dir/logs`` is missing and ValueError for logs without readbench samples (see
     `table.tidy_table`), one arm name with two definitions (see `completeness.scan_logs`) or an
-    `exclude` id that matches no sample (`partition.check_exclude`; nothing is written then).
+    `exclude` id that matches no sample or, with `require_baseline` (a baseline the user named), a
+    `baseline` that is no arm of the run (`partition.check_exclude`, `check_baseline`; nothing is
+    written then). Without it a run with no such arm is reported without paired comparisons, as
+    the report says.
     """
     from .completeness import drop_unfinished, scan_logs
-    from .partition import check_exclude
+    from .partition import check_baseline, check_exclude
     from .real_models import log_settings
     from .report import render_report
     from .smallest import run_smallest
@@ -78,6 +82,8 @@ def build_report(
             raise ValueError(f"{ex}; unreadable: {', '.join(u.path for u in scan.unreadable)}") from None
         raise
     check_exclude(table, exclude)  # before anything is written
+    if require_baseline:
+        check_baseline(table, baseline)
     write_table(table, run_dir / "table.parquet")
     meta_path = run_dir / "run.json"
     # an interrupted run has no run.json yet: its directory name is the run id (the title read
@@ -127,13 +133,14 @@ def baseline_option(ctx: click.Context, param: click.Parameter, value: str) -> t
 def report(run_dir: Path, baseline: tuple[str, str], exclude: tuple[str, ...], smallest_success_pp: float | None,
            smallest_cost_ratio: float | None) -> None:
     """Rebuild RUN_DIR/table.parquet and RUN_DIR/report/ from RUN_DIR/logs alone."""
-    from .partition import UnknownSampleError
+    from .partition import NotInRunError
 
+    named = click.get_current_context().get_parameter_source("baseline") != click.core.ParameterSource.DEFAULT
     try:
         path = build_report(run_dir, baseline=baseline, exclude=exclude,
-                            smallest=(smallest_success_pp, smallest_cost_ratio))
-    except UnknownSampleError as ex:
-        raise click.BadParameter(str(ex), param_hint="--exclude")
+                            smallest=(smallest_success_pp, smallest_cost_ratio), require_baseline=named)
+    except NotInRunError as ex:
+        raise click.BadParameter(str(ex), param_hint=ex.option)
     except (FileNotFoundError, ValueError) as ex:
         raise click.BadParameter(str(ex), param_hint="RUN_DIR")
     click.echo(str(path))

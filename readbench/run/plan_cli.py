@@ -72,19 +72,21 @@ def plan(run_dir: Path | None, effect: float, power: float, alpha: float, cost_r
 def _variance_plan(run_dir: Path, effect: float, power: float, alpha: float, cost_ratio: float | None,
                    baseline: tuple[str, str], exclude: tuple[str, ...]) -> None:
     from readbench.analysis.compare import paired_comparisons
-    from readbench.analysis.partition import UnknownSampleError, check_exclude
+    from readbench.analysis.partition import NotInRunError, check_baseline, check_exclude
     from readbench.analysis.plan import format_plan, plan_comparisons
 
     try:
         table = load_table(run_dir)
         check_exclude(table, exclude)
+        if click.get_current_context().get_parameter_source("baseline") != click.core.ParameterSource.DEFAULT:
+            check_baseline(table, baseline)  # a baseline the user named; the default's absence is a note
         if "arm_status" in table:  # partial arms (completeness) are not compared
             table = table[table["arm_status"] == ""]
         comparisons, notes = paired_comparisons(table, baseline, exclude=exclude)
         rows = plan_comparisons(table, comparisons, effect=effect, cost_ratio=cost_ratio, power=power, alpha=alpha,
                                 baseline=baseline, exclude=exclude)
-    except UnknownSampleError as ex:
-        raise click.BadParameter(str(ex), param_hint="--exclude")
+    except NotInRunError as ex:
+        raise click.BadParameter(str(ex), param_hint=ex.option)
     except (FileNotFoundError, ValueError) as ex:
         raise click.BadParameter(str(ex), param_hint="--from / --effect / --cost-ratio")
     click.echo(format_plan(rows, power=power, alpha=alpha), nl=False)

@@ -180,3 +180,24 @@ def test_an_exclude_id_that_matches_no_sample_is_refused_by_plan_and_report(make
     rep = CliRunner().invoke(report, [str(run_dir), "--exclude", "repoA/locate/1#3"])
     assert rep.exit_code == 2 and "Invalid value for --exclude: 'repoA/locate/1#3': no such sample" in rep.output
     assert not (run_dir / "table.parquet").exists() and not (run_dir / "report").exists()  # nothing written
+
+
+def test_a_named_baseline_that_is_no_arm_of_the_run_is_refused_by_plan_and_report(make_logs):
+    """brk12: `plan --baseline nope:off` printed a plan of no comparison and exited 0. A baseline
+    the user names must be an arm of the run; the default's absence stays a note (a matrix
+    without stock × off still gets its report from `readbench eval`)."""
+    from readbench.analysis.report_cli import report
+
+    log_dir = make_logs([{"variant": "B", "dcp": "off"}, {"variant": "C", "dcp": "off"}], _metrics)
+    run_dir = log_dir.parent
+    (run_dir / "run.json").write_text(json.dumps({"matrix": "unit"}))
+    bad = CliRunner().invoke(plan, ["--from", str(run_dir), "--baseline", "nope:off"])
+    assert bad.exit_code == 2
+    assert "Invalid value for --baseline: nope:off: no such arm in the run (its arms: B:off, C:off)" in bad.output
+    rep = CliRunner().invoke(report, [str(run_dir), "--baseline", "stock:off"])
+    assert rep.exit_code == 2 and "Invalid value for --baseline: stock:off: no such arm in the run" in rep.output
+    assert not (run_dir / "report").exists()
+    default = CliRunner().invoke(plan, ["--from", str(run_dir)])  # stock:off by default: a note, as before
+    assert default.exit_code == 0 and "No baseline arm (stock × off)" in default.output
+    assert CliRunner().invoke(report, [str(run_dir)]).exit_code == 0
+    assert CliRunner().invoke(plan, ["--from", str(run_dir), "--baseline", "B:off"]).exit_code == 0
