@@ -145,17 +145,21 @@ def load_requests(path: str | Path, family: str) -> list[Request]:
     """Requests from a JSONL file, token counts in tokenizer `family` where text is given.
 
     Raises:
-        ValueError: unreadable JSON or a bad request (the message names the file and line), or
-            no request at all.
+        ValueError: text that is not UTF-8, unreadable JSON or a bad request (the message names the
+            file and line), or no request at all.
         OSError: the file cannot be read.
     """
     builder = RequestBuilder()
     out: list[Request] = []
-    with open(path, encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
+    with open(path, "rb") as fh:  # decoded per line, so a byte that is not UTF-8 is named with its line
+        for n, raw in enumerate(fh, 1):
+            where = f"{path}:{n}"
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise ValueError(f"{where}: not UTF-8 text (byte {raw[exc.start]:#04x} at column {exc.start + 1})") from None
             if not line.strip():
                 continue
-            where = f"{path}:{n}"
             try:
                 obj = json.loads(line)
             except json.JSONDecodeError as exc:

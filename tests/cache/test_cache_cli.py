@@ -78,6 +78,11 @@ def test_bad_inputs_exit_2_naming_them(tmp_path):
     assert r.exit_code == 2 and "requests.jsonl:1: block 0: kind 'video' not in" in r.output
     r = CliRunner().invoke(cache_group, ["simulate", str(tmp_path / "nope.jsonl"), "--model", "gpt-5"])
     assert r.exit_code == 2 and "cannot read" in r.output and "nope.jsonl" in r.output
+    latin = tmp_path / "latin.jsonl"  # brk12: "'utf-8' codec can't decode byte 0xe9 ...", no file named
+    latin.write_bytes(json.dumps({"ts_start": 0, "ts_first_token": 1, "output_tokens": 0, "blocks": HEAD}).encode()
+                      + b'\n{"note": "caf\xe9"}\n')
+    r = CliRunner().invoke(cache_group, ["simulate", str(latin), "--model", "gpt-5"])
+    assert r.exit_code == 2 and "latin.jsonl:2: not UTF-8 text (byte 0xe9 at column 15)" in r.output
 
 
 def test_models_lists_cache_models_and_dated_prices():
