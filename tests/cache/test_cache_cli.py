@@ -82,7 +82,7 @@ def test_bad_inputs_exit_2_naming_them(tmp_path):
     latin.write_bytes(json.dumps({"ts_start": 0, "ts_first_token": 1, "output_tokens": 0, "blocks": HEAD}).encode()
                       + b'\n{"note": "caf\xe9"}\n')
     r = CliRunner().invoke(cache_group, ["simulate", str(latin), "--model", "gpt-5"])
-    assert r.exit_code == 2 and "latin.jsonl:2: not UTF-8 text (byte 0xe9 at column 15)" in r.output
+    assert r.exit_code == 2 and "latin.jsonl:2: not UTF-8 text (byte 0xe9 at column 14)" in r.output
 
 
 def test_models_lists_cache_models_and_dated_prices():
