@@ -202,7 +202,8 @@ def calibrate_cmd(profiles: tuple[str, ...], against: tuple[str, ...], variant: 
             used, recorded, simulated, rows = calibrate_against(
                 profiles[0], list(against), variant=variant, families=fams, limit=limit, per_family=per_family,
                 sandbox_kind=sandbox_kind, log_dir=log_dir, max_turns=max_turns,
-                skipped=lambda path, reason: click.echo(f"skipped {path}: {reason}", err=True))
+                skipped=lambda path, reason: click.echo(f"skipped {path}: {reason}", err=True),
+                note=lambda text: click.echo(f"note: {text}", err=True))
         except (ValueError, RuntimeError) as ex:  # RuntimeError: the corpus run did not finish (named)
             raise click.ClickException(str(ex))
         if as_json:  # undefined (NaN) and infinite differences are null: bare NaN/Infinity is not JSON

@@ -23,7 +23,7 @@ from readbench.sim.calibrate import (
 )
 from readbench.sim.shape import shape_of
 
-__all__ = ["calibrate_against", "run_calibration"]
+__all__ = ["calibrate_against", "run_calibration", "turn_limited"]
 
 
 def run_calibration(profiles: list[str], *, variant: str = "stock", limit: int | None = None,
@@ -55,11 +55,22 @@ def run_calibration(profiles: list[str], *, variant: str = "stock", limit: int |
     return rows
 
 
+def turn_limited(log: Any) -> tuple[int, int]:
+    """(samples the agent loop stopped at its turn limit, samples) of an inspect EvalLog: the
+    loop records stop reason `turn_limit` in the sample's store (`readbench.base.store.STOP_REASON`,
+    `readbench.agent.loop`)."""
+    from readbench.base.store import STOP_REASON
+
+    samples = list(getattr(log, "samples", None) or [])
+    return sum(1 for s in samples if (s.store or {}).get(STOP_REASON) == "turn_limit"), len(samples)
+
+
 def calibrate_against(profile: str, session_paths: list[str], *, variant: str | None = None,
                       families: list[str] | None = None, limit: int | None = None, per_family: int | None = None,
                       sandbox_kind: str = "auto", log_dir: str | Path = "results/calibration",
                       max_turns: int = 600,
-                      skipped: Callable[[str, str], None] | None = None) -> tuple[str, Any, Any, list[ShapeRow]]:
+                      skipped: Callable[[str, str], None] | None = None,
+                      note: Callable[[str], None] | None = None) -> tuple[str, Any, Any, list[ShapeRow]]:
     """Run ``profile`` on the corpus under the recorded harness's read preset and compare shapes.
 
     Args:
@@ -71,6 +82,9 @@ def calibrate_against(profile: str, session_paths: list[str], *, variant: str | 
         families, limit, per_family: the corpus tasks to run (default: the long sessions).
         max_turns: model calls per sample (long sessions need hundreds).
         skipped: called with (path, reason) for every file that is not an importable session.
+        note: called with a sentence when corpus samples stopped at `max_turns` (`turn_limited`):
+            their calls per prompt are lower bounds, and a metric compared on them is short of
+            what the agent would have done.
 
     Returns:
         (variant, recorded Shape, simulated Shape, rows).
@@ -105,5 +119,9 @@ def calibrate_against(profile: str, session_paths: list[str], *, variant: str | 
     [log] = inspect_eval(task, model=f"readbench/{profile}", log_dir=str(log_dir), display="none", max_tool_output=0)
     if log.status != "success":
         raise RuntimeError(f"calibration run of {profile} ended with status {log.status}: {log.error}")
+    cut, total = turn_limited(log)
+    if cut and note is not None:
+        note(f"{cut} of {total} corpus samples stopped at --max-turns {max_turns}: their calls per prompt are "
+             "lower bounds (raise --max-turns to compare them whole)")
     simulated = shape_of(s for s in load_sessions([log.location]) if not hasattr(s, "reason"))
     return variant, recorded, simulated, compare_shapes(recorded, simulated, profile)

@@ -129,3 +129,29 @@ def test_calibrate_against_names_skipped_files_and_a_run_that_did_not_finish(tmp
         f"skipped {tmp_path / 'notes.jsonl'}: not a recorded session of any known format (tried: pi, claude-code, "
         "codex, codex-legacy, inspect)",
         "Error: calibration run of sim-diligent ended with status error: sandbox failed to start"]
+
+
+def test_calibrate_against_says_how_many_corpus_samples_stopped_at_max_turns(tmp_path, monkeypatch):
+    """brk12: a corpus sample cut by --max-turns was compared as if complete (its calls per prompt
+    read as the agent's). The note says how many were cut."""
+    from types import SimpleNamespace
+
+    import readbench.run.calibrate as run_calibrate
+    from readbench.base.store import STOP_REASON
+    from readbench.cli import main
+    from readbench.sessions.synth import write_pi_session
+
+    (tmp_path / "rec").mkdir()
+    recorded = write_pi_session(tmp_path / "rec" / "s.jsonl", seed=0, calls=20, prompts=2)
+    run = write_pi_session(tmp_path / "run.jsonl", seed=1, calls=20, prompts=2)  # stands in for the run's log
+    samples = [SimpleNamespace(store={STOP_REASON: "turn_limit"}), SimpleNamespace(store={STOP_REASON: "answer"}),
+               SimpleNamespace(store=None), SimpleNamespace(store={STOP_REASON: "turn_limit"})]
+    log = SimpleNamespace(status="success", error=None, location=str(run), samples=samples)
+    assert run_calibrate.turn_limited(log) == (2, 4)
+    monkeypatch.setattr(run_calibrate, "inspect_eval", lambda *a, **k: [log])
+    monkeypatch.setattr(run_calibrate, "read_strategies_task", lambda **k: None)
+    r = CliRunner().invoke(main, ["sim", "calibrate", "--profile", "sim-diligent", "--against", str(recorded.parent),
+                                  "--max-turns", "50"])
+    assert r.exit_code == 0, r.output
+    assert ("note: 2 of 4 corpus samples stopped at --max-turns 50: their calls per prompt are lower bounds "
+            "(raise --max-turns to compare them whole)") in r.output.splitlines()
