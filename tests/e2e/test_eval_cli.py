@@ -108,3 +108,15 @@ def test_inspect_eval_task_arguments_get_the_same_checks(workdir, args, message)
     # `inspect eval evals/read_strategies.py -T ...` builds the task through read_strategies_task
     with pytest.raises(ValueError, match=re.escape(message)):
         rb_task.read_strategies_task(sandbox_kind="local", **args)
+
+
+def test_an_unwritable_results_directory_is_one_line(workdir):
+    """brk13: `results` that cannot hold the run directory (here a file; a read-only directory for a
+    non-root user) was a PermissionError/NotADirectoryError traceback from the run lock."""
+    (workdir / "results").write_text("")
+    r = _eval("--run-id", "ro")
+    assert r.exit_code == 1, r.output
+    assert r.output.splitlines()[-1] == (
+        "Error: cannot write the run directory results/ro: Not a directory; run from a directory where "
+        "results/ is writable, or fix its permissions")
+    assert r.exception is None or isinstance(r.exception, SystemExit)
