@@ -159,3 +159,14 @@ def test_merge_keys_may_still_be_overridden(tmp_path):
     m = load_matrix(write(tmp_path, "name: t\npresets:\n  B-1: &b {base: B, max_lines: 100}\n"
                                     "  B-2: {<<: *b, max_lines: 200}\nvariants: [B-1, B-2]\n"))
     assert [v["max_lines"] for v, _ in m.arms()] == [100, 200]
+
+
+@pytest.mark.parametrize("text", ["", "# nothing yet\n"])
+def test_an_empty_matrix_file_is_refused_not_the_whole_corpus(tmp_path, text):
+    """brk13: an empty file loaded as every default and started all 75 corpus tasks."""
+    path = write(tmp_path, text)
+    with pytest.raises(ValueError) as info:
+        load_matrix(path)
+    assert str(info.value) == (f"{path}: the matrix file is empty; write at least its `variants` and `dcp` "
+                               "(`{}` runs every default: stock x off on the whole corpus)")
+    assert load_matrix(write(tmp_path, "{}")).arms() == [("stock", "off")]
