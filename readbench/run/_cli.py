@@ -20,6 +20,30 @@ from readbench.sim._cli import sim_group
 RESULTS = Path("results")
 
 
+def _check_writable(*dirs: Path) -> None:
+    """Create each directory and refuse, in one line naming it, one that cannot be written.
+
+    A read-only or misplaced results/ (a file named `results`, no permission) used to end in a
+    `PermissionError` traceback from the run lock; nothing has run yet at this point, so nothing is
+    lost (bad input gets a clear error naming the input and what is wrong).
+
+    Raises:
+        click.ClickException: `"cannot write the run directory {dir}: {reason}; run from a directory
+            where results/ is writable, or fix its permissions"`.
+    """
+    import os
+
+    for path in dirs:
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+            reason = None if os.access(path, os.W_OK | os.X_OK) else "Permission denied"
+        except OSError as ex:
+            reason = ex.strerror or str(ex)
+        if reason is not None:
+            raise click.ClickException(f"cannot write the run directory {path}: {reason}; run from a directory "
+                                       "where results/ is writable, or fix its permissions")
+
+
 @click.command("eval")
 @click.option("--matrix", "matrix_path", type=click.Path(exists=True, dir_okay=False), default="evals/smoke.yaml",
               show_default=True, help="Matrix file (arms = variants x dcp x models).")
@@ -110,6 +134,7 @@ def eval_cmd(matrix_path: str, models: tuple[str, ...], sandbox_kind: str, run_i
         raise click.ClickException(str(ex))
     click.echo(f"readbench: settings {plan.settings.record()}", err=True)
     log_dir = run_dir / "logs"
+    _check_writable(run_dir, log_dir)
     try:
         with RunLock(run_dir):
             for name in prepare_log_dir(log_dir, plan):
@@ -132,7 +157,7 @@ def eval_cmd(matrix_path: str, models: tuple[str, ...], sandbox_kind: str, run_i
         click.echo(f"logs: {log_dir}\nno report: {ex}", err=True)
         click.echo(incomplete_line(scan_logs(log_dir))
                    or "incomplete: no sample finished; re-run the same command to resume", err=True)
-        sys.exit(130 if interrupted else 1)
+        sys.exit(1)  # as documented (--help, README); inspect absorbs some Ctrl-Cs, so 130 came only sometimes
     latest = RESULTS / "latest"
     if latest.is_symlink() or not latest.exists():
         latest.unlink(missing_ok=True)
@@ -149,7 +174,7 @@ def eval_cmd(matrix_path: str, models: tuple[str, ...], sandbox_kind: str, run_i
         line = "incomplete: eval_set did not complete every task; re-run the same command to resume"
     if line is not None or interrupted:
         click.echo(line or "incomplete: interrupted; re-run the same command to resume", err=True)
-        sys.exit(130 if interrupted else 1)
+        sys.exit(1)  # as documented (--help, README); inspect absorbs some Ctrl-Cs, so 130 came only sometimes
 
 
 def _finite(obj: Any) -> Any:

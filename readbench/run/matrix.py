@@ -235,7 +235,7 @@ def load_matrix(path: str | Path) -> Matrix:
 
     Raises:
         FileNotFoundError: the file does not exist.
-        ValueError: unknown keys, empty lists, a name that is neither a preset nor defined in the
+        ValueError: an empty file, unknown keys, empty lists, a name that is neither a preset nor defined in the
             file, a file preset that takes a built-in name, one name with two definitions, a bad
             `name` (run id), or a number out of bounds (the message names the key and the value).
     """
@@ -248,9 +248,12 @@ def load_matrix(path: str | Path) -> Matrix:
 
     path = Path(path)
     try:
-        raw = load_bounded(path.read_text(), str(path)) or {}
+        raw = load_bounded(path.read_text(), str(path))
     except yaml.YAMLError as ex:
         raise ValueError(f"{path}: not valid YAML: {ex}") from ex
+    if raw is None:  # brk13: an empty (or truncated, all-comment) file ran every default: the whole corpus
+        raise ValueError(f"{path}: the matrix file is empty; write at least its `variants` and `dcp` "
+                         "(`{}` runs every default: stock x off on the whole corpus)")
     if not isinstance(raw, dict):
         raise ValueError(f"{path}: a matrix file must be a mapping, got {type(raw).__name__}")
     unknown = set(raw) - MATRIX_KEYS

@@ -123,6 +123,13 @@ def eval_progress(rows: list[tuple[str, int]], multi_model: bool, log_dir: Path)
     _ACTIVE.update(reporter=reporter, rows={}, multi_model=multi_model)
     try:
         with reporter:
-            yield reporter
+            try:
+                yield reporter
+            finally:
+                # a sample that finished while inspect was cancelling (Ctrl-C) reaches the log but not
+                # the hook: the last line said "stopped: 1/3" where the report said "2 of 3" (brk13)
+                for row, keys in already_done(log_dir, multi_model).items():
+                    for key in keys:
+                        reporter.finish(row, key)
     finally:
         _ACTIVE.update(reporter=None, rows={})

@@ -108,3 +108,31 @@ def test_inspect_eval_task_arguments_get_the_same_checks(workdir, args, message)
     # `inspect eval evals/read_strategies.py -T ...` builds the task through read_strategies_task
     with pytest.raises(ValueError, match=re.escape(message)):
         rb_task.read_strategies_task(sandbox_kind="local", **args)
+
+
+def test_an_unwritable_results_directory_is_one_line(workdir):
+    """brk13: `results` that cannot hold the run directory (here a file; a read-only directory for a
+    non-root user) was a PermissionError/NotADirectoryError traceback from the run lock."""
+    (workdir / "results").write_text("")
+    r = _eval("--run-id", "ro")
+    assert r.exit_code == 1, r.output
+    assert r.output.splitlines()[-1] == (
+        "Error: cannot write the run directory results/ro: Not a directory; run from a directory where "
+        "results/ is writable, or fix its permissions")
+    assert r.exception is None or isinstance(r.exception, SystemExit)
+
+
+@pytest.mark.parametrize("with_report", [False, True])
+def test_an_interrupted_run_exits_1_as_documented(workdir, monkeypatch, with_report):
+    """brk13: Ctrl-C gave exit 130 when readbench saw the KeyboardInterrupt and 1 when inspect
+    absorbed it (its cancelled logs), while --help and the README say "Exits 1"."""
+    from readbench.run import runner
+
+    monkeypatch.setattr(runner, "run_plan", lambda plan, run_dir: (False, True))
+    if with_report:
+        monkeypatch.setattr("readbench.run._cli.build_report", lambda run_dir: run_dir / "report" / "report.md")
+    r = _eval("--run-id", "intr")
+    assert r.exit_code == 1, r.output
+    assert r.output.splitlines()[-1] == (
+        "incomplete: eval_set did not complete every task; re-run the same command to resume" if with_report
+        else "incomplete: no sample finished; re-run the same command to resume")

@@ -142,3 +142,31 @@ def test_the_smallest_difference_that_matters_is_read_and_recorded_in_run_json(t
     assert RunPlan(m, ["readbench/sim-mixed"], "local", []).metadata()["smallest_difference"] == {
         "success_pp": 15.0, "cost_ratio": 0.9}
     assert load_matrix(write(tmp_path, "variants: [stock]")).smallest == SmallestDifference(5.0, 0.9)
+
+
+def test_a_key_given_twice_is_refused_not_silently_the_last(tmp_path):
+    """brk13: two `variants:` lines ran only the second list, and nothing said so."""
+    path = write(tmp_path, "name: t\nvariants: [stock]\nvariants: [A]\ndcp: [\"off\"]\n")
+    with pytest.raises(ValueError) as info:
+        load_matrix(path)
+    lines = str(info.value).splitlines()
+    assert lines[0] == f"{path}: not valid YAML: while constructing a mapping"
+    assert "found duplicate key 'variants' (only the last one would count)" in lines
+    assert '    variants: [A]' in lines
+
+
+def test_merge_keys_may_still_be_overridden(tmp_path):
+    m = load_matrix(write(tmp_path, "name: t\npresets:\n  B-1: &b {base: B, max_lines: 100}\n"
+                                    "  B-2: {<<: *b, max_lines: 200}\nvariants: [B-1, B-2]\n"))
+    assert [v["max_lines"] for v, _ in m.arms()] == [100, 200]
+
+
+@pytest.mark.parametrize("text", ["", "# nothing yet\n"])
+def test_an_empty_matrix_file_is_refused_not_the_whole_corpus(tmp_path, text):
+    """brk13: an empty file loaded as every default and started all 75 corpus tasks."""
+    path = write(tmp_path, text)
+    with pytest.raises(ValueError) as info:
+        load_matrix(path)
+    assert str(info.value) == (f"{path}: the matrix file is empty; write at least its `variants` and `dcp` "
+                               "(`{}` runs every default: stock x off on the whole corpus)")
+    assert load_matrix(write(tmp_path, "{}")).arms() == [("stock", "off")]
