@@ -134,7 +134,7 @@ def eval_cmd(matrix_path: str, models: tuple[str, ...], sandbox_kind: str, run_i
         raise click.ClickException(str(ex))
     click.echo(f"readbench: settings {plan.settings.record()}", err=True)
     log_dir = run_dir / "logs"
-    _check_writable(run_dir, log_dir)
+    _check_writable(run_dir)  # logs/ is made under the run lock (a second eval of the run id creates nothing)
     try:
         with RunLock(run_dir):
             for name in prepare_log_dir(log_dir, plan):
