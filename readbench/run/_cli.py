@@ -134,9 +134,12 @@ def eval_cmd(matrix_path: str, models: tuple[str, ...], sandbox_kind: str, run_i
         raise click.ClickException(str(ex))
     click.echo(f"readbench: settings {plan.settings.record()}", err=True)
     log_dir = run_dir / "logs"
-    _check_writable(run_dir)  # logs/ is made under the run lock (a second eval of the run id creates nothing)
+    _check_writable(run_dir)  # logs/ is made under the run lock
     try:
         with RunLock(run_dir):
+            # made here, under the lock: a run stopped before inspect wrote a log still has one to
+            # scan, and a second eval of the run id refused by the lock creates nothing
+            log_dir.mkdir(exist_ok=True)
             for name in prepare_log_dir(log_dir, plan):
                 click.echo(f"readbench: {name} could not be read; set aside as {name}.unreadable, its arm runs again",
                            err=True)
