@@ -340,7 +340,7 @@ def write_baseline(run_dir: Path, out_dir: Path, decisions_dir: Path | None = No
         raise IncompleteRun(line or f"{run_dir}/logs holds no readbench log")
     if not (run_dir / "run.json").is_file():
         raise IncompleteRun(f"{run_dir}/run.json is missing: readbench eval did not finish recording the run")
-    meta = json.loads((run_dir / "run.json").read_text())
+    meta = _meta(run_dir)
     _check_replaceable(run_dir, out)
     old = _meta(out).get("matrix")
     if old is not None and old != meta.get("matrix"):

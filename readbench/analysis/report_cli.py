@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-__all__ = ["DEFAULT_BASELINE", "baseline_option", "build_report", "load_table", "report", "smallest_options"]
+__all__ = ["DEFAULT_BASELINE", "baseline_named", "baseline_option", "build_report", "load_table", "report", "smallest_options"]
 
 DEFAULT_BASELINE = "analysis/baselines/nightly"
 """Where `make nightly` finds the baseline and `make baseline` writes it (here, in a module that
@@ -116,6 +116,12 @@ def load_table(run_dir: Path):
     return tidy_table(run_dir / "logs")
 
 
+def baseline_named() -> bool:
+    """Whether the running command's `--baseline` was given (not its default): a baseline the user
+    names must be an arm of the run (`partition.check_baseline`); the default's absence is a note."""
+    return click.get_current_context().get_parameter_source("baseline") != click.core.ParameterSource.DEFAULT
+
+
 def baseline_option(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str, str]:
     variant, sep, dcp = value.partition(":")
     if not sep or not variant or not dcp:
@@ -135,10 +141,9 @@ def report(run_dir: Path, baseline: tuple[str, str], exclude: tuple[str, ...], s
     """Rebuild RUN_DIR/table.parquet and RUN_DIR/report/ from RUN_DIR/logs alone."""
     from .partition import NotInRunError
 
-    named = click.get_current_context().get_parameter_source("baseline") != click.core.ParameterSource.DEFAULT
     try:
         path = build_report(run_dir, baseline=baseline, exclude=exclude,
-                            smallest=(smallest_success_pp, smallest_cost_ratio), require_baseline=named)
+                            smallest=(smallest_success_pp, smallest_cost_ratio), require_baseline=baseline_named())
     except NotInRunError as ex:
         raise click.BadParameter(str(ex), param_hint=ex.option)
     except (FileNotFoundError, ValueError) as ex:

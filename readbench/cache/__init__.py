@@ -15,9 +15,9 @@ the adapter, which pulls in inspect_ai's message types (`CallRecord`, `RequestBu
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from readbench.base.lazy import lazy_attributes
 from readbench.cache.blocks import Block, Request
 from readbench.cache.prices import get_model_spec, get_price
 from readbench.cache.registry import CACHE_MODELS, CacheModel
@@ -33,13 +33,7 @@ if TYPE_CHECKING:
 _LAZY = {"CallRecord": "readbench.cache.adapter", "RequestBuilder": "readbench.cache.adapter",
          "calls_to_requests": "readbench.cache.adapter", "sample_cache_metrics": "readbench.cache.metrics"}
 
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name]), name)
-        globals()[name] = value  # looked up once
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_attributes(__name__, _LAZY, globals())
 
 
 __all__ = [

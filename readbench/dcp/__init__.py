@@ -20,9 +20,9 @@ projected at every call boundary, dcp.md §7.5).
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from readbench.base.lazy import lazy_attributes
 from readbench.dcp._strategy import STRATEGIES, DcpStrategy
 from readbench.dcp.configs import CONFIG_NAMES, CONFIGS, DcpConfig, get_config, list_configs
 
@@ -48,13 +48,7 @@ _LAZY = {
     **dict.fromkeys(["pi_context_usage", "pi_estimate_tokens", "reported_tokens"], "readbench.dcp._usage"),
 }
 
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name]), name)
-        globals()[name] = value  # looked up once
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_attributes(__name__, _LAZY, globals())
 
 
 __all__ = [

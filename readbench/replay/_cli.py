@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import json
-import math
 import signal
 import sys
 import tempfile
@@ -243,17 +242,10 @@ def _check_out(out: Path) -> None:
 
 def _json_line(obj: Any) -> str:
     """One session's `--json` line: strict JSON, NaN and infinities as null (as in the parquet
-    tables; brk11: a bare `NaN` broke JSON.parse)."""
-    def clean(v: Any) -> Any:
-        if isinstance(v, float) and not math.isfinite(v):
-            return None
-        if isinstance(v, dict):
-            return {k: clean(x) for k, x in v.items()}
-        if isinstance(v, (list, tuple)):
-            return [clean(x) for x in v]
-        return v
+    tables; brk11: a bare `NaN` broke JSON.parse; `readbench.base.strictjson`)."""
+    from readbench.base.strictjson import finite
 
-    return json.dumps(clean(obj), ensure_ascii=False, allow_nan=False)
+    return json.dumps(finite(obj), ensure_ascii=False, allow_nan=False)
 
 
 def _interrupted(out: Path, writer: Any) -> str:

@@ -10,7 +10,6 @@ import math
 import sys
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -20,8 +19,8 @@ from readbench.sim._cli import sim_group
 RESULTS = Path("results")
 
 
-def _check_writable(*dirs: Path) -> None:
-    """Create each directory and refuse, in one line naming it, one that cannot be written.
+def _check_writable(path: Path) -> None:
+    """Create the directory `path` and refuse it, in one line naming it, when it cannot be written.
 
     A read-only or misplaced results/ (a file named `results`, no permission) used to end in a
     `PermissionError` traceback from the run lock; nothing has run yet at this point, so nothing is
@@ -33,15 +32,14 @@ def _check_writable(*dirs: Path) -> None:
     """
     import os
 
-    for path in dirs:
-        try:
-            path.mkdir(parents=True, exist_ok=True)
-            reason = None if os.access(path, os.W_OK | os.X_OK) else "Permission denied"
-        except OSError as ex:
-            reason = ex.strerror or str(ex)
-        if reason is not None:
-            raise click.ClickException(f"cannot write the run directory {path}: {reason}; run from a directory "
-                                       "where results/ is writable, or fix its permissions")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        reason = None if os.access(path, os.W_OK | os.X_OK) else "Permission denied"
+    except OSError as ex:
+        reason = ex.strerror or str(ex)
+    if reason is not None:
+        raise click.ClickException(f"cannot write the run directory {path}: {reason}; run from a directory "
+                                   "where results/ is writable, or fix its permissions")
 
 
 @click.command("eval")
@@ -180,17 +178,6 @@ def eval_cmd(matrix_path: str, models: tuple[str, ...], sandbox_kind: str, run_i
         sys.exit(1)  # as documented (--help, README); inspect absorbs some Ctrl-Cs, so 130 came only sometimes
 
 
-def _finite(obj: Any) -> Any:
-    """`obj` with every NaN or infinite float replaced by None (JSON has neither)."""
-    if isinstance(obj, float):
-        return obj if math.isfinite(obj) else None
-    if isinstance(obj, dict):
-        return {k: _finite(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_finite(v) for v in obj]
-    return obj
-
-
 @sim_group.command("calibrate")
 @click.option("--profile", "profiles", multiple=True, help="Profile to run (repeatable; default: every plain profile).")
 @click.option("--against", "against", multiple=True, type=click.Path(exists=True),
@@ -212,6 +199,7 @@ def calibrate_cmd(profiles: tuple[str, ...], against: tuple[str, ...], variant: 
     """Run the corpus once per profile under one read variant and print each profile's
     share of blind reads, reads per file, re-read ratio and success rate; with --against,
     run one profile and print its reading shape beside the recorded sessions' (goal: within 10 %)."""
+    from readbench.base.strictjson import finite
     from readbench.read import preset_names
     from readbench.run.calibrate import calibrate_against, run_calibration
     from readbench.sim.profiles import mixture_names, profile_names
@@ -235,7 +223,7 @@ def calibrate_cmd(profiles: tuple[str, ...], against: tuple[str, ...], variant: 
         except (ValueError, RuntimeError) as ex:  # RuntimeError: the corpus run did not finish (named)
             raise click.ClickException(str(ex))
         if as_json:  # undefined (NaN) and infinite differences are null: bare NaN/Infinity is not JSON
-            click.echo(json.dumps(_finite({"variant": used, "recorded": asdict(recorded),
+            click.echo(json.dumps(finite({"variant": used, "recorded": asdict(recorded),
                                            "simulated": asdict(simulated), "rows": [asdict(r) for r in rows]}),
                                   indent=2, allow_nan=False))
             return

@@ -123,5 +123,5 @@ def calibrate_against(profile: str, session_paths: list[str], *, variant: str | 
     if cut and note is not None:
         note(f"{cut} of {total} corpus samples stopped at --max-turns {max_turns}: their calls per prompt are "
              "lower bounds (raise --max-turns to compare them whole)")
-    simulated = shape_of(s for s in load_sessions([log.location]) if not hasattr(s, "reason"))
+    simulated = shape_of(s for s in load_sessions([log.location]) if not isinstance(s, ImportFailure))
     return variant, recorded, simulated, compare_shapes(recorded, simulated, profile)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from readbench.analysis.report_cli import baseline_option, load_table
+from readbench.analysis.report_cli import baseline_named, baseline_option, load_table
 
 __all__ = ["plan"]
 
@@ -78,8 +78,8 @@ def _variance_plan(run_dir: Path, effect: float, power: float, alpha: float, cos
     try:
         table = load_table(run_dir)
         check_exclude(table, exclude)
-        if click.get_current_context().get_parameter_source("baseline") != click.core.ParameterSource.DEFAULT:
-            check_baseline(table, baseline)  # a baseline the user named; the default's absence is a note
+        if baseline_named():
+            check_baseline(table, baseline)
         if "arm_status" in table:  # partial arms (completeness) are not compared
             table = table[table["arm_status"] == ""]
         comparisons, notes = paired_comparisons(table, baseline, exclude=exclude)
